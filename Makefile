@@ -1,0 +1,121 @@
+# cudatrace: one GNU Makefile for the whole project.
+#
+#   make              build build/cudatrace (and the libraries)
+#   make check        install missing Debian packages (as root), build, run every test
+#   make demo         the same set-up, then cudatrace on the bundled example
+#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
+#   make SANITIZE=address,undefined check
+#   make fuzz         libFuzzer target (clang), seeded from the fixtures
+#   make bench        speed against the peers, as ratios
+#
+# The user's CFLAGS/LDFLAGS come first; the flags the project needs are
+# appended after them.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+LDFLAGS ?=
+PKG_CONFIG ?= pkg-config
+INSTALL ?= install
+SANITIZE ?=
+WERROR ?=
+
+VERSION := 0.1.0
+B := build
+
+PKGS := libelf liblz4 libzstd libzip
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+	-Wmissing-prototypes -Wvla
+CT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
+	-DCUDATRACE_VERSION='"$(VERSION)"' -Ielfscan -Icli $(DEPS_CFLAGS) \
+	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
+CT_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
+
+ALL_CFLAGS = $(CFLAGS) $(CT_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(CT_LDFLAGS)
+
+ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/arch.c \
+	elfscan/elf.c elfscan/scan.c elfscan/verify.c
+CLI_SRC := cli/main.c cli/json.c cli/inputs.c cli/cmd_scan.c cli/cmd_check.c \
+	cli/util.c cli/summary.c cli/gpu.c cli/cuda_errors.c
+
+ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+
+.PHONY: all clean install deps check check-unit check-e2e demo fuzz bench \
+	fixtures check-oracle
+all: $(B)/cudatrace
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/libelfscan.a: $(ELFSCAN_OBJ)
+	$(AR) rcs $@ $^
+
+$(B)/cudatrace: $(CLI_OBJ) $(B)/libelfscan.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libelfscan.a $(DEPS_LIBS)
+
+-include $(ELFSCAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# --- tests -----------------------------------------------------------------
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+
+$(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h $(B)/libelfscan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
+		$(B)/libelfscan.a $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(DEPS_LIBS)
+
+# Fixtures built from tests/fixtures/src with nvcc when it is there.
+fixtures: $(B)/cudatrace
+	@$(MAKE) --no-print-directory -f tests/fixtures/fixtures.mk B=$(B)
+
+check: deps
+	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
+	@$(MAKE) --no-print-directory fixtures
+	@tests/run $(B)
+
+# Installs the Debian packages the build and the tests need, when missing.
+deps:
+	@tools/deps
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@examples/demo $(B)/cudatrace
+
+# --- fuzzing and benchmarks -------------------------------------------------
+
+FUZZ_CC ?= clang
+fuzz: $(B)/fuzz_scan
+	@mkdir -p $(B)/fuzz-corpus
+	@cp tests/fixtures/committed/*.* $(B)/fuzz-corpus/ 2>/dev/null || true
+	@echo "run: $(B)/fuzz_scan $(B)/fuzz-corpus -max_total_time=60"
+
+$(B)/fuzz_scan: tests/fuzz/fuzz_scan.c $(ELFSCAN_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS) \
+		-o $@ $^ $(DEPS_LIBS)
+
+bench: all
+	@bench/scan
+
+# --- installation ------------------------------------------------------------
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 $(B)/cudatrace $(DESTDIR)$(BINDIR)/cudatrace
+	$(INSTALL) -m 644 docs/cudatrace.1 $(DESTDIR)$(MANDIR)/man1/cudatrace.1
+
+clean:
+	rm -rf $(B)

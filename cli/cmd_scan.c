@@ -1,0 +1,420 @@
+/* cudatrace scan: what device code is inside these files. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudatrace.h"
+#include "json.h"
+#include "summary.h"
+
+struct scan_ctx {
+	bool json, verbose;
+	struct ct_json j;
+	int exit_code;
+	size_t files;
+};
+
+static const char *section_name(const struct elfscan_file *f, size_t sec)
+{
+	return sec < f->nsections ? f->sections[sec].name : "";
+}
+
+static bool has_errors(const struct elfscan_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nproblems; i++)
+		if (elfscan_problem_is_error(f->problems[i].code))
+			return true;
+	return false;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void print_containers(const struct elfscan_file *f)
+{
+	size_t s, c;
+	int first = 1;
+
+	if (f->type == ELFSCAN_FILE_CUBIN || f->type == ELFSCAN_FILE_PTX)
+		return;
+	printf("  containers: %zu", f->ncontainers);
+	for (s = 0; s < f->nsections; s++) {
+		size_t n = 0, reg = 0, magic = 0;
+
+		for (c = 0; c < f->ncontainers; c++) {
+			if (f->containers[c].section != s)
+				continue;
+			n++;
+			reg += f->containers[c].wrapper_version != 0;
+			magic += f->containers[c].found == ELFSCAN_FOUND_MAGIC;
+		}
+		if (!n)
+			continue;
+		printf("%s %s %zu", first ? " in" : ",", f->sections[s].name, n);
+		first = 0;
+		if (f->type != ELFSCAN_FILE_ELF || f->nwrappers == 0)
+			continue;
+		if (magic)
+			printf(" (found by magic scan, %s)",
+			       reg == 0 ? "not registered"
+			       : reg == n ? "registered"
+					  : "partly registered");
+		else if (reg != n)
+			printf(" (%zu registered)", reg);
+	}
+	printf("\n");
+}
+
+static void print_kind_line(const struct ct_summary *s, unsigned kind,
+			    const char *label, size_t count)
+{
+	size_t i;
+
+	if (!count)
+		return;
+	printf("  %-5s %6zu ", label, count);
+	for (i = 0; i < s->narchs; i++) {
+		char name[ELFSCAN_ARCH_NAME_MAX];
+		struct elfscan_image img = { 0 };
+
+		if (s->archs[i].kind != kind)
+			continue;
+		img.kind = kind;
+		img.arch = s->archs[i].arch;
+		img.variant = s->archs[i].variant;
+		printf(" %s:%zu", elfscan_image_arch_name(&img, name, sizeof(name)),
+		       s->archs[i].count);
+	}
+	if (kind == ELFSCAN_KIND_PTX && s->nptx_isa) {
+		size_t k;
+
+		printf(" (PTX ISA");
+		for (k = 0; k < s->nptx_isa; k++)
+			printf("%s %u.%u", k ? "," : "", s->ptx_isa[k][0],
+			       s->ptx_isa[k][1]);
+		printf(")");
+	}
+	printf("\n");
+}
+
+static void print_image(const struct elfscan_file *f,
+			const struct elfscan_image *img)
+{
+	char name[ELFSCAN_ARCH_NAME_MAX], a[32], b[32];
+
+	printf("    %-5s %-13s %-4s %9s", elfscan_kind_name(img->kind),
+	       elfscan_image_arch_name(img, name, sizeof(name)),
+	       elfscan_codec_name(img->codec),
+	       ct_human_size(img->stored_size, a, sizeof(a)));
+	if (img->codec != ELFSCAN_CODEC_NONE)
+		printf(" -> %s", ct_human_size(img->size, b, sizeof(b)));
+	printf("  at 0x%llx", (unsigned long long)img->offset);
+	if (img->kind == ELFSCAN_KIND_PTX)
+		printf("  ISA %u.%u", img->version_major, img->version_minor);
+	if (img->flags & ELFSCAN_FLAG_DEBUG)
+		printf("  debug");
+	if (img->ident)
+		printf("  ident \"%.*s\"", (int)img->ident_len, img->ident);
+	if (img->options && img->options_len)
+		printf("  options \"%.*s\"", (int)img->options_len, img->options);
+	if (img->check == ELFSCAN_CHECK_OK)
+		printf("  verified");
+	else if (img->check == ELFSCAN_CHECK_OPAQUE)
+		printf("  opaque");
+	(void)f;
+	printf("\n");
+}
+
+static void print_verbose(const struct elfscan_file *f)
+{
+	size_t c, i;
+
+	for (c = 0; c < f->ncontainers; c++) {
+		const struct elfscan_container *ct = &f->containers[c];
+
+		printf("  container %zu at 0x%llx in %s, %zu image%s, %s", c,
+		       (unsigned long long)ct->offset,
+		       section_name(f, ct->section), ct->nimages,
+		       ct->nimages == 1 ? "" : "s",
+		       elfscan_found_name(ct->found));
+		if (ct->wrapper_version)
+			printf(", registered (wrapper v%d)", ct->wrapper_version);
+		printf("\n");
+		for (i = ct->first_image; i < ct->first_image + ct->nimages; i++)
+			print_image(f, &f->images[i]);
+	}
+}
+
+static void print_problems(const struct elfscan_file *f, bool verbose)
+{
+	size_t i, notes = 0;
+
+	for (i = 0; i < f->nproblems; i++) {
+		char text[256];
+		bool err = elfscan_problem_is_error(f->problems[i].code);
+
+		/* Unregistered containers are routine; count them unless -v. */
+		if (!err && !verbose &&
+		    f->problems[i].code == ELFSCAN_P_CONTAINER_UNREFERENCED) {
+			notes++;
+			continue;
+		}
+		printf("  %s: %s\n", err ? "error" : "note",
+		       elfscan_problem_describe(f, &f->problems[i], text,
+						sizeof(text)));
+	}
+	if (notes)
+		printf("  note: %zu container%s in fatbin sections %s not "
+		       "referenced by any .nvFatBinSegment wrapper (-v lists them)\n",
+		       notes, notes == 1 ? "" : "s", notes == 1 ? "is" : "are");
+}
+
+static void print_text(struct scan_ctx *ctx, const struct ct_object *obj)
+{
+	const struct elfscan_file *f = obj->scan;
+	struct ct_summary s;
+	char a[32], b[32];
+	size_t verified = 0, i;
+
+	printf("%s\n", obj->path);
+	if (!f->nimages) {
+		printf("  no device code\n");
+		print_problems(f, ctx->verbose);
+		return;
+	}
+	ct_summary_build(&s, f, 0, f->nimages);
+	printf("  %zu image%s, %s stored, %s unpacked\n", f->nimages,
+	       f->nimages == 1 ? "" : "s", ct_human_size(s.stored, a, sizeof(a)),
+	       ct_human_size(s.unpacked, b, sizeof(b)));
+	print_containers(f);
+	print_kind_line(&s, ELFSCAN_KIND_SASS, "sass", s.nkind[0]);
+	print_kind_line(&s, ELFSCAN_KIND_PTX, "ptx", s.nkind[1]);
+	print_kind_line(&s, ELFSCAN_KIND_LTOIR, "ltoir", s.nkind[2]);
+	if (s.nother)
+		printf("  other %6zu  (unknown kinds)\n", s.nother);
+	for (i = 0; i < f->nimages; i++)
+		verified += f->images[i].check == ELFSCAN_CHECK_OK ||
+			    f->images[i].check == ELFSCAN_CHECK_OPAQUE;
+	if (verified)
+		printf("  verified: %zu of %zu payloads match their headers\n",
+		       verified, f->nimages);
+	if (ctx->verbose)
+		print_verbose(f);
+	print_problems(f, ctx->verbose);
+	ct_summary_release(&s);
+}
+
+/* ---- json ---------------------------------------------------------------- */
+
+static const char *check_name(enum elfscan_check c)
+{
+	static const char *const names[] = { NULL, "ok", "opaque", "mismatch",
+					     "failed" };
+
+	return (unsigned)c < 5 ? names[c] : NULL;
+}
+
+static const char *type_name(enum elfscan_file_type t)
+{
+	static const char *const names[] = { "unknown", "elf", "cubin",
+					     "fatbin", "ptx" };
+
+	return (unsigned)t < 5 ? names[t] : "unknown";
+}
+
+static void json_image(struct ct_json *j, const struct elfscan_file *f,
+		       const struct elfscan_image *img)
+{
+	char name[ELFSCAN_ARCH_NAME_MAX], ver[32];
+	const struct elfscan_container *c = &f->containers[img->container];
+
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "kind", elfscan_kind_name(img->kind));
+	ct_json_kv_string(j, "arch", elfscan_image_arch_name(img, name, sizeof(name)));
+	ct_json_kv_u64(j, "sm", img->arch);
+	ct_json_kv_string(j, "variant",
+			  img->variant == ELFSCAN_VARIANT_A   ? "a"
+			  : img->variant == ELFSCAN_VARIANT_F ? "f"
+							      : NULL);
+	ct_json_kv_string(j, "compression", elfscan_codec_name(img->codec));
+	ct_json_kv_u64(j, "size", img->size);
+	ct_json_kv_u64(j, "stored_size", img->stored_size);
+	ct_json_kv_string(j, "section", section_name(f, c->section));
+	ct_json_kv_u64(j, "offset", img->offset);
+	ct_json_kv_u64(j, "container", img->container);
+	if (img->kind == ELFSCAN_KIND_PTX) {
+		snprintf(ver, sizeof(ver), "%u.%u", img->version_major,
+			 img->version_minor);
+		ct_json_kv_string(j, "ptx_version", ver);
+	}
+	ct_json_kv_u64(j, "flags", img->flags);
+	if (img->unknown_flags)
+		ct_json_kv_u64(j, "unknown_flags", img->unknown_flags);
+	ct_json_kv_bool(j, "debug", (img->flags & ELFSCAN_FLAG_DEBUG) != 0);
+	ct_json_key(j, "ident");
+	if (img->ident)
+		ct_json_string_n(j, img->ident, img->ident_len);
+	else
+		ct_json_null(j);
+	ct_json_key(j, "options");
+	if (img->options)
+		ct_json_string_n(j, img->options, img->options_len);
+	else
+		ct_json_null(j);
+	if (img->check != ELFSCAN_CHECK_NOT_RUN)
+		ct_json_kv_string(j, "verify", check_name(img->check));
+	ct_json_object_end(j);
+}
+
+static void json_file(struct scan_ctx *ctx, const struct ct_object *obj)
+{
+	struct ct_json *j = &ctx->j;
+	const struct elfscan_file *f = obj->scan;
+	size_t i;
+
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "path", obj->path);
+	ct_json_kv_string(j, "error", obj->error);
+	if (!f) {
+		ct_json_key(j, "images");
+		ct_json_array_begin(j);
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+		return;
+	}
+	ct_json_kv_string(j, "type", type_name(f->type));
+	ct_json_key(j, "containers");
+	ct_json_array_begin(j);
+	for (i = 0; i < f->ncontainers; i++) {
+		const struct elfscan_container *c = &f->containers[i];
+
+		ct_json_object_begin(j);
+		ct_json_kv_u64(j, "offset", c->offset);
+		ct_json_kv_u64(j, "size", c->size);
+		ct_json_kv_string(j, "section", section_name(f, c->section));
+		ct_json_kv_string(j, "found", elfscan_found_name(c->found));
+		ct_json_kv_bool(j, "registered", c->wrapper_version != 0);
+		ct_json_kv_u64(j, "images", c->nimages);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "images");
+	ct_json_array_begin(j);
+	for (i = 0; i < f->nimages; i++)
+		json_image(j, f, &f->images[i]);
+	ct_json_array_end(j);
+	ct_json_key(j, "problems");
+	ct_json_array_begin(j);
+	for (i = 0; i < f->nproblems; i++) {
+		char text[256];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "id", elfscan_problem_id(f->problems[i].code));
+		ct_json_kv_string(j, "severity",
+				  elfscan_problem_is_error(f->problems[i].code)
+					  ? "error"
+					  : "note");
+		ct_json_kv_string(j, "message",
+				  elfscan_problem_describe(f, &f->problems[i],
+							   text, sizeof(text)));
+		ct_json_kv_u64(j, "offset", f->problems[i].offset);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_object_end(j);
+}
+
+static int on_object(void *p, const struct ct_object *obj)
+{
+	struct scan_ctx *ctx = p;
+
+	ctx->files++;
+	if (obj->error || (obj->scan && has_errors(obj->scan)))
+		ctx->exit_code = CT_EXIT_BAD_INPUT;
+	if (ctx->json) {
+		json_file(ctx, obj);
+		return 0;
+	}
+	if (obj->error) {
+		ct_error("cannot read '%s': %s", obj->path, obj->error);
+		return 0;
+	}
+	print_text(ctx, obj);
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cudatrace scan [--json] [-v] [--verify] PATH...\n"
+		"\n"
+		"List the CUDA device code (SASS cubins, PTX, LTO-IR) inside files:\n"
+		"shared objects, executables, .o, .cubin, .fatbin, .ptx, directories\n"
+		"(recursively) and Python wheels (members read in place).\n"
+		"\n"
+		"  --json          one JSON document on stdout\n"
+		"  -v, --verbose   every container and image\n"
+		"  --verify        decompress every payload and check it against its header\n"
+		"  --known-sections  only .nv_fatbin and __nv_relfatbin (no magic scan)\n"
+		"\n"
+		"Exit status: 0 all read, 2 some path unreadable or damaged.\n");
+}
+
+int ct_cmd_scan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "known-sections", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct scan_ctx ctx = { 0 };
+	struct ct_walk_options wo = { 0 };
+	int c, i;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			ctx.json = true;
+			break;
+		case 'v':
+			ctx.verbose = true;
+			break;
+		case 'V':
+			wo.verify = true;
+			break;
+		case 'k':
+			wo.no_magic_scan = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return CT_EXIT_OK;
+		default:
+			usage(stderr);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind >= argc) {
+		ct_error("scan: no PATH given");
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	if (ctx.json) {
+		ct_json_init(&ctx.j, stdout);
+		ct_json_object_begin(&ctx.j);
+		ct_json_key(&ctx.j, "files");
+		ct_json_array_begin(&ctx.j);
+	}
+	for (i = optind; i < argc; i++)
+		ct_walk(argv[i], &wo, on_object, &ctx);
+	if (ctx.json) {
+		ct_json_array_end(&ctx.j);
+		ct_json_object_end(&ctx.j);
+		ct_json_finish(&ctx.j);
+	}
+	return ctx.exit_code;
+}

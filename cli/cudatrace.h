@@ -1,0 +1,73 @@
+/* Declarations shared by the cudatrace command-line tool. */
+#ifndef CUDATRACE_H
+#define CUDATRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "elfscan.h"
+
+#ifndef CUDATRACE_VERSION
+#define CUDATRACE_VERSION "0.0.0"
+#endif
+
+/* Exit codes shared by the commands. */
+enum {
+	CT_EXIT_OK = 0,
+	CT_EXIT_FINDING = 1, /* check: an object cannot run on a target */
+	CT_EXIT_BAD_INPUT = 2, /* usage error, unreadable or damaged input */
+};
+
+/* util.c */
+extern const char *ct_progname;
+/* "cudatrace: <message>" on stderr, with a newline. */
+void ct_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "12.3 MB" style sizes; returns buf. */
+char *ct_human_size(uint64_t bytes, char *buf, size_t size);
+/* Aborting allocators: the CLI has nothing sensible to do without memory. */
+void *ct_xmalloc(size_t n);
+void *ct_xcalloc(size_t n, size_t size);
+void *ct_xrealloc(void *p, size_t n);
+char *ct_xstrdup(const char *s);
+
+/* inputs.c: files, directories (recursive) and wheels, one object each. */
+struct ct_object {
+	const char *path;          /* "dir/x.so" or "dist/x.whl!x/_C.so" */
+	struct elfscan_file *scan; /* NULL when error is set */
+	const char *error;         /* why it could not be read, or NULL */
+};
+
+/* Return nonzero to stop the walk. */
+typedef int (*ct_object_fn)(void *ctx, const struct ct_object *obj);
+
+struct ct_walk_options {
+	bool verify;        /* run elfscan_verify() on each object */
+	bool no_magic_scan; /* only .nv_fatbin and __nv_relfatbin */
+};
+
+/*
+ * Calls fn for each object under path: the file itself, every device-code
+ * candidate below a directory (symlinked directories followed once, files
+ * reached twice scanned once), or every ELF, cubin, fatbin or PTX member
+ * of a wheel, read in memory. Unreadable paths reach fn with error set.
+ * Returns fn's nonzero value, or 0.
+ */
+int ct_walk(const char *path, const struct ct_walk_options *opt,
+	    ct_object_fn fn, void *ctx);
+
+/* Commands. */
+int ct_cmd_scan(int argc, char **argv);
+int ct_cmd_check(int argc, char **argv);
+
+/* gpu.c: compute capabilities of the GPUs the driver reports. */
+struct elfscan_target;
+/*
+ * Fills up to max targets from the CUDA driver (dlopen'd, never linked).
+ * Returns the count, or -1 with a reason in why (size bytes).
+ */
+int ct_gpu_targets(struct elfscan_target *out, int max, char *why,
+		   size_t size);
+
+#endif

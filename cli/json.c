@@ -1,0 +1,202 @@
+/* Streaming JSON writer; see json.h. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "json.h"
+
+void ct_json_init(struct ct_json *j, FILE *out)
+{
+	memset(j, 0, sizeof(*j));
+	j->out = out;
+	j->first[0] = true;
+}
+
+/* Separator before a value (or key) at the current depth. */
+static void sep(struct ct_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (!j->first[j->depth])
+		fputc(',', j->out);
+	j->first[j->depth] = false;
+}
+
+static void open_(struct ct_json *j, int c)
+{
+	sep(j);
+	fputc(c, j->out);
+	if (j->depth + 1 < CT_JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_(struct ct_json *j, int c)
+{
+	fputc(c, j->out);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+void ct_json_object_begin(struct ct_json *j) { open_(j, '{'); }
+void ct_json_object_end(struct ct_json *j) { close_(j, '}'); }
+void ct_json_array_begin(struct ct_json *j) { open_(j, '['); }
+void ct_json_array_end(struct ct_json *j) { close_(j, ']'); }
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xE0) == 0xC0) {
+		len = 2;
+		cp = s[0] & 0x1F;
+	} else if ((s[0] & 0xF0) == 0xE0) {
+		len = 3;
+		cp = s[0] & 0x0F;
+	} else if ((s[0] & 0xF8) == 0xF0) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+static void write_string(FILE *out, const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+
+	fputc('"', out);
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t len;
+
+		switch (c) {
+		case '"':
+			fputs("\\\"", out);
+			i++;
+			continue;
+		case '\\':
+			fputs("\\\\", out);
+			i++;
+			continue;
+		case '\n':
+			fputs("\\n", out);
+			i++;
+			continue;
+		case '\t':
+			fputs("\\t", out);
+			i++;
+			continue;
+		case '\r':
+			fputs("\\r", out);
+			i++;
+			continue;
+		default:
+			break;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(out, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		len = utf8_len(s + i, n - i);
+		if (len == 0) {
+			fprintf(out, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		fwrite(s + i, 1, len, out);
+		i += len;
+	}
+	fputc('"', out);
+}
+
+void ct_json_key(struct ct_json *j, const char *key)
+{
+	sep(j);
+	write_string(j->out, key, strlen(key));
+	fputc(':', j->out);
+	j->after_key = true;
+}
+
+void ct_json_string_n(struct ct_json *j, const char *s, size_t n)
+{
+	sep(j);
+	write_string(j->out, s, n);
+}
+
+void ct_json_string(struct ct_json *j, const char *s)
+{
+	if (!s) {
+		ct_json_null(j);
+		return;
+	}
+	ct_json_string_n(j, s, strlen(s));
+}
+
+void ct_json_u64(struct ct_json *j, uint64_t v)
+{
+	sep(j);
+	fprintf(j->out, "%" PRIu64, v);
+}
+
+void ct_json_i64(struct ct_json *j, int64_t v)
+{
+	sep(j);
+	fprintf(j->out, "%" PRId64, v);
+}
+
+void ct_json_bool(struct ct_json *j, bool v)
+{
+	sep(j);
+	fputs(v ? "true" : "false", j->out);
+}
+
+void ct_json_null(struct ct_json *j)
+{
+	sep(j);
+	fputs("null", j->out);
+}
+
+void ct_json_kv_string(struct ct_json *j, const char *key, const char *s)
+{
+	ct_json_key(j, key);
+	ct_json_string(j, s);
+}
+
+void ct_json_kv_u64(struct ct_json *j, const char *key, uint64_t v)
+{
+	ct_json_key(j, key);
+	ct_json_u64(j, v);
+}
+
+void ct_json_kv_bool(struct ct_json *j, const char *key, bool v)
+{
+	ct_json_key(j, key);
+	ct_json_bool(j, v);
+}
+
+void ct_json_finish(struct ct_json *j)
+{
+	fputc('\n', j->out);
+	fflush(j->out);
+}

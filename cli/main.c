@@ -1,0 +1,56 @@
+/* cudatrace: dispatch to the commands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudatrace.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "scan", ct_cmd_scan, "list the device code inside files, directories and wheels" },
+	{ "check", ct_cmd_check, "can these objects run on a GPU arch? (CI gate)" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"usage: cudatrace COMMAND [ARG...]\n"
+		"       cudatrace --help | --version\n"
+		"\n"
+		"cudatrace makes CUDA library loading visible.\n"
+		"\n"
+		"commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n"
+		"'cudatrace COMMAND --help' describes each command; 'man cudatrace' all of them.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return CT_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("cudatrace %s\n", CUDATRACE_VERSION);
+		return CT_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	ct_error("unknown command '%s' (see 'cudatrace --help')", argv[1]);
+	return CT_EXIT_BAD_INPUT;
+}

@@ -1,0 +1,110 @@
+/*
+ * Facts about a device ELF (cubin) from its own bytes, without libelf, so
+ * that the shim can describe a cubin handed to the driver. Layout:
+ * reference/fatbin.md 3.1.
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+#define SHT_NOTE_ 7u
+#define SHT_NOBITS_ 8u
+#define SHT_CUDA_COMPAT 0x70000086u
+#define NV_COMPAT_ATTR_ARCH_SPECIFIC 0x09u
+
+/* Walk .nv.compat records {u8 fmt, u8 attr, value} looking for attr 9. */
+static int compat_arch_specific(const unsigned char *p, uint64_t n)
+{
+	uint64_t pos = 0;
+
+	while (pos + 4 <= n) {
+		unsigned fmt = p[pos], attr = p[pos + 1];
+		uint64_t len;
+
+		if (fmt == 2 || fmt == 3)
+			len = 4;
+		else if (fmt == 4)
+			len = 4 + (uint64_t)rd16(p + pos + 2);
+		else
+			return -1;
+		if (attr == NV_COMPAT_ATTR_ARCH_SPECIFIC && fmt == 2)
+			return p[pos + 2] != 0;
+		pos += len;
+	}
+	return 0;
+}
+
+/*
+ * Look for "sm_<digits>f" in a note's descriptor (the ptxas command line
+ * in .note.nv.tkinfo); returns 1 when found, 0 otherwise.
+ */
+static int note_family_specific(const unsigned char *p, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i + 4 < n; i++) {
+		uint64_t j;
+
+		if (p[i] != 's' || p[i + 1] != 'm' || p[i + 2] != '_')
+			continue;
+		for (j = i + 3; j < n && p[j] >= '0' && p[j] <= '9'; j++)
+			;
+		if (j > i + 3 && j < n && p[j] == 'f')
+			return 1;
+	}
+	return 0;
+}
+
+int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
+{
+	uint64_t shoff, phoff, end;
+	unsigned shnum, shentsize, phnum, phentsize, i;
+	uint32_t eflags;
+
+	memset(c, 0, sizeof(*c));
+	c->arch_specific = -1;
+	c->family_specific = -1;
+	if (len < 64 || memcmp(buf, "\177ELF", 4) != 0 || buf[4] != 2 ||
+	    buf[5] != 1 || rd16(buf + 18) != EM_CUDA)
+		return -EBADMSG;
+	c->osabi = buf[7];
+	c->abi_version = buf[8];
+	c->elf_type = rd16(buf + 16);
+	eflags = rd32(buf + 0x30);
+	/* ABI v8 moved the SM number from bits 0-7 to bits 8-15. */
+	c->sm = c->abi_version >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+
+	phoff = rd64(buf + 0x20);
+	shoff = rd64(buf + 0x28);
+	phentsize = rd16(buf + 0x36);
+	phnum = rd16(buf + 0x38);
+	shentsize = rd16(buf + 0x3a);
+	shnum = rd16(buf + 0x3c);
+	end = 64;
+	if (phnum && phoff + (uint64_t)phnum * phentsize > end)
+		end = phoff + (uint64_t)phnum * phentsize;
+	if (shnum && shoff + (uint64_t)shnum * shentsize > end)
+		end = shoff + (uint64_t)shnum * shentsize;
+	if (shnum == 0 || shentsize < 64 ||
+	    !in_range(shoff, (uint64_t)shnum * shentsize, len)) {
+		c->size = end;
+		return 0;
+	}
+	for (i = 0; i < shnum; i++) {
+		const unsigned char *sh = buf + shoff + (uint64_t)i * shentsize;
+		uint32_t type = rd32(sh + 4);
+		uint64_t off = rd64(sh + 0x18), size = rd64(sh + 0x20);
+
+		if (type == SHT_NOBITS_ || !in_range(off, size, len))
+			continue;
+		if (off + size > end)
+			end = off + size;
+		if (type == SHT_CUDA_COMPAT)
+			c->arch_specific = compat_arch_specific(buf + off, size);
+		else if (type == SHT_NOTE_ && c->family_specific != 1)
+			c->family_specific =
+				note_family_specific(buf + off, size);
+	}
+	c->size = end;
+	return 0;
+}

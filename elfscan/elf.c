@@ -1,0 +1,442 @@
+/*
+ * Host ELF files: find the fatbin containers in their sections and
+ * cross-check them with the .nvFatBinSegment wrappers (fatbin.md 1.2-1.3).
+ * libelf parses the ELF structures; section bytes are read straight from
+ * the scanned buffer after a range check.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+#ifndef R_X86_64_RELATIVE
+#define R_X86_64_RELATIVE 8
+#endif
+#ifndef R_X86_64_64
+#define R_X86_64_64 1
+#endif
+#ifndef R_AARCH64_RELATIVE
+#define R_AARCH64_RELATIVE 1027
+#endif
+#ifndef R_AARCH64_ABS64
+#define R_AARCH64_ABS64 257
+#endif
+
+#define NO_SECTION ((size_t)-1)
+
+/* A .nvFatBinSegment wrapper being resolved to a container. */
+struct wrapper {
+	uint64_t file_offset; /* of the wrapper itself */
+	uint32_t version;
+	uint64_t target;      /* resolved file offset of data, or 0 */
+	uint64_t vaddr;       /* the data pointer as stored or relocated */
+	int resolved;         /* target is meaningful */
+	int has_pointer;      /* a stored value or relocation was found */
+};
+
+/* Sections that hold ELF metadata or code and never a fatbin. */
+static int never_fatbin(const char *name)
+{
+	static const char *const skip[] = {
+		".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".got",
+		".got.plt", ".comment", ".nvFatBinSegment", "__nv_module_id",
+		".interp", ".stapsdt.base",
+	};
+	size_t i;
+
+	if (strncmp(name, ".debug", 6) == 0 || strncmp(name, ".zdebug", 7) == 0 ||
+	    strncmp(name, ".nvHR", 5) == 0 || strncmp(name, ".plt", 4) == 0)
+		return 1;
+	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (strcmp(name, skip[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_known_fatbin_section(const char *name)
+{
+	return strcmp(name, ".nv_fatbin") == 0 ||
+	       strcmp(name, "__nv_relfatbin") == 0;
+}
+
+/* Map a virtual address to a file offset through the allocated sections. */
+static int vaddr_to_offset(Elf *elf, uint64_t va, uint64_t *off)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS)
+			continue;
+		if (va >= sh.sh_addr && va - sh.sh_addr < sh.sh_size) {
+			*off = sh.sh_offset + (va - sh.sh_addr);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * lld leaves the wrapper pointers 0 in the file; their values live only in
+ * R_*_RELATIVE addends of the dynamic relocations. One pass fills them in.
+ */
+static void relocate_dyn(struct elfscan_file *f, Elf *elf, uint64_t seg_addr,
+			 struct wrapper *w, size_t n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		uint64_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    sh.sh_entsize != sizeof(Elf64_Rela) ||
+		    !in_range(sh.sh_offset, sh.sh_size, f->len))
+			continue;
+		count = sh.sh_size / sizeof(Elf64_Rela);
+		for (i = 0; i < count; i++) {
+			const unsigned char *r =
+				f->buf + sh.sh_offset + i * sizeof(Elf64_Rela);
+			uint64_t where = rd64(r), type = rd64(r + 8) & 0xffffffff;
+			uint64_t k;
+
+			if (where < seg_addr || where - seg_addr >= n * 24 ||
+			    (where - seg_addr) % 24 != 8)
+				continue;
+			if (type != R_X86_64_RELATIVE && type != R_AARCH64_RELATIVE)
+				continue;
+			k = (where - seg_addr) / 24;
+			if (w[k].has_pointer)
+				continue;
+			w[k].vaddr = rd64(r + 16);
+			w[k].has_pointer = 1;
+		}
+	}
+}
+
+/*
+ * In a relocatable object the wrapper pointers are relocations against a
+ * symbol (usually the .nv_fatbin section symbol) in .rela.nvFatBinSegment.
+ */
+static void relocate_rel(Elf *elf, size_t seg_index, struct wrapper *w,
+			 size_t n)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data, *symdata;
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		size_t i, count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    sh.sh_info != seg_index || sh.sh_entsize == 0)
+			continue;
+		symscn = elf_getscn(elf, sh.sh_link);
+		if (!symscn || !gelf_getshdr(symscn, &symsh))
+			continue;
+		data = elf_getdata(scn, NULL);
+		symdata = elf_getdata(symscn, NULL);
+		if (!data || !symdata)
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < count; i++) {
+			GElf_Rela rela;
+			GElf_Sym sym;
+			Elf_Scn *tscn;
+			GElf_Shdr tsh;
+			uint64_t k, type;
+
+			if (!gelf_getrela(data, (int)i, &rela))
+				break;
+			type = GELF_R_TYPE(rela.r_info);
+			if (type != R_X86_64_64 && type != R_AARCH64_ABS64)
+				continue;
+			if (rela.r_offset >= n * 24 || rela.r_offset % 24 != 8)
+				continue;
+			k = rela.r_offset / 24;
+			if (!gelf_getsym(symdata, (int)GELF_R_SYM(rela.r_info),
+					 &sym))
+				continue;
+			tscn = elf_getscn(elf, sym.st_shndx);
+			if (!tscn || !gelf_getshdr(tscn, &tsh))
+				continue;
+			w[k].has_pointer = 1;
+			w[k].vaddr = sym.st_value + (uint64_t)rela.r_addend;
+			w[k].target = tsh.sh_offset + w[k].vaddr;
+			w[k].resolved = 1;
+		}
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the container starting at file offset off, or -1. */
+static long container_at(const struct elfscan_file *f, const uint64_t *sorted,
+			 const size_t *order, uint64_t off)
+{
+	size_t lo = 0, hi = f->ncontainers;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sorted[mid] < off)
+			lo = mid + 1;
+		else if (sorted[mid] > off)
+			hi = mid;
+		else
+			return (long)order[mid];
+	}
+	return -1;
+}
+
+/* Pairs (offset, index) sorted together through a packed key. */
+struct keyed {
+	uint64_t off;
+	size_t index;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct keyed *)a)->off,
+		       &((const struct keyed *)b)->off);
+}
+
+static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
+			  const GElf_Shdr *seg, size_t seg_section)
+{
+	struct wrapper *w = NULL;
+	struct keyed *keys = NULL;
+	uint64_t *sorted = NULL;
+	size_t *order = NULL;
+	size_t n, i;
+	int need_reloc = 0, rc = 0;
+
+	if (f->elf_class != 64 || !in_range(seg->sh_offset, seg->sh_size, f->len))
+		return 0;
+	n = seg->sh_size / FATBIN_WRAPPER_SIZE;
+	if (n == 0)
+		return 0;
+	w = calloc(n, sizeof(*w));
+	keys = calloc(f->ncontainers + 1, sizeof(*keys));
+	sorted = calloc(f->ncontainers + 1, sizeof(*sorted));
+	order = calloc(f->ncontainers + 1, sizeof(*order));
+	if (!w || !keys || !sorted || !order) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		const unsigned char *p =
+			f->buf + seg->sh_offset + i * FATBIN_WRAPPER_SIZE;
+
+		w[i].file_offset = seg->sh_offset + i * FATBIN_WRAPPER_SIZE;
+		w[i].version = rd32(p + 4);
+		w[i].vaddr = rd64(p + 8);
+		w[i].has_pointer = w[i].vaddr != 0;
+		if (!w[i].has_pointer)
+			need_reloc = 1;
+	}
+	if (need_reloc) {
+		if (f->elf_type == ET_REL)
+			relocate_rel(elf, seg_scn, w, n);
+		else
+			relocate_dyn(f, elf, seg->sh_addr, w, n);
+	}
+
+	for (i = 0; i < f->ncontainers; i++) {
+		keys[i].off = f->containers[i].offset;
+		keys[i].index = i;
+	}
+	qsort(keys, f->ncontainers, sizeof(*keys), cmp_keyed);
+	for (i = 0; i < f->ncontainers; i++) {
+		sorted[i] = keys[i].off;
+		order[i] = keys[i].index;
+	}
+
+	for (i = 0; i < n && rc == 0; i++) {
+		const unsigned char *p = f->buf + w[i].file_offset;
+		long ci;
+
+		if (rd32(p) != FATBIN_WRAPPER_MAGIC) {
+			/* All-zero slots are alignment padding. */
+			if (rd64(p) || rd64(p + 8) || rd64(p + 16))
+				rc = es_add_problem(f, ELFSCAN_P_WRAPPER_BAD_MAGIC,
+						    w[i].file_offset, rd32(p),
+						    -1, -1, seg_section);
+			continue;
+		}
+		f->nwrappers++;
+		if (!w[i].has_pointer) {
+			rc = es_add_problem(f, ELFSCAN_P_WRAPPER_UNRESOLVED,
+					    w[i].file_offset, 0, -1, -1,
+					    seg_section);
+			continue;
+		}
+		if (!w[i].resolved &&
+		    vaddr_to_offset(elf, w[i].vaddr, &w[i].target) == 0)
+			w[i].resolved = 1;
+		ci = w[i].resolved ? container_at(f, sorted, order, w[i].target)
+				   : -1;
+		if (ci < 0) {
+			rc = es_add_problem(f, ELFSCAN_P_WRAPPER_DANGLING,
+					    w[i].file_offset, w[i].vaddr, -1,
+					    -1, seg_section);
+			continue;
+		}
+		f->containers[ci].wrapper_version = (int)w[i].version;
+	}
+	for (i = 0; i < f->ncontainers && rc == 0; i++) {
+		const struct elfscan_container *c = &f->containers[i];
+
+		if (c->found == ELFSCAN_FOUND_SECTION && c->wrapper_version == 0)
+			rc = es_add_problem(f, ELFSCAN_P_CONTAINER_UNREFERENCED,
+					    c->offset, 0, -1, (long)i,
+					    c->section);
+	}
+out:
+	free(w);
+	free(keys);
+	free(sorted);
+	free(order);
+	return rc;
+}
+
+/* No section headers (stripped with sstrip and the like): scan segments. */
+static int scan_segments(struct elfscan_file *f, Elf *elf)
+{
+	size_t n, i;
+	int rc;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return es_add_problem(f, ELFSCAN_P_NO_SECTION_HEADERS, 0, 0, -1,
+				      -1, NO_SECTION);
+	rc = es_add_problem(f, ELFSCAN_P_NO_SECTION_HEADERS, 0, 0, -1, -1,
+			    NO_SECTION);
+	for (i = 0; i < n && rc == 0; i++) {
+		GElf_Phdr ph;
+		size_t idx;
+		char name[32];
+		uint64_t size;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    ph.p_filesz == 0)
+			continue;
+		size = ph.p_filesz;
+		if (!in_range(ph.p_offset, 0, f->len))
+			continue;
+		if (!in_range(ph.p_offset, size, f->len))
+			size = f->len - ph.p_offset;
+		snprintf(name, sizeof(name), "[PT_LOAD %zu]", i);
+		rc = es_add_section(f, name, ph.p_offset, size, ph.p_vaddr, &idx);
+		if (rc == 0)
+			rc = es_magic_scan(f, ph.p_offset, ph.p_offset + size,
+					   ph.p_vaddr - ph.p_offset, idx);
+	}
+	return rc;
+}
+
+int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
+{
+	Elf *elf;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, shnum, seg_scn = 0, seg_section = NO_SECTION;
+	GElf_Shdr seg_sh = { 0 };
+	int rc = 0;
+
+	elf_version(EV_CURRENT);
+	/* libelf only reads an elf_memory() image; the cast drops const. */
+	elf = elf_memory((char *)(uintptr_t)f->buf, f->len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		rc = es_add_problem(f, ELFSCAN_P_ELF_ERROR, 0, 0, -1, -1,
+				    NO_SECTION);
+		goto out;
+	}
+	f->elf_class = gelf_getclass(elf) == ELFCLASS32 ? 32 : 64;
+	f->elf_machine = eh.e_machine;
+	f->elf_type = eh.e_type;
+
+	if (elf_getshdrnum(elf, &shnum) != 0 ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		rc = es_add_problem(f, ELFSCAN_P_ELF_ERROR, eh.e_shoff, 0, -1,
+				    -1, NO_SECTION);
+		goto out;
+	}
+	if (shnum == 0) {
+		rc = scan_segments(f, elf);
+		goto out;
+	}
+
+	while (rc == 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		uint64_t size, delta;
+		size_t idx;
+		int known;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			name = "";
+		if (strcmp(name, ".nvFatBinSegment") == 0) {
+			seg_scn = elf_ndxscn(scn);
+			seg_sh = sh;
+			continue;
+		}
+		if (sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
+			continue;
+		known = is_known_fatbin_section(name);
+		if (!known && (opt->no_magic_scan || sh.sh_type != SHT_PROGBITS ||
+			       (sh.sh_flags & SHF_EXECINSTR) ||
+			       sh.sh_size < FATBIN_CONTAINER_HEADER +
+						    FATBIN_ENTRY_HEADER_MIN ||
+			       never_fatbin(name)))
+			continue;
+		rc = es_add_section(f, name, sh.sh_offset, sh.sh_size,
+				    sh.sh_addr, &idx);
+		if (rc)
+			break;
+		size = sh.sh_size;
+		if (!in_range(sh.sh_offset, size, f->len)) {
+			rc = es_add_problem(f, ELFSCAN_P_SECTION_OUTSIDE_FILE,
+					    sh.sh_offset, sh.sh_size, -1, -1,
+					    idx);
+			if (rc || sh.sh_offset >= f->len)
+				continue;
+			size = f->len - sh.sh_offset;
+		}
+		/* Alignment is a property of the address the loader uses. */
+		delta = (f->elf_type != ET_REL && (sh.sh_flags & SHF_ALLOC))
+				? sh.sh_addr - sh.sh_offset
+				: (uint64_t)0 - sh.sh_offset;
+		if (known)
+			rc = es_walk_section(f, sh.sh_offset, sh.sh_offset + size,
+					     delta, idx);
+		else
+			rc = es_magic_scan(f, sh.sh_offset, sh.sh_offset + size,
+					   delta, idx);
+	}
+	if (rc == 0 && seg_scn) {
+		GElf_Shdr *s = &seg_sh;
+
+		rc = es_add_section(f, ".nvFatBinSegment", s->sh_offset,
+				    s->sh_size, s->sh_addr, &seg_section);
+		if (rc == 0)
+			rc = check_wrappers(f, elf, seg_scn, s, seg_section);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	return rc;
+}

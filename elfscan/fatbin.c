@@ -1,0 +1,506 @@
+/*
+ * Fatbin containers and their entries, read from raw bytes. Nothing here
+ * needs libelf or allocates outside the result arrays, so the shim can
+ * link it. Layout: reference/fatbin.md sections 2.1-2.7.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* Entry header fields (fatbin.md 2.2). */
+enum {
+	E_KIND = 0x00,
+	E_HVER = 0x02,
+	E_HSIZE = 0x04,
+	E_PADDED = 0x08,
+	E_CSIZE = 0x10,
+	E_OPTS = 0x14,
+	E_MINOR = 0x18,
+	E_MAJOR = 0x1A,
+	E_ARCH = 0x1C,
+	E_IDENT_OFF = 0x20,
+	E_IDENT_LEN = 0x24,
+	E_FLAGS = 0x28,
+	E_USIZE = 0x38,
+};
+
+static int known_kind(unsigned kind)
+{
+	return kind == ELFSCAN_KIND_PTX || kind == ELFSCAN_KIND_SASS ||
+	       kind == ELFSCAN_KIND_LTOIR;
+}
+
+int elfscan_entry_parse(const void *buf, size_t avail,
+			struct elfscan_image *img,
+			enum elfscan_problem_code *problem)
+{
+	const unsigned char *e = buf;
+	uint64_t hs, padded, csz, usz, flags;
+	uint32_t opts;
+
+	memset(img, 0, sizeof(*img));
+	if (avail < FATBIN_ENTRY_HEADER_MIN) {
+		*problem = ELFSCAN_P_ENTRY_TRUNCATED;
+		return -EBADMSG;
+	}
+	hs = rd32(e + E_HSIZE);
+	padded = rd64(e + E_PADDED);
+	if (hs < FATBIN_ENTRY_HEADER_MIN || hs % 8 || padded % 8 ||
+	    !in_range(hs, padded, avail)) {
+		*problem = ELFSCAN_P_ENTRY_BAD_SIZES;
+		return -EBADMSG;
+	}
+	img->kind = rd16(e + E_KIND);
+	img->header_size = (uint32_t)hs;
+	img->version_minor = rd16(e + E_MINOR);
+	img->version_major = rd16(e + E_MAJOR);
+	img->arch = rd32(e + E_ARCH);
+	flags = rd64(e + E_FLAGS);
+	img->flags = flags;
+	img->unknown_flags = flags & ~ELFSCAN_FLAGS_KNOWN;
+	if (flags & ELFSCAN_FLAG_ARCH_SPECIFIC)
+		img->variant = ELFSCAN_VARIANT_A;
+	else if (flags & ELFSCAN_FLAG_FAMILY_SPECIFIC)
+		img->variant = ELFSCAN_VARIANT_F;
+	csz = rd32(e + E_CSIZE);
+	usz = rd64(e + E_USIZE);
+	img->stored_size = padded;
+	img->size = padded;
+
+	if (rd16(e + E_HVER) != 0x0101) {
+		*problem = ELFSCAN_P_ENTRY_BAD_VERSION;
+		return 1;
+	}
+
+	if ((flags & ELFSCAN_FLAG_LZ4) && (flags & ELFSCAN_FLAG_ZSTD)) {
+		img->codec = ELFSCAN_CODEC_UNKNOWN;
+		*problem = ELFSCAN_P_ENTRY_BOTH_CODECS;
+		return 1;
+	}
+	if (flags & (ELFSCAN_FLAG_LZ4 | ELFSCAN_FLAG_ZSTD)) {
+		img->codec = (flags & ELFSCAN_FLAG_LZ4) ? ELFSCAN_CODEC_LZ4
+							 : ELFSCAN_CODEC_ZSTD;
+		img->stored_size = csz;
+		img->size = usz;
+		if (csz == 0 || csz > padded || padded - csz >= 8 || usz == 0) {
+			*problem = ELFSCAN_P_ENTRY_BAD_COMPRESSED_SIZE;
+			return 1;
+		}
+	} else if (flags & ELFSCAN_FLAG_COMPRESSED_OLD) {
+		img->codec = ELFSCAN_CODEC_UNKNOWN;
+		if (csz)
+			img->stored_size = csz;
+		if (usz)
+			img->size = usz;
+	} else if (csz != 0 || usz != 0) {
+		*problem = ELFSCAN_P_ENTRY_BAD_COMPRESSED_SIZE;
+		return 1;
+	}
+
+	/* Identifier: NUL-terminated inside the header. */
+	{
+		uint32_t ioff = rd32(e + E_IDENT_OFF);
+		uint32_t ilen = rd32(e + E_IDENT_LEN);
+
+		if (ioff || ilen) {
+			if (ioff < FATBIN_ENTRY_HEADER_MIN ||
+			    !in_range(ioff, (uint64_t)ilen + 1, hs)) {
+				*problem = ELFSCAN_P_ENTRY_BAD_STRING;
+				return 1;
+			}
+			img->ident = (const char *)e + ioff;
+			img->ident_len = ilen;
+		}
+	}
+
+	/* Options descriptor {u32 off, u32 len} inside the header. */
+	opts = rd32(e + E_OPTS);
+	if (opts) {
+		uint32_t soff, slen;
+
+		if (opts < FATBIN_ENTRY_HEADER_MIN || !in_range(opts, 8, hs)) {
+			*problem = ELFSCAN_P_ENTRY_BAD_STRING;
+			return 1;
+		}
+		soff = rd32(e + opts);
+		slen = rd32(e + opts + 4);
+		if ((soff || slen) && !in_range(soff, slen, hs)) {
+			*problem = ELFSCAN_P_ENTRY_BAD_STRING;
+			return 1;
+		}
+		/* For cubins the descriptor points at a .nv.compat copy. */
+		if (soff && img->kind != ELFSCAN_KIND_SASS) {
+			while (slen && e[soff + slen - 1] == '\0')
+				slen--;
+			img->options = (const char *)e + soff;
+			img->options_len = slen;
+		}
+	}
+	return 0;
+}
+
+int elfscan_container_validate(const void *buf, size_t len, uint64_t *size,
+			       uint64_t *bad_offset)
+{
+	const unsigned char *c = buf;
+	uint64_t body, end, pos;
+	size_t n = 0;
+
+	*bad_offset = 0;
+	if (len < FATBIN_CONTAINER_HEADER || rd32(c) != FATBIN_MAGIC)
+		return -ENODATA;
+	body = rd64(c + 8);
+	if (rd16(c + 4) != 1 || rd16(c + 6) != FATBIN_CONTAINER_HEADER ||
+	    body % 8 || !in_range(FATBIN_CONTAINER_HEADER, body, len))
+		return -EBADMSG;
+	end = FATBIN_CONTAINER_HEADER + body;
+	pos = FATBIN_CONTAINER_HEADER;
+	while (pos < end) {
+		struct elfscan_image img;
+		enum elfscan_problem_code p;
+
+		if (elfscan_entry_parse(c + pos, end - pos, &img, &p) != 0) {
+			*bad_offset = pos;
+			return -EBADMSG;
+		}
+		pos += img.header_size + rd64(c + pos + E_PADDED);
+		n++;
+	}
+	if (n == 0)
+		return -EBADMSG;
+	*size = end;
+	return 0;
+}
+
+/* Grow an array of elements of size sz so that one more fits. */
+static int grow(void **arr, size_t n, size_t *cap, size_t sz)
+{
+	void *p;
+	size_t ncap;
+
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, ncap * sz);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int es_add_problem(struct elfscan_file *f, enum elfscan_problem_code code,
+		   uint64_t offset, uint64_t value, long image, long container,
+		   size_t section)
+{
+		struct elfscan_problem *p;
+
+	if (grow((void **)&f->problems, f->nproblems, &f->cap_problems, sizeof(*p)))
+		return -ENOMEM;
+	p = &f->problems[f->nproblems++];
+	p->code = code;
+	p->offset = offset;
+	p->value = value;
+	p->image = image;
+	p->container = container;
+	p->section = section;
+	return 0;
+}
+
+static int add_image(struct elfscan_file *f, const struct elfscan_image *img)
+{
+	if (grow((void **)&f->images, f->nimages, &f->cap_images,
+		 sizeof(*img)))
+		return -ENOMEM;
+	f->images[f->nimages++] = *img;
+	return 0;
+}
+
+static int add_container(struct elfscan_file *f,
+			 const struct elfscan_container *c)
+{
+	if (grow((void **)&f->containers, f->ncontainers, &f->cap_containers,
+		 sizeof(*c)))
+		return -ENOMEM;
+	f->containers[f->ncontainers++] = *c;
+	return 0;
+}
+
+int es_add_section(struct elfscan_file *f, const char *name, uint64_t offset,
+		   uint64_t size, uint64_t addr, size_t *index)
+{
+	struct elfscan_section *s;
+	char *copy = strdup(name);
+
+	if (!copy || grow((void **)&f->sections, f->nsections,
+			  &f->cap_sections, sizeof(*s))) {
+		free(copy);
+		return -ENOMEM;
+	}
+	s = &f->sections[f->nsections];
+	s->name = copy;
+	s->offset = offset;
+	s->size = size;
+	s->addr = addr;
+	s->ncontainers = 0;
+	*index = f->nsections++;
+	return 0;
+}
+
+int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
+		     size_t section, enum elfscan_found found, uint64_t *next)
+{
+	const unsigned char *c = f->buf + off;
+	struct elfscan_container ct = { 0 };
+	uint64_t end, pos, body;
+	long ci = (long)f->ncontainers;
+	int rc;
+
+	*next = limit;
+	if (!in_range(off, FATBIN_CONTAINER_HEADER, limit))
+		return es_add_problem(f, ELFSCAN_P_CONTAINER_OVERRUNS, off,
+				      0, -1, -1, section);
+	if (rd16(c + 4) != 1 || rd16(c + 6) != FATBIN_CONTAINER_HEADER)
+		return es_add_problem(f, ELFSCAN_P_CONTAINER_BAD_HEADER, off,
+				      ((uint64_t)rd16(c + 4) << 16) |
+					      rd16(c + 6),
+				      -1, -1, section);
+	body = rd64(c + 8);
+	if (in_range(off + FATBIN_CONTAINER_HEADER, body, limit)) {
+		end = off + FATBIN_CONTAINER_HEADER + body;
+	} else {
+		rc = es_add_problem(f, ELFSCAN_P_CONTAINER_OVERRUNS, off,
+				    body + FATBIN_CONTAINER_HEADER, -1, ci,
+				    section);
+		if (rc)
+			return rc;
+		end = limit;
+	}
+
+	ct.offset = off;
+	ct.size = end - off;
+	ct.section = section;
+	ct.found = found;
+	ct.first_image = f->nimages;
+	if ((rc = add_container(f, &ct)))
+		return rc;
+	f->sections[section].ncontainers++;
+
+	pos = off + FATBIN_CONTAINER_HEADER;
+	while (pos < end) {
+		struct elfscan_image img;
+		enum elfscan_problem_code p;
+		long ii = (long)f->nimages;
+		int r = elfscan_entry_parse(f->buf + pos, end - pos, &img, &p);
+
+		if (r < 0) {
+			rc = es_add_problem(f, p, pos,
+					    p == ELFSCAN_P_ENTRY_TRUNCATED
+						    ? end - pos
+						    : rd32(f->buf + pos +
+							   E_HSIZE),
+					    -1, ci, section);
+			if (rc)
+				return rc;
+			pos = end; /* the chain cannot be followed further */
+			break;
+		}
+		img.offset = pos;
+		img.container = (size_t)ci;
+		if (r > 0) {
+			rc = es_add_problem(f, p, pos,
+					    p == ELFSCAN_P_ENTRY_BAD_VERSION
+						    ? rd16(f->buf + pos + E_HVER)
+						    : img.flags,
+					    p == ELFSCAN_P_ENTRY_BAD_VERSION
+						    ? -1
+						    : ii,
+					    ci, section);
+			if (rc)
+				return rc;
+		}
+		if (r == 0 || p != ELFSCAN_P_ENTRY_BAD_VERSION) {
+			if ((rc = add_image(f, &img)))
+				return rc;
+			if (!known_kind(img.kind) &&
+			    (rc = es_add_problem(f, ELFSCAN_P_ENTRY_UNKNOWN_KIND,
+						 pos, img.kind, ii, ci,
+						 section)))
+				return rc;
+			if (img.unknown_flags &&
+			    (rc = es_add_problem(f, ELFSCAN_P_UNKNOWN_FLAGS, pos,
+						 img.unknown_flags, ii, ci,
+						 section)))
+				return rc;
+			if (img.codec == ELFSCAN_CODEC_LZ4 &&
+			    img.stored_size >= 4 &&
+			    rd32(f->buf + pos + img.header_size) == 0x184D2204u &&
+			    (rc = es_add_problem(f, ELFSCAN_P_LZ4_FRAME, pos, 0,
+						 ii, ci, section)))
+				return rc;
+		}
+		pos += img.header_size + rd64(f->buf + pos + E_PADDED);
+	}
+	if (pos != end &&
+	    (rc = es_add_problem(f, ELFSCAN_P_CHAIN_OVERRUNS, off, 0, -1, ci,
+				 section)))
+		return rc;
+	f->containers[ci].nimages = f->nimages - f->containers[ci].first_image;
+	*next = end;
+	return 0;
+}
+
+/* First offset >= pos whose address (offset + delta) is 8-aligned. */
+static uint64_t align_up(uint64_t pos, uint64_t delta)
+{
+	return pos + ((8 - ((pos + delta) & 7)) & 7);
+}
+
+int es_magic_scan(struct elfscan_file *f, uint64_t start, uint64_t end,
+		  uint64_t addr_delta, size_t section)
+{
+	uint64_t pos = align_up(start, addr_delta);
+	int rc;
+
+	while (in_range(pos, FATBIN_CONTAINER_HEADER, end)) {
+		uint64_t size, bad, next;
+
+		if (rd32(f->buf + pos) != FATBIN_MAGIC ||
+		    elfscan_container_validate(f->buf + pos, end - pos, &size,
+					       &bad) != 0) {
+			pos += 8;
+			continue;
+		}
+		rc = es_add_container(f, pos, end, section, ELFSCAN_FOUND_MAGIC,
+				      &next);
+		if (rc)
+			return rc;
+		pos = align_up(next, addr_delta);
+	}
+	return 0;
+}
+
+static int all_zero(const unsigned char *p, uint64_t n)
+{
+	while (n--)
+		if (*p++)
+			return 0;
+	return 1;
+}
+
+int es_walk_section(struct elfscan_file *f, uint64_t start, uint64_t end,
+		    uint64_t addr_delta, size_t section)
+{
+	uint64_t pos = start;
+	int rc;
+
+	while (pos < end) {
+		uint64_t next;
+		size_t before = f->ncontainers;
+
+		/* 8-byte zero padding between containers is tolerated. */
+		if (!in_range(pos, 8, end) || all_zero(f->buf + pos, 8)) {
+			uint64_t n = in_range(pos, 8, end) ? 8 : end - pos;
+
+			if (!all_zero(f->buf + pos, n))
+				break;
+			pos += n;
+			continue;
+		}
+		if (in_range(pos, FATBIN_CONTAINER_HEADER, end) &&
+		    rd32(f->buf + pos) == FATBIN_MAGIC) {
+			rc = es_add_container(f, pos, end, section,
+					      ELFSCAN_FOUND_SECTION, &next);
+			if (rc)
+				return rc;
+			if (f->ncontainers > before) {
+				pos = next;
+				continue;
+			}
+		}
+		/* Junk: say where, then look for the next valid container. */
+		rc = es_add_problem(f, ELFSCAN_P_JUNK_IN_SECTION, pos, 0, -1, -1,
+				    section);
+		if (rc)
+			return rc;
+		return es_magic_scan(f, pos + 1, end, addr_delta, section);
+	}
+	if (pos < end)
+		return es_add_problem(f, ELFSCAN_P_JUNK_IN_SECTION, pos, 0, -1,
+				      -1, section);
+	return 0;
+}
+
+/* Images of one container in memory, for elfscan_module_describe(). */
+static long describe_container(const unsigned char *c, uint64_t size,
+			       struct elfscan_image *out, size_t nmax)
+{
+	uint64_t pos = FATBIN_CONTAINER_HEADER;
+	long n = 0;
+
+	while (pos < size) {
+		struct elfscan_image img;
+		enum elfscan_problem_code p;
+
+		if (elfscan_entry_parse(c + pos, size - pos, &img, &p) < 0)
+			break;
+		img.offset = pos;
+		if ((size_t)n < nmax)
+			out[n] = img;
+		n++;
+		pos += img.header_size + rd64(c + pos + E_PADDED);
+	}
+	return n;
+}
+
+long elfscan_module_describe(const void *buf, size_t maxlen,
+			     struct elfscan_image *out, size_t nmax)
+{
+	const unsigned char *b = buf;
+	struct es_cubin cub;
+	struct es_ptx ptx;
+
+	if (!buf)
+		return -EINVAL;
+	if (maxlen >= FATBIN_CONTAINER_HEADER && rd32(b) == FATBIN_MAGIC) {
+		uint64_t body = rd64(b + 8);
+
+		if (rd16(b + 4) != 1 || rd16(b + 6) != FATBIN_CONTAINER_HEADER ||
+		    !in_range(FATBIN_CONTAINER_HEADER, body, maxlen))
+			return -EBADMSG;
+		return describe_container(b, FATBIN_CONTAINER_HEADER + body,
+					  out, nmax);
+	}
+	if (maxlen >= 64 && memcmp(b, "\177ELF", 4) == 0) {
+		if (es_cubin_parse(b, maxlen, &cub) != 0)
+			return -EBADMSG;
+		if (nmax) {
+			memset(out, 0, sizeof(*out));
+			out->kind = ELFSCAN_KIND_SASS;
+			out->arch = cub.sm;
+			out->variant = cub.arch_specific == 1 ? ELFSCAN_VARIANT_A
+				       : cub.family_specific == 1
+					       ? ELFSCAN_VARIANT_F
+					       : ELFSCAN_VARIANT_NONE;
+			out->version_major = 1;
+			out->version_minor = cub.abi_version;
+			out->stored_size = out->size = cub.size;
+		}
+		return 1;
+	}
+	if (es_ptx_parse(buf, strnlen(buf, maxlen), &ptx) == 0) {
+		if (nmax) {
+			memset(out, 0, sizeof(*out));
+			out->kind = ELFSCAN_KIND_PTX;
+			out->arch = ptx.arch;
+			out->variant = ptx.variant;
+			out->version_major = ptx.major;
+			out->version_minor = ptx.minor;
+			out->stored_size = out->size =
+				strnlen(buf, maxlen) + 1;
+		}
+		return 1;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,102 @@
+/* Shared by the elfscan sources; not installed. */
+#ifndef ELFSCAN_INTERNAL_H
+#define ELFSCAN_INTERNAL_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "elfscan.h"
+
+#define FATBIN_MAGIC 0xBA55ED50u
+#define FATBIN_WRAPPER_MAGIC 0x466243B1u
+#define FATBIN_CONTAINER_HEADER 16u
+#define FATBIN_ENTRY_HEADER_MIN 0x40u
+#define FATBIN_WRAPPER_SIZE 24u
+
+#ifndef EM_CUDA
+#define EM_CUDA 190
+#endif
+
+/* Little-endian loads from unaligned bytes; callers range-check first. */
+static inline uint16_t rd16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+	return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
+}
+
+/*
+ * The one range check: true when [off, off+len) lies inside [0, size),
+ * without overflow.
+ */
+static inline int in_range(uint64_t off, uint64_t len, uint64_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/* Append helpers; return 0 or -ENOMEM. */
+int es_add_problem(struct elfscan_file *f, enum elfscan_problem_code code,
+		   uint64_t offset, uint64_t value, long image, long container,
+		   size_t section);
+int es_add_section(struct elfscan_file *f, const char *name, uint64_t offset,
+		   uint64_t size, uint64_t addr, size_t *index);
+
+/*
+ * Walk the container at f->buf + off (validated or not) whose bytes may
+ * run to limit (an absolute file offset), appending images and the
+ * container itself. Problems are recorded. Returns 0 or -ENOMEM; *next is
+ * set to where the container ends (clamped to limit).
+ */
+int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
+		     size_t section, enum elfscan_found found, uint64_t *next);
+
+/*
+ * Scan [start, end) of f->buf for containers: validated magic hits at
+ * addresses (file offset + addr_delta) that are 8-aligned. Returns 0 or
+ * -ENOMEM.
+ */
+int es_magic_scan(struct elfscan_file *f, uint64_t start, uint64_t end,
+		  uint64_t addr_delta, size_t section);
+
+/*
+ * Walk a section known to hold back-to-back containers; on junk, record it
+ * and resynchronise with a magic scan of the rest.
+ */
+int es_walk_section(struct elfscan_file *f, uint64_t start, uint64_t end,
+		    uint64_t addr_delta, size_t section);
+
+/* Host ELF reading with libelf (elf.c). */
+int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt);
+
+/* Cubin header facts, from the ELF header and sections of a device ELF. */
+struct es_cubin {
+	unsigned abi_version; /* EI_ABIVERSION: 7 or 8 (others possible) */
+	unsigned osabi;
+	unsigned sm;          /* from e_flags, per ABI layout */
+	unsigned elf_type;
+	int arch_specific;    /* .nv.compat attr 0x09: 1, 0, or -1 unknown */
+	int family_specific;  /* "sm_XXf" in .note.nv.tkinfo: 1, 0, -1 */
+	uint64_t size;        /* bytes the ELF structure covers */
+};
+/* Parse a device ELF in [buf, buf+len). Returns 0 or -EBADMSG. */
+int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c);
+
+/* PTX header facts. */
+struct es_ptx {
+	unsigned major, minor; /* .version */
+	unsigned arch;         /* .target sm_XX */
+	enum elfscan_variant variant;
+};
+/* Parse .version and .target from PTX text. Returns 0 or -EBADMSG. */
+int es_ptx_parse(const char *text, size_t len, struct es_ptx *p);
+
+#endif

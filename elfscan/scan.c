@@ -1,0 +1,255 @@
+/* The entry points: what kind of file this is, and the path wrapper. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+void elfscan_file_init(struct elfscan_file *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void elfscan_file_release(struct elfscan_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nsections; i++)
+		free(f->sections[i].name);
+	free(f->sections);
+	free(f->containers);
+	free(f->images);
+	free(f->problems);
+	if (f->map)
+		munmap(f->map, f->map_len);
+	elfscan_file_init(f);
+}
+
+/* A standalone cubin or PTX file is one image in a pseudo-container. */
+static int scan_single(struct elfscan_file *f)
+{
+	struct elfscan_image img;
+	struct elfscan_container c = { 0 };
+	size_t sec;
+	int rc;
+
+	if (elfscan_module_describe(f->buf, f->len, &img, 1) != 1)
+		return -EINVAL;
+	if ((rc = es_add_section(f, "[file]", 0, f->len, 0, &sec)))
+		return rc;
+	img.offset = 0;
+	img.container = 0;
+	img.stored_size = f->len;
+	c.size = f->len;
+	c.section = sec;
+	c.found = ELFSCAN_FOUND_FILE;
+	c.nimages = 1;
+	f->containers = calloc(1, sizeof(c));
+	f->images = calloc(1, sizeof(img));
+	if (!f->containers || !f->images)
+		return -ENOMEM;
+	f->containers[0] = c;
+	f->images[0] = img;
+	f->ncontainers = f->nimages = 1;
+	f->cap_containers = f->cap_images = 1;
+	f->sections[sec].ncontainers = 1;
+	return 0;
+}
+
+static int looks_like_ptx(const unsigned char *buf, size_t len)
+{
+	struct es_ptx p;
+
+	return es_ptx_parse((const char *)buf, strnlen((const char *)buf, len),
+			    &p) == 0;
+}
+
+int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
+			const struct elfscan_options *opt)
+{
+	static const struct elfscan_options defaults;
+	const unsigned char *b = buf;
+
+	if (!opt)
+		opt = &defaults;
+	f->buf = b;
+	f->len = len;
+	if (len >= 20 && memcmp(b, "\177ELF", 4) == 0) {
+		if (rd16(b + 18) == EM_CUDA) {
+			f->type = ELFSCAN_FILE_CUBIN;
+			return scan_single(f);
+		}
+		f->type = ELFSCAN_FILE_ELF;
+		return es_scan_elf(f, opt);
+	}
+	if (len >= FATBIN_CONTAINER_HEADER && rd32(b) == FATBIN_MAGIC) {
+		size_t sec;
+		int rc;
+
+		f->type = ELFSCAN_FILE_FATBIN;
+		if ((rc = es_add_section(f, "[file]", 0, len, 0, &sec)))
+			return rc;
+		return es_walk_section(f, 0, len, 0, sec);
+	}
+	if (len > 0 && looks_like_ptx(b, len)) {
+		f->type = ELFSCAN_FILE_PTX;
+		return scan_single(f);
+	}
+	return -EINVAL;
+}
+
+int elfscan_scan_path(struct elfscan_file *f, const char *path,
+		      const struct elfscan_options *opt)
+{
+	struct stat st;
+	void *map;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return S_ISREG(st.st_mode) ? -EINVAL : -ENODEV;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	rc = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (rc)
+		return rc;
+	f->map = map;
+	f->map_len = (size_t)st.st_size;
+	return elfscan_scan_buffer(f, map, (size_t)st.st_size, opt);
+}
+
+const char *elfscan_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case ELFSCAN_KIND_SASS:
+		return "sass";
+	case ELFSCAN_KIND_PTX:
+		return "ptx";
+	case ELFSCAN_KIND_LTOIR:
+		return "ltoir";
+	default:
+		return "unknown";
+	}
+}
+
+const char *elfscan_codec_name(enum elfscan_codec codec)
+{
+	static const char *const names[] = { "none", "lz4", "zstd", "unknown" };
+
+	return (unsigned)codec < 4 ? names[codec] : "unknown";
+}
+
+const char *elfscan_found_name(enum elfscan_found found)
+{
+	static const char *const names[] = { "section", "magic-scan", "file" };
+
+	return (unsigned)found < 3 ? names[found] : "unknown";
+}
+
+char *elfscan_image_arch_name(const struct elfscan_image *img, char *buf,
+			      size_t size)
+{
+	const char *suffix = img->variant == ELFSCAN_VARIANT_A   ? "a"
+			     : img->variant == ELFSCAN_VARIANT_F ? "f"
+								 : "";
+
+	switch (img->kind) {
+	case ELFSCAN_KIND_SASS:
+		snprintf(buf, size, "sm_%u%s", img->arch, suffix);
+		break;
+	case ELFSCAN_KIND_PTX:
+		snprintf(buf, size, "compute_%u%s", img->arch, suffix);
+		break;
+	case ELFSCAN_KIND_LTOIR:
+		snprintf(buf, size, "lto_%u%s", img->arch, suffix);
+		break;
+	default:
+		snprintf(buf, size, "kind%u_%u%s", img->kind, img->arch, suffix);
+		break;
+	}
+	return buf;
+}
+
+static const struct {
+	const char *id;
+	int error;
+	const char *text;
+} problem_table[] = {
+#define ELFSCAN_PROBLEM(code, id, severity, text) { id, severity, text },
+#include "problems.def"
+#undef ELFSCAN_PROBLEM
+};
+
+const char *elfscan_problem_id(enum elfscan_problem_code code)
+{
+	return (unsigned)code < ELFSCAN_P_COUNT ? problem_table[code].id
+						: "unknown";
+}
+
+bool elfscan_problem_is_error(enum elfscan_problem_code code)
+{
+	return (unsigned)code < ELFSCAN_P_COUNT && problem_table[code].error;
+}
+
+char *elfscan_problem_describe(const struct elfscan_file *f,
+			       const struct elfscan_problem *p, char *buf,
+			       size_t size)
+{
+	const char *t;
+	size_t n = 0;
+
+	if (size == 0)
+		return buf;
+	t = (unsigned)p->code < ELFSCAN_P_COUNT ? problem_table[p->code].text
+						: "unknown problem";
+	while (*t && n + 1 < size) {
+		char tmp[64];
+		const char *ins = NULL;
+
+		if (strncmp(t, "{off}", 5) == 0) {
+			snprintf(tmp, sizeof(tmp), "0x%llx",
+				 (unsigned long long)p->offset);
+			ins = tmp;
+			t += 5;
+		} else if (strncmp(t, "{val}", 5) == 0) {
+			snprintf(tmp, sizeof(tmp), "0x%llx",
+				 (unsigned long long)p->value);
+			ins = tmp;
+			t += 5;
+		} else if (strncmp(t, "{dec}", 5) == 0) {
+			snprintf(tmp, sizeof(tmp), "%llu",
+				 (unsigned long long)p->value);
+			ins = tmp;
+			t += 5;
+		} else if (strncmp(t, "{sec}", 5) == 0) {
+			ins = f && p->section < f->nsections
+				      ? f->sections[p->section].name
+				      : "?";
+			t += 5;
+		} else {
+			buf[n++] = *t++;
+			continue;
+		}
+		while (*ins && n + 1 < size)
+			buf[n++] = *ins++;
+	}
+	buf[n] = '\0';
+	return buf;
+}
