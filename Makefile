@@ -63,8 +63,12 @@ $(B)/%.o: %.c
 $(B)/libelfscan.a: $(ELFSCAN_OBJ)
 	$(AR) rcs $@ $^
 
-$(B)/cudatrace: $(CLI_OBJ) $(B)/libelfscan.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(B)/libelfscan.a $(DEPS_LIBS)
+# The CLI without main(), so unit tests can link its modules.
+$(B)/libct.a: $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
+	$(AR) rcs $@ $^
+
+$(B)/cudatrace: $(B)/cli/main.o $(B)/libct.a $(B)/libelfscan.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEPS_LIBS)
 
 -include $(ELFSCAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
@@ -72,10 +76,10 @@ $(B)/cudatrace: $(CLI_OBJ) $(B)/libelfscan.a
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h $(B)/libelfscan.a
+$(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h $(B)/libct.a $(B)/libelfscan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
-		$(B)/libelfscan.a $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(DEPS_LIBS)
+		$(B)/libct.a $(B)/libelfscan.a $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(DEPS_LIBS)
 
 # Fixtures built from tests/fixtures/src with nvcc when it is there.
 fixtures: $(B)/cudatrace

@@ -296,11 +296,11 @@ static int on_object(void *p, const struct ct_object *obj)
 
 static int add_targets(struct check_ctx *ctx, const char *list)
 {
-	char *copy = ct_xstrdup(list), *save = NULL, *tok;
+	char *copy = ct_xstrdup(list), *tok, *next;
 	int rc = 0;
 
-	for (tok = strtok_r(copy, ",", &save); tok && rc == 0;
-	     tok = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: an empty element is an error, not skipped. */
+	for (next = copy; rc == 0 && (tok = strsep(&next, ","));) {
 		if (strcmp(tok, "native") == 0) {
 			char why[512];
 			int n = ct_gpu_targets(ctx->targets + ctx->ntargets,

@@ -38,7 +38,11 @@ static void print_containers(const struct elfscan_file *f)
 
 	if (f->type == ELFSCAN_FILE_CUBIN || f->type == ELFSCAN_FILE_PTX)
 		return;
-	printf("  containers: %zu", f->ncontainers);
+	if (f->type != ELFSCAN_FILE_ELF) {
+		printf("  fatbin containers: %zu\n", f->ncontainers);
+		return;
+	}
+	printf("  fatbin containers:");
 	for (s = 0; s < f->nsections; s++) {
 		size_t n = 0, reg = 0, magic = 0;
 
@@ -51,16 +55,14 @@ static void print_containers(const struct elfscan_file *f)
 		}
 		if (!n)
 			continue;
-		printf("%s %s %zu", first ? " in" : ",", f->sections[s].name, n);
+		printf("%s %zu in %s", first ? "" : ",", n, f->sections[s].name);
 		first = 0;
-		if (f->type != ELFSCAN_FILE_ELF || f->nwrappers == 0)
-			continue;
 		if (magic)
 			printf(" (found by magic scan, %s)",
-			       reg == 0 ? "not registered"
+			       reg == 0   ? "not registered"
 			       : reg == n ? "registered"
 					  : "partly registered");
-		else if (reg != n)
+		else if (f->nwrappers && reg != n)
 			printf(" (%zu registered)", reg);
 	}
 	printf("\n");
@@ -133,11 +135,12 @@ static void print_verbose(const struct elfscan_file *f)
 	for (c = 0; c < f->ncontainers; c++) {
 		const struct elfscan_container *ct = &f->containers[c];
 
-		printf("  container %zu at 0x%llx in %s, %zu image%s, %s", c,
+		printf("  container %zu at 0x%llx in %s, %zu image%s", c,
 		       (unsigned long long)ct->offset,
 		       section_name(f, ct->section), ct->nimages,
-		       ct->nimages == 1 ? "" : "s",
-		       elfscan_found_name(ct->found));
+		       ct->nimages == 1 ? "" : "s");
+		if (ct->found == ELFSCAN_FOUND_MAGIC)
+			printf(", found by magic scan");
 		if (ct->wrapper_version)
 			printf(", registered (wrapper v%d)", ct->wrapper_version);
 		printf("\n");

@@ -86,12 +86,14 @@ static int deliver(struct walk *w, const char *path, struct elfscan_file *f,
 		   int rc)
 {
 	struct ct_object obj = { path, f, NULL };
+	char why[256];
 	int stop;
 
-	if (rc == 0 && f->type == ELFSCAN_FILE_ELF && f->nproblems &&
-	    f->problems[0].code == ELFSCAN_P_ELF_ERROR) {
+	if (rc == 0 && f->nproblems &&
+	    elfscan_problem_is_fatal(f->problems[0].code)) {
 		obj.scan = NULL;
-		obj.error = "truncated or corrupt ELF file";
+		obj.error = elfscan_problem_describe(f, &f->problems[0], why,
+						     sizeof(why));
 	} else if (rc == 0 && w->opt->verify) {
 		rc = elfscan_verify(f);
 	}

@@ -366,6 +366,22 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 	f->elf_machine = eh.e_machine;
 	f->elf_type = eh.e_type;
 
+	/* A cut-off file: its header promises tables past the end. */
+	{
+		uint64_t need = 0;
+
+		if (eh.e_shoff && eh.e_shnum)
+			need = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
+		if (eh.e_phoff && eh.e_phnum &&
+		    eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > need)
+			need = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+		if (need > f->len) {
+			rc = es_add_problem(f, ELFSCAN_P_FILE_TRUNCATED, 0, need,
+					    -1, -1, NO_SECTION);
+			goto out;
+		}
+	}
+
 	if (elf_getshdrnum(elf, &shnum) != 0 ||
 	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = es_add_problem(f, ELFSCAN_P_ELF_ERROR, eh.e_shoff, 0, -1,

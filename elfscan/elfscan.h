@@ -225,6 +225,8 @@ const char *elfscan_found_name(enum elfscan_found found);
 const char *elfscan_problem_id(enum elfscan_problem_code code);
 /* True for problems that mean the file is damaged, false for notes. */
 bool elfscan_problem_is_error(enum elfscan_problem_code code);
+/* True for problems that mean nothing in the file can be trusted. */
+bool elfscan_problem_is_fatal(enum elfscan_problem_code code);
 /*
  * Describe a problem in words (lowercase, no full stop) into buf; returns
  * buf. Uses f for section names; f may be NULL.

@@ -208,6 +208,11 @@ bool elfscan_problem_is_error(enum elfscan_problem_code code)
 	return (unsigned)code < ELFSCAN_P_COUNT && problem_table[code].error;
 }
 
+bool elfscan_problem_is_fatal(enum elfscan_problem_code code)
+{
+	return (unsigned)code < ELFSCAN_P_COUNT && problem_table[code].error > 1;
+}
+
 char *elfscan_problem_describe(const struct elfscan_file *f,
 			       const struct elfscan_problem *p, char *buf,
 			       size_t size)
