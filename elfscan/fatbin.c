@@ -270,9 +270,8 @@ int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
 	if (in_range(off + FATBIN_CONTAINER_HEADER, body, limit)) {
 		end = off + FATBIN_CONTAINER_HEADER + body;
 	} else {
-		rc = es_add_problem(f, ELFSCAN_P_CONTAINER_OVERRUNS, off,
-				    body + FATBIN_CONTAINER_HEADER, -1, ci,
-				    section);
+		rc = es_add_problem(f, ELFSCAN_P_CONTAINER_OVERRUNS, off, body,
+				    -1, ci, section);
 		if (rc)
 			return rc;
 		end = limit;
