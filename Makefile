@@ -28,9 +28,12 @@ WERROR ?=
 VERSION := 0.1.0
 B := build
 
-PKGS := libelf liblz4 libzstd libzip
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# libzip is opened with dlopen when the first wheel is read (cli/zipload.h),
+# so only its headers and its soname are needed at build time.
+PKGS := libelf liblz4 libzstd
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libzip 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
+LIBZIP_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libzip 2>/dev/null)/libzip.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -38,6 +41,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' -Ielfscan -Icli $(DEPS_CFLAGS) \
+	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CT_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
@@ -47,7 +51,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(CT_LDFLAGS)
 ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/arch.c \
 	elfscan/elf.c elfscan/scan.c elfscan/verify.c
 CLI_SRC := cli/main.c cli/json.c cli/inputs.c cli/cmd_scan.c cli/cmd_check.c \
-	cli/util.c cli/summary.c cli/gpu.c cli/cuda_errors.c
+	cli/util.c cli/summary.c cli/gpu.c cli/cuda_errors.c cli/zipload.c
 
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)

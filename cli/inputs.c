@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uthash.h>
-#include <zip.h>
 
 #include "cudatrace.h"
+#include "zipload.h"
 
 /* Members larger than this are reported, not read into memory. */
 #define MEMBER_MAX ((zip_uint64_t)16 << 30)
@@ -160,24 +160,27 @@ static enum magic file_magic(const char *path)
 
 static int scan_wheel(struct walk *w, const char *path)
 {
+	const struct ct_zip *z;
 	zip_t *za;
 	zip_int64_t n, i;
 	int err = 0, stop = 0;
 	char why[256];
 
-	za = zip_open(path, ZIP_RDONLY, &err);
+	if (!(z = ct_zip_load(why, sizeof(why))))
+		return report_error(w, path, why);
+	za = z->zip_open(path, ZIP_RDONLY, &err);
 	if (!za) {
 		zip_error_t ze;
 
-		zip_error_init_with_code(&ze, err);
+		z->zip_error_init_with_code(&ze, err);
 		snprintf(why, sizeof(why), "cannot read as a wheel: %s",
-			 zip_error_strerror(&ze));
-		zip_error_fini(&ze);
+			 z->zip_error_strerror(&ze));
+		z->zip_error_fini(&ze);
 		return report_error(w, path, why);
 	}
-	n = zip_get_num_entries(za, 0);
+	n = z->zip_get_num_entries(za, 0);
 	for (i = 0; i < n && !stop; i++) {
-		const char *name = zip_get_name(za, (zip_uint64_t)i, 0);
+		const char *name = z->zip_get_name(za, (zip_uint64_t)i, 0);
 		zip_stat_t st;
 		zip_file_t *zf;
 		unsigned char head[4], *buf;
@@ -190,53 +193,53 @@ static int scan_wheel(struct walk *w, const char *path)
 
 		if (!name || has_suffix(name, "/"))
 			continue;
-		if (zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 ||
+		if (z->zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 ||
 		    !(st.valid & ZIP_STAT_SIZE) || st.size < 4)
 			continue;
 		mpath = ct_xmalloc(strlen(path) + strlen(name) + 2);
 		sprintf(mpath, "%s!%s", path, name);
-		zf = zip_fopen_index(za, (zip_uint64_t)i, 0);
+		zf = z->zip_fopen_index(za, (zip_uint64_t)i, 0);
 		if (!zf) {
 			snprintf(why, sizeof(why), "cannot read wheel member: %s",
-				 zip_strerror(za));
+				 z->zip_strerror(za));
 			stop = report_error(w, mpath, why);
 			free(mpath);
 			continue;
 		}
-		got = zip_fread(zf, head, sizeof(head));
+		got = z->zip_fread(zf, head, sizeof(head));
 		if (got != (zip_int64_t)sizeof(head) ||
 		    (classify(head, sizeof(head)) != M_DEVICE &&
 		     !named_device_file(name))) {
-			zip_fclose(zf);
+			z->zip_fclose(zf);
 			free(mpath);
 			continue;
 		}
 		if (st.size > MEMBER_MAX) {
-			zip_fclose(zf);
+			z->zip_fclose(zf);
 			stop = report_error(w, mpath, "wheel member too large");
 			free(mpath);
 			continue;
 		}
 		buf = ct_xmalloc((size_t)st.size);
 		memcpy(buf, head, sizeof(head));
-		got = zip_fread(zf, buf + 4, st.size - 4);
+		got = z->zip_fread(zf, buf + 4, st.size - 4);
 		if (got != (zip_int64_t)(st.size - 4)) {
 			snprintf(why, sizeof(why), "cannot read wheel member: %s",
-				 zip_file_strerror(zf));
-			zip_fclose(zf);
+				 z->zip_file_strerror(zf));
+			z->zip_fclose(zf);
 			stop = report_error(w, mpath, why);
 			free(buf);
 			free(mpath);
 			continue;
 		}
-		zip_fclose(zf);
+		z->zip_fclose(zf);
 		elfscan_file_init(&f);
 		rc = elfscan_scan_buffer(&f, buf, (size_t)st.size, &o);
 		stop = deliver(w, mpath, &f, rc);
 		free(buf);
 		free(mpath);
 	}
-	zip_discard(za);
+	z->zip_discard(za);
 	return stop;
 }
 
