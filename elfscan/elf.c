@@ -368,16 +368,20 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 
 	/* A cut-off file: its header promises tables past the end. */
 	{
-		uint64_t need = 0;
+		uint64_t sh_len = (uint64_t)eh.e_shnum * eh.e_shentsize;
+		uint64_t ph_len = (uint64_t)eh.e_phnum * eh.e_phentsize;
 
-		if (eh.e_shoff && eh.e_shnum)
-			need = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
-		if (eh.e_phoff && eh.e_phnum &&
-		    eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > need)
-			need = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
-		if (need > f->len) {
-			rc = es_add_problem(f, ELFSCAN_P_FILE_TRUNCATED, 0, need,
-					    -1, -1, NO_SECTION);
+		if ((eh.e_shnum && !in_range(eh.e_shoff, sh_len, f->len)) ||
+		    (eh.e_phnum && !in_range(eh.e_phoff, ph_len, f->len))) {
+			uint64_t need = eh.e_shnum ? eh.e_shoff + sh_len : 0;
+
+			if (eh.e_phnum && eh.e_phoff + ph_len > need)
+				need = eh.e_phoff + ph_len;
+			/* Offsets that wrap are corruption, not truncation. */
+			rc = es_add_problem(f,
+					    need < f->len ? ELFSCAN_P_ELF_ERROR
+							  : ELFSCAN_P_FILE_TRUNCATED,
+					    0, need, -1, -1, NO_SECTION);
 			goto out;
 		}
 	}
