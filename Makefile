@@ -5,7 +5,8 @@
 #   make demo         the same set-up, then cudatrace on the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
 #   make SANITIZE=address,undefined check
-#   make fuzz         libFuzzer target (clang), seeded from the fixtures
+#   make fuzz         build the libFuzzer target (clang) and run it FUZZ_SECONDS (60),
+#                     seeded from the committed fixtures
 #   make bench        speed against the peers, as ratios
 #
 # The user's CFLAGS/LDFLAGS come first; the flags the project needs are
@@ -105,10 +106,14 @@ demo: deps
 # --- fuzzing and benchmarks -------------------------------------------------
 
 FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
 fuzz: $(B)/fuzz_scan
-	@mkdir -p $(B)/fuzz-corpus
-	@cp tests/fixtures/committed/*.* $(B)/fuzz-corpus/ 2>/dev/null || true
-	@echo "run: $(B)/fuzz_scan $(B)/fuzz-corpus -max_total_time=60"
+	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-crashes
+	@cp tests/fixtures/committed/*.so tests/fixtures/committed/*.o \
+		tests/fixtures/committed/*.fatbin tests/fixtures/committed/*.cubin \
+		tests/fixtures/committed/*.ptx $(B)/fuzz-corpus/
+	$(B)/fuzz_scan -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
+		-print_final_stats=1 $(B)/fuzz-corpus
 
 $(B)/fuzz_scan: tests/fuzz/fuzz_scan.c $(ELFSCAN_SRC)
 	@mkdir -p $(dir $@)

@@ -50,7 +50,7 @@ static void print_containers(const struct elfscan_file *f)
 			if (f->containers[c].section != s)
 				continue;
 			n++;
-			reg += f->containers[c].wrapper_version != 0;
+			reg += f->containers[c].registered;
 			magic += f->containers[c].found == ELFSCAN_FOUND_MAGIC;
 		}
 		if (!n)
@@ -141,8 +141,8 @@ static void print_verbose(const struct elfscan_file *f)
 		       ct->nimages == 1 ? "" : "s");
 		if (ct->found == ELFSCAN_FOUND_MAGIC)
 			printf(", found by magic scan");
-		if (ct->wrapper_version)
-			printf(", registered (wrapper v%d)", ct->wrapper_version);
+		if (ct->registered)
+			printf(", registered (wrapper v%u)", ct->wrapper_version);
 		printf("\n");
 		for (i = ct->first_image; i < ct->first_image + ct->nimages; i++)
 			print_image(f, &f->images[i]);
@@ -297,7 +297,7 @@ static void json_file(struct scan_ctx *ctx, const struct ct_object *obj)
 		ct_json_kv_u64(j, "size", c->size);
 		ct_json_kv_string(j, "section", section_name(f, c->section));
 		ct_json_kv_string(j, "found", elfscan_found_name(c->found));
-		ct_json_kv_bool(j, "registered", c->wrapper_version != 0);
+		ct_json_kv_bool(j, "registered", c->registered);
 		ct_json_kv_u64(j, "images", c->nimages);
 		ct_json_object_end(j);
 	}

@@ -87,7 +87,7 @@ int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 		end = shoff + (uint64_t)shnum * shentsize;
 	if (shnum == 0 || shentsize < 64 ||
 	    !in_range(shoff, (uint64_t)shnum * shentsize, len)) {
-		c->size = end;
+		c->size = end < len ? end : len;
 		return 0;
 	}
 	for (i = 0; i < shnum; i++) {
@@ -105,6 +105,6 @@ int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 			c->family_specific =
 				note_family_specific(buf + off, size);
 	}
-	c->size = end;
+	c->size = end < len ? end : len;
 	return 0;
 }

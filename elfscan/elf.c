@@ -293,12 +293,13 @@ static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
 					    -1, seg_section);
 			continue;
 		}
-		f->containers[ci].wrapper_version = (int)w[i].version;
+		f->containers[ci].registered = true;
+		f->containers[ci].wrapper_version = w[i].version;
 	}
 	for (i = 0; i < f->ncontainers && rc == 0; i++) {
 		const struct elfscan_container *c = &f->containers[i];
 
-		if (c->found == ELFSCAN_FOUND_SECTION && c->wrapper_version == 0)
+		if (c->found == ELFSCAN_FOUND_SECTION && !c->registered)
 			rc = es_add_problem(f, ELFSCAN_P_CONTAINER_UNREFERENCED,
 					    c->offset, 0, -1, (long)i,
 					    c->section);

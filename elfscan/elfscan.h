@@ -109,8 +109,9 @@ struct elfscan_container {
 	uint64_t size;        /* bytes, header included */
 	size_t section;       /* index into elfscan_file.sections */
 	enum elfscan_found found;
-	int wrapper_version;  /* 1 or 2 when a .nvFatBinSegment wrapper points
-				 at it, 0 when none does */
+	bool registered;      /* a .nvFatBinSegment wrapper points at it */
+	unsigned wrapper_version; /* that wrapper's version (1, or 2 for
+				     -rdc linked images); 0 when none */
 	size_t first_image;   /* images[first_image .. first_image+nimages) */
 	size_t nimages;
 };

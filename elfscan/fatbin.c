@@ -92,6 +92,10 @@ int elfscan_entry_parse(const void *buf, size_t avail,
 		}
 	} else if (flags & ELFSCAN_FLAG_COMPRESSED_OLD) {
 		img->codec = ELFSCAN_CODEC_UNKNOWN;
+		if (csz > padded) {
+			*problem = ELFSCAN_P_ENTRY_BAD_COMPRESSED_SIZE;
+			return 1;
+		}
 		if (csz)
 			img->stored_size = csz;
 		if (usz)

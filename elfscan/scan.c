@@ -80,8 +80,11 @@ int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 	f->len = len;
 	if (len >= 20 && memcmp(b, "\177ELF", 4) == 0) {
 		if (rd16(b + 18) == EM_CUDA) {
-			f->type = ELFSCAN_FILE_CUBIN;
-			return scan_single(f);
+			int rc = scan_single(f);
+
+			if (rc == 0)
+				f->type = ELFSCAN_FILE_CUBIN;
+			return rc;
 		}
 		f->type = ELFSCAN_FILE_ELF;
 		return es_scan_elf(f, opt);
@@ -96,8 +99,11 @@ int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 		return es_walk_section(f, 0, len, 0, sec);
 	}
 	if (len > 0 && looks_like_ptx(b, len)) {
-		f->type = ELFSCAN_FILE_PTX;
-		return scan_single(f);
+		int rc = scan_single(f);
+
+		if (rc == 0)
+			f->type = ELFSCAN_FILE_PTX;
+		return rc;
 	}
 	return -EINVAL;
 }
