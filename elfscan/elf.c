@@ -37,13 +37,17 @@ struct wrapper {
 	int has_pointer;      /* a stored value or relocation was found */
 };
 
-/* Sections that hold ELF metadata or code and never a fatbin. */
+/*
+ * Sections that hold ELF metadata, code, relocated pointers (.data.rel.ro:
+ * a fatbin has no pointers, so the linker never puts one there) or TLS
+ * images, and never a fatbin.
+ */
 static int never_fatbin(const char *name)
 {
 	static const char *const skip[] = {
 		".eh_frame", ".eh_frame_hdr", ".gcc_except_table", ".got",
 		".got.plt", ".comment", ".nvFatBinSegment", "__nv_module_id",
-		".interp", ".stapsdt.base",
+		".interp", ".stapsdt.base", ".data.rel.ro", ".tdata",
 	};
 	size_t i;
 
