@@ -41,25 +41,40 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
-	-DCUDATRACE_VERSION='"$(VERSION)"' -Ielfscan -Icli $(DEPS_CFLAGS) \
+	-DCUDATRACE_VERSION='"$(VERSION)"' -Iinclude -Ielfscan -Icli $(DEPS_CFLAGS) \
 	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
+	-DCT_LIBDIR='"$(LIBDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CT_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 ALL_CFLAGS = $(CFLAGS) $(CT_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(CT_LDFLAGS)
 
-ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/arch.c \
-	elfscan/elf.c elfscan/scan.c elfscan/verify.c
+ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c \
+	elfscan/arch.c elfscan/elf.c elfscan/scan.c elfscan/verify.c
 CLI_SRC := cli/main.c cli/json.c cli/inputs.c cli/cmd_scan.c cli/cmd_check.c \
-	cli/util.c cli/summary.c cli/gpu.c cli/cuda_errors.c cli/zipload.c
+	cli/util.c cli/summary.c cli/gpu.c cli/cuda_errors.c cli/zipload.c \
+	cli/cmd_run.c cli/jsonparse.c cli/trace.c cli/facts.c
+
+# The shim: its own sources, the libc-only part of the scanner (the fatbin
+# walker, not the libelf reader), hidden and linked in, and no sanitizer:
+# it runs inside other people's programs.
+SHIM_SRC := preload/record.c preload/util.c preload/objects.c preload/audit.c \
+	preload/hooks.c preload/driver.c
+SHIM_ELFSCAN := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c
+SHIM_OBJ := $(SHIM_SRC:%.c=$(B)/shim/%.o) $(SHIM_ELFSCAN:%.c=$(B)/shim/%.o) \
+	$(B)/shim/preload/tailcall.o
+SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
+	-DCUDATRACE_VERSION='"$(VERSION)"' -Iinclude -Ielfscan -Ipreload \
+	-fPIC -fvisibility=hidden -ffunction-sections -fdata-sections
+SHIM_LDFLAGS := -shared -Wl,--version-script=preload/exports.map \
+	-Wl,--gc-sections -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -static-libgcc
 
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-unit check-e2e demo fuzz bench \
-	fixtures check-oracle
-all: $(B)/cudatrace
+.PHONY: all clean install deps check demo fuzz bench fixtures programs
+all: $(B)/cudatrace $(B)/libcudatrace.so
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -75,7 +90,18 @@ $(B)/libct.a: $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
 $(B)/cudatrace: $(B)/cli/main.o $(B)/libct.a $(B)/libelfscan.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEPS_LIBS)
 
--include $(ELFSCAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+$(B)/shim/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SHIM_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(B)/shim/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+
+$(B)/libcudatrace.so: $(SHIM_OBJ) preload/exports.map
+	$(CC) $(CFLAGS) $(SHIM_CFLAGS) $(LDFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_OBJ)
+
+-include $(ELFSCAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(SHIM_OBJ:.o=.d)
 
 # --- tests -----------------------------------------------------------------
 
@@ -86,13 +112,16 @@ $(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h $(B)/libct.a $(B)/li
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
 		$(B)/libct.a $(B)/libelfscan.a $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(DEPS_LIBS)
 
-# Fixtures built from tests/fixtures/src with nvcc when it is there.
+# Fixtures built from tests/fixtures/src with nvcc when it is there; test
+# programs and the fake CUDA driver for the shim's tests.
 fixtures: $(B)/cudatrace
 	@$(MAKE) --no-print-directory -f tests/fixtures/fixtures.mk B=$(B)
+programs:
+	@$(MAKE) --no-print-directory -f tests/programs/programs.mk B=$(B) CC="$(CC)"
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(MAKE) --no-print-directory fixtures
+	@$(MAKE) --no-print-directory fixtures programs
 	@tests/run $(B)
 
 # Installs the Debian packages the build and the tests need, when missing.
@@ -126,8 +155,9 @@ bench: all
 # --- installation ------------------------------------------------------------
 
 install: all
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/cudatrace
 	$(INSTALL) -m 755 $(B)/cudatrace $(DESTDIR)$(BINDIR)/cudatrace
+	$(INSTALL) -m 644 $(B)/libcudatrace.so $(DESTDIR)$(LIBDIR)/cudatrace/libcudatrace.so
 	$(INSTALL) -m 644 docs/cudatrace.1 $(DESTDIR)$(MANDIR)/man1/cudatrace.1
 
 clean:

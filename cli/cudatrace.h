@@ -58,6 +58,7 @@ int ct_walk(const char *path, const struct ct_walk_options *opt,
 	    ct_object_fn fn, void *ctx);
 
 /* Commands. */
+int ct_cmd_run(int argc, char **argv);
 int ct_cmd_scan(int argc, char **argv);
 int ct_cmd_check(int argc, char **argv);
 

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ct_utf8.h"
 #include "json.h"
 
 void ct_json_init(struct ct_json *j, FILE *out)
@@ -44,41 +45,6 @@ void ct_json_object_end(struct ct_json *j) { close_(j, '}'); }
 void ct_json_array_begin(struct ct_json *j) { open_(j, '['); }
 void ct_json_array_end(struct ct_json *j) { close_(j, ']'); }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xE0) == 0xC0) {
-		len = 2;
-		cp = s[0] & 0x1F;
-	} else if ((s[0] & 0xF0) == 0xE0) {
-		len = 3;
-		cp = s[0] & 0x0F;
-	} else if ((s[0] & 0xF8) == 0xF0) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	/* Overlong forms, surrogates and values past U+10FFFF are invalid. */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
 static void write_string(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -118,7 +84,7 @@ static void write_string(FILE *out, const char *str, size_t n)
 			i++;
 			continue;
 		}
-		len = utf8_len(s + i, n - i);
+		len = ct_utf8_len(s + i, n - i);
 		if (len == 0) {
 			fprintf(out, "\\u%04x", c);
 			i++;

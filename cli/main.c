@@ -9,6 +9,7 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "run", ct_cmd_run, "run a program and explain what CUDA it loaded (the default)" },
 	{ "scan", ct_cmd_scan, "list the device code inside files, directories and wheels" },
 	{ "check", ct_cmd_check, "can these objects run on a GPU arch? (CI gate)" },
 };
@@ -18,7 +19,8 @@ static void usage(FILE *out)
 	size_t i;
 
 	fprintf(out,
-		"usage: cudatrace COMMAND [ARG...]\n"
+		"usage: cudatrace [run] [-o DIR] [--eager] [--] PROGRAM [ARG...]\n"
+		"       cudatrace COMMAND [ARG...]\n"
 		"       cudatrace --help | --version\n"
 		"\n"
 		"cudatrace makes CUDA library loading visible.\n"
@@ -28,7 +30,9 @@ static void usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out,
 		"\n"
-		"'cudatrace COMMAND --help' describes each command; 'man cudatrace' all of them.\n");
+		"\n"
+		"'cudatrace python train.py' runs the program under cudatrace; 'cudatrace\n"
+		"COMMAND --help' describes each command; 'man cudatrace' all of them.\n");
 }
 
 int main(int argc, char **argv)
@@ -51,6 +55,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	ct_error("unknown command '%s' (see 'cudatrace --help')", argv[1]);
-	return CT_EXIT_BAD_INPUT;
+	/* Anything else is a program to run: cudatrace python train.py. */
+	return ct_cmd_run(argc, argv);
 }

@@ -1,0 +1,330 @@
+/*
+ * The facts of a trace, readable: per process the CUDA libraries (where,
+ * by which rule, for whom, which version), the loads that failed with
+ * their candidates, the driver and GPUs, and the module loads with their
+ * results. The diagnosis engine builds on these; this only states them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_errors.h"
+#include "cudatrace.h"
+#include "facts.h"
+
+static const char *base(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "?";
+}
+
+/* "python3 train.py --epochs 3", shortened for a heading. */
+static void command_line(const struct ct_proc *p, char *buf, size_t size)
+{
+	size_t n = 0, i;
+
+	buf[0] = '\0';
+	if (p->argv && p->argv->type == CT_J_ARR) {
+		for (i = 0; i < p->argv->u.c.n && n + 1 < size; i++) {
+			const struct ct_jv *a = p->argv->u.c.items[i];
+
+			if (a->type != CT_J_STR)
+				continue;
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "",
+					      i == 0 ? base(a->u.str.s) : a->u.str.s);
+		}
+	}
+	if (!buf[0])
+		snprintf(buf, size, "%s", p->exe ? base(p->exe) : "?");
+	if (strlen(buf) > 72)
+		strcpy(buf + 69, "...");
+}
+
+/* Did this process do anything with CUDA? */
+static bool cuda_activity(const struct ct_proc *p)
+{
+	size_t i;
+
+	if (p->nmodules || p->driver || p->ncuinit)
+		return true;
+	for (i = 0; i < p->nobjects; i++)
+		if (ct_cuda_library(p->objects[i].path))
+			return true;
+	for (i = 0; i < p->nsearches; i++)
+		if (ct_cuda_library(p->searches[i].name))
+			return true;
+	return false;
+}
+
+/* Who asked for an object: "dlopen by X" or "needed by X". */
+static void asker(const struct ct_loaded *o, char *buf, size_t size)
+{
+	if (o->request)
+		snprintf(buf, size, "%s by %s", o->request->api,
+			 base(o->request->caller));
+	else if (o->by && o->by[0])
+		snprintf(buf, size, "needed by %s", base(o->by));
+	else
+		buf[0] = '\0';
+}
+
+static const char *rule_words(const char *via)
+{
+	if (!via)
+		return "?";
+	if (strcmp(via, "ld_library_path") == 0)
+		return "LD_LIBRARY_PATH";
+	if (strcmp(via, "rpath") == 0)
+		return "RPATH";
+	if (strcmp(via, "runpath") == 0)
+		return "RUNPATH";
+	if (strcmp(via, "default") == 0)
+		return "default directory";
+	if (strcmp(via, "direct") == 0)
+		return "path given";
+	return via;
+}
+
+static void print_libraries(FILE *out, const struct ct_proc *p)
+{
+	size_t i, shown = 0;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+		char who[512], ver[64];
+
+		if (o->main || o->shim || !ct_cuda_library(o->path))
+			continue;
+		if (!shown++)
+			fprintf(out, "  CUDA libraries:\n");
+		asker(o, who, sizeof(who));
+		ct_library_version(o->path, ver, sizeof(ver));
+		fprintf(out, "    %-26s %s\n", o->soname ? o->soname : base(o->path), o->path);
+		fprintf(out, "    %-26s found via %s%s%s%s%s%s\n", "",
+			rule_words(o->via), who[0] ? ", " : "", who,
+			ver[0] ? ", version " : "", ver,
+			o->lmid ? " (another namespace)" : "");
+	}
+	if (!shown)
+		fprintf(out, "  CUDA libraries: none loaded\n");
+}
+
+static size_t dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+/* Is path's directory dir (dlen bytes) or below it? */
+static bool in_dir(const char *path, const char *dir, size_t dlen)
+{
+	return strncmp(path, dir, dlen) == 0 && path[dlen] == '/';
+}
+
+/*
+ * The candidates of a search, one line per directory and rule. For each
+ * directory the loader tries its glibc-hwcaps and legacy subdirectories
+ * first and the directory itself last, so, read backwards, a directory
+ * starts a run that goes on while the paths lie below it.
+ */
+void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
+			 const char *indent, bool every_path)
+{
+	size_t *first = ct_xcalloc(n + 1, sizeof(*first));
+	size_t i, runs = 0, r;
+
+	if (every_path || n == 0) {
+		for (i = 0; i < n; i++)
+			fprintf(out, "%s%-18s %s\n", indent, rule_words(tries[i].via),
+				tries[i].path);
+		free(first);
+		return;
+	}
+	/* first[r]: where run r starts; runs are found from the end. */
+	i = n;
+	while (i > 0) {
+		const char *base_path = tries[i - 1].path;
+		size_t dlen = dir_len(base_path), j = i - 1;
+
+		while (j > 0 && in_dir(tries[j - 1].path, base_path, dlen) &&
+		     dir_len(tries[j - 1].path) > dlen)
+			j--;
+		first[runs++] = j;
+		i = j;
+	}
+	for (r = runs; r-- > 0;) {
+		size_t start = first[r], end = r ? first[r - 1] : n;
+		const char *b = tries[end - 1].path;
+
+		fprintf(out, "%s%-18s %.*s", indent, rule_words(tries[end - 1].via),
+			(int)dir_len(b), b);
+		if (end - 1 > start)
+			fprintf(out, "  (and %zu subdirector%s)", end - 1 - start,
+				end - 1 - start == 1 ? "y" : "ies");
+		fprintf(out, "\n");
+	}
+	free(first);
+}
+
+static void print_failures(FILE *out, const struct ct_proc *p)
+{
+	size_t i, probes = 0;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct ct_search *s = &p->searches[i];
+
+		if (s->found)
+			continue;
+		if (s->request && s->request->noload) {
+			probes++;
+			continue;
+		}
+		fprintf(out, "  not found: %s (%s by %s)\n", s->name,
+			s->request ? s->request->api : "needed",
+			base(s->request ? s->request->caller : s->by));
+		if (s->request && s->request->error)
+			fprintf(out, "    the program got: %s\n", s->request->error);
+		if (!s->ntries)
+			fprintf(out, "    no candidate path was tried\n");
+		else
+			fprintf(out, "    tried, in order:\n");
+		ct_print_candidates(out, s->tries, s->ntries, "      ", false);
+	}
+	if (probes)
+		fprintf(out, "  %zu RTLD_NOLOAD probe%s found nothing loaded (not failures)\n",
+			probes, probes == 1 ? "" : "s");
+}
+
+static void print_driver(FILE *out, const struct ct_proc *p)
+{
+	const struct ct_jv *d = p->driver, *devs;
+	int64_t v;
+	size_t i;
+
+	if (!d && !p->ncuinit)
+		return;
+	v = ct_jint(d, "version", -1);
+	fprintf(out, "  driver: %s", d ? ct_jstr(d, "path", "?") : "?");
+	if (v > 0)
+		fprintf(out, ", supports CUDA %lld.%lld", (long long)(v / 1000),
+			(long long)(v % 1000 / 10));
+	if (p->ncuinit)
+		fprintf(out, "; cuInit: %s (%lld)",
+			p->cuinit == 0 ? "ok" : ct_cu_error_text((int)p->cuinit),
+			(long long)p->cuinit);
+	fprintf(out, "\n");
+	devs = ct_jget(d, "devices");
+	for (i = 0; devs && devs->type == CT_J_ARR && i < devs->u.c.n; i++) {
+		const struct ct_jv *g = devs->u.c.items[i];
+
+		fprintf(out, "    GPU %lld: %s, compute capability %s%s%s\n",
+			(long long)ct_jint(g, "index", (int64_t)i),
+			ct_jstr(g, "name", "?"), ct_jstr(g, "cc", "?"),
+			ct_jstr(g, "uuid", NULL) ? ", GPU-" : "",
+			ct_jstr(g, "uuid", ""));
+	}
+}
+
+void ct_images_words(const struct ct_jv *images, char *buf, size_t size)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; images && images->type == CT_J_ARR && i < images->u.c.n; i++) {
+		const char *a = ct_jstr(images->u.c.items[i], "arch", "?");
+
+		if (strstr(buf, a)) /* once each */
+			continue;
+		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s",
+				      n ? " " : "", a);
+		if (n >= size)
+			break;
+	}
+}
+
+static void print_modules(FILE *out, const struct ct_proc *p)
+{
+	size_t i, regs = 0;
+
+	for (i = 0; i < p->nmodules; i++) {
+		const struct ct_module *m = &p->modules[i];
+		char archs[256];
+
+		if (m->registration) {
+			regs++;
+			continue;
+		}
+		ct_images_words(m->images, archs, sizeof(archs));
+		fprintf(out, "  module load: %s by %s", m->api, base(m->caller));
+		if (m->file)
+			fprintf(out, " of %s", m->file);
+		if (archs[0])
+			fprintf(out, " [%s]", archs);
+		if (m->result == 0)
+			fprintf(out, ": ok\n");
+		else
+			fprintf(out, ": %s (%s, %lld)\n", ct_cu_error_text((int)m->result),
+				ct_cu_error_name((int)m->result), (long long)m->result);
+	}
+	if (regs)
+		fprintf(out, "  %zu fatbin%s registered through the CUDA runtime\n", regs,
+			regs == 1 ? "" : "s");
+}
+
+static void print_ending(FILE *out, const struct ct_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nexecs; i++)
+		if (!p->execs[i].traced)
+			fprintf(out, "  not traced further: %s %s (%s)\n", p->execs[i].api,
+				p->execs[i].path ? p->execs[i].path : "?",
+				strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "setuid") == 0
+					? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
+				: strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "static") == 0
+					? "statically linked: no loader to trace"
+					: "its environment no longer names the cudatrace shim");
+	if (p->dropped)
+		fprintf(out, "  %lu trace record%s could not be written\n", p->dropped,
+			p->dropped == 1 ? "" : "s");
+	if (p->bad_lines || p->cut)
+		fprintf(out, "  trace file damaged: %zu unreadable line%s%s\n", p->bad_lines,
+			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
+}
+
+void ct_facts_print(FILE *out, const struct ct_trace *t)
+{
+	size_t i, quiet = 0;
+
+	if (t->nprocs == 0) {
+		fprintf(out, "cudatrace: no process was traced%s\n",
+			t->bad_files ? " (the trace files are unreadable)" : "");
+		return;
+	}
+	fprintf(out, "cudatrace: %zu process%s traced\n", t->nprocs,
+		t->nprocs == 1 ? "" : "es");
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+		char cmd[128];
+
+		if (!cuda_activity(p)) {
+			quiet++;
+			continue;
+		}
+		command_line(p, cmd, sizeof(cmd));
+		fprintf(out, "\nprocess %lld: %s", (long long)p->pid, cmd);
+		if (p->parent)
+			fprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
+				(long long)p->parent->pid);
+		fprintf(out, "\n");
+		print_libraries(out, p);
+		print_failures(out, p);
+		print_driver(out, p);
+		print_modules(out, p);
+		print_ending(out, p);
+	}
+	if (quiet)
+		fprintf(out, "\n%zu process%s without CUDA activity\n", quiet,
+			quiet == 1 ? "" : "es");
+}

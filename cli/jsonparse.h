@@ -1,0 +1,59 @@
+/*
+ * A small JSON parser for trace records. Values live in an arena that the
+ * caller owns and frees in one go; parse errors are reported, never
+ * fatal, since traces are untrusted input (a crashed process leaves a
+ * half-written last line).
+ */
+#ifndef CT_JSONPARSE_H
+#define CT_JSONPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ct_jtype { CT_J_NULL, CT_J_BOOL, CT_J_INT, CT_J_NUM, CT_J_STR, CT_J_ARR, CT_J_OBJ };
+
+struct ct_jv {
+	enum ct_jtype type;
+	union {
+		bool b;
+		int64_t i;
+		double d;
+		struct {
+			const char *s; /* NUL-terminated; may hold NULs (len) */
+			size_t len;
+		} str;
+		struct {
+			struct ct_jv **items; /* arrays: values; objects: values */
+			const char **keys;    /* objects only */
+			size_t n;
+		} c;
+	} u;
+};
+
+/* Chunks of memory freed together. */
+struct ct_arena {
+	struct ct_arena_chunk *head;
+};
+
+void ct_arena_init(struct ct_arena *a);
+void ct_arena_release(struct ct_arena *a);
+void *ct_arena_alloc(struct ct_arena *a, size_t n);
+char *ct_arena_strdup(struct ct_arena *a, const char *s);
+
+/*
+ * Parse one JSON value from text[0..len). Returns the value (allocated in
+ * a), or NULL with a short reason in *err. Trailing whitespace is allowed,
+ * anything else after the value is an error. Nesting is limited to 64.
+ */
+struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
+			    const char **err);
+
+/* Member lookup; NULL when absent or when v is not an object. */
+const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key);
+/* Typed getters with a fallback for absent or mistyped members. */
+const char *ct_jstr(const struct ct_jv *v, const char *key, const char *fallback);
+int64_t ct_jint(const struct ct_jv *v, const char *key, int64_t fallback);
+bool ct_jbool(const struct ct_jv *v, const char *key, bool fallback);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * Reading traces (docs/trace-format.md): every *.jsonl file of the given
+ * directories becomes a process image with what it loaded, joined up:
+ * each search with its candidates, the object it found or none, the
+ * dlopen request behind it and the dlerror text the program got; module
+ * loads, driver facts, exec and exit.
+ *
+ * Ownership: struct ct_trace owns everything reachable from it (one arena
+ * and the arrays); ct_trace_release frees it all.
+ */
+#ifndef CT_TRACE_H
+#define CT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jsonparse.h"
+
+struct ct_search;
+struct ct_request;
+
+struct ct_try {
+	const char *path, *via;
+};
+
+struct ct_loaded {
+	const char *path, *soname, *name, *via, *by;
+	int64_t lmid, t, dev, ino, size, mtime;
+	bool main;                   /* the program itself */
+	bool closed;                 /* unloaded by dlclose */
+	bool shim;                   /* cudatrace's own library */
+	const struct ct_search *search;
+	const struct ct_request *request; /* the dlopen that loaded it */
+};
+
+struct ct_search {
+	int64_t id, t, tid;
+	const char *name, *by;
+	struct ct_try *tries;
+	size_t ntries;
+	struct ct_loaded *found;     /* NULL when nothing was opened */
+	bool already_loaded;         /* a candidate was a file already mapped */
+	struct ct_request *request;  /* the dlopen behind it, if any */
+};
+
+struct ct_request {
+	const char *api, *name, *caller, *error;
+	int64_t flags, t, tid, lmid;
+	bool noload;
+	struct ct_search *search;    /* NULL: satisfied by a loaded object */
+};
+
+struct ct_module {
+	const char *api, *caller, *file, *input, *name;
+	int64_t result, t;
+	const struct ct_jv *images;  /* array of {kind, arch, ptx_version} */
+	bool registration;           /* __cudaRegisterFatBinary, not a load */
+};
+
+struct ct_exec {
+	const char *api, *path, *untraced;
+	bool traced;
+	int64_t t;
+};
+
+struct ct_proc {
+	const char *file;            /* the trace file */
+	const struct ct_jv *start;   /* the start record, or NULL */
+	int64_t pid, ppid, t;
+	const char *host, *image, *exe, *cwd;
+	const struct ct_jv *argv, *env, *ranks;
+	bool auditor;                /* the auditor half ran (LD_AUDIT honoured) */
+	bool secure;
+	bool fini;                   /* ran the normal exit path */
+	bool exited;                 /* an exit record (status below) */
+	int64_t exit_status;
+	const char *exit_api;
+	bool reached_main;
+	struct ct_proc *parent;      /* the traced process that started it */
+	bool forked;                 /* a fork of the parent (same image) */
+	size_t bad_lines;            /* lines that are not JSON records */
+	bool cut;                    /* the last line was cut short */
+	unsigned long dropped;       /* records the shim could not write */
+
+	struct ct_loaded *objects;
+	size_t nobjects;
+	struct ct_search *searches;
+	size_t nsearches;
+	struct ct_request *requests;
+	size_t nrequests;
+	struct ct_module *modules;
+	size_t nmodules;
+	struct ct_exec *execs;
+	size_t nexecs;
+	const struct ct_jv *driver;  /* the latest driver record */
+	int64_t cuinit;              /* last cuInit result, or -1 */
+	size_t ncuinit;
+};
+
+struct ct_trace {
+	struct ct_proc *procs;       /* ordered by start time */
+	size_t nprocs;
+	size_t bad_files;            /* files that held no record at all */
+	struct ct_arena arena;
+};
+
+void ct_trace_init(struct ct_trace *t);
+void ct_trace_release(struct ct_trace *t);
+
+/*
+ * Read every *.jsonl file in dir (not recursive) into t. Returns 0, or -1
+ * with a message in why when the directory cannot be read. Files and lines
+ * that are not trace records are counted, not fatal.
+ */
+int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
+		      size_t size);
+
+/* Join processes to their parents; call once after reading. */
+void ct_trace_link(struct ct_trace *t);
+
+/* Is this a library whose loading cudatrace reports (CUDA's own)? */
+bool ct_cuda_library(const char *path);
+
+/* "13.0.96" from ".../libcudart.so.13.0.96" (the real file); into buf. */
+const char *ct_library_version(const char *path, char *buf, size_t size);
+
+#endif

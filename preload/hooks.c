@@ -1,0 +1,444 @@
+/*
+ * The preload half: what only a function in the program's namespace sees.
+ *
+ * dlopen and dlmopen are entered through tailcall.S, which records the
+ * request (name, flags, calling object) and then jumps to the real
+ * function with the caller's own return address, so glibc still searches
+ * the caller's RPATH/RUNPATH and expands $ORIGIN for it (DESIGN.md
+ * decision 1). dlerror is passed through and the text the program
+ * received is recorded, never consumed. exec and posix_spawn are inspected
+ * (is tracing going to survive into the new image?) and passed through;
+ * exit records the status.
+ *
+ * Every hook keeps errno as it found it, works before our constructor,
+ * and may run in a vfork child (no allocation, no locks of our own).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+extern char **environ;
+
+/* The real functions, found as dlsym(RTLD_NEXT, name) would find them. */
+enum {
+	R_DLOPEN,
+	R_DLMOPEN,
+	R_DLERROR,
+	R_EXECVE,
+	R_EXECV,
+	R_EXECVP,
+	R_EXECVPE,
+	R_FEXECVE,
+	R_POSIX_SPAWN,
+	R_POSIX_SPAWNP,
+	R_EXIT,
+	R__EXIT,
+	R__EXIT2,
+	R_COUNT
+};
+
+static const char *const real_names[R_COUNT] = {
+	"dlopen", "dlmopen", "dlerror", "execve", "execv", "execvp", "execvpe",
+	"fexecve", "posix_spawn", "posix_spawnp", "exit", "_exit", "_Exit",
+};
+
+static void *reals[R_COUNT];
+
+static void *real(int i)
+{
+	void *p = __atomic_load_n(&reals[i], __ATOMIC_ACQUIRE);
+
+	if (!p) {
+		p = ct_next_symbol(real_names[i]);
+		__atomic_store_n(&reals[i], p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
+/* Resolve everything while it is safe, before any vfork child needs it. */
+__attribute__((constructor)) static void resolve_all(void)
+{
+	int e = errno, i;
+
+	for (i = 0; i < R_COUNT; i++)
+		real(i);
+	errno = e;
+}
+
+/* --- dlopen, dlmopen, dlerror ---------------------------------------------- */
+
+static void note_dlopen(const char *api, long lmid, const char *file,
+			int mode, const void *ret)
+{
+	struct ct_rec r;
+	char obj[1024];
+
+	if (!ct_rec_begin(&r, "dlopen"))
+		return;
+	ct_rec_str(&r, "api", api);
+	ct_rec_str(&r, "name", file);
+	ct_rec_i64(&r, "flags", mode);
+	if (mode & RTLD_NOLOAD)
+		ct_rec_bool(&r, "noload", true);
+	if (lmid != 0)
+		ct_rec_i64(&r, "lmid", lmid);
+	ct_rec_str(&r, "caller", ct_object_of(ret, obj, sizeof(obj)));
+	ct_rec_end(&r);
+}
+
+/* Called by the stubs in tailcall.S; returns what they jump to. */
+void *ct_dlopen_enter(const char *file, int mode, const void *ret);
+void *ct_dlmopen_enter(long lmid, const char *file, int mode, const void *ret);
+
+void *ct_dlopen_enter(const char *file, int mode, const void *ret)
+{
+	int e = errno;
+
+	note_dlopen("dlopen", 0, file, mode, ret);
+	errno = e;
+	return real(R_DLOPEN);
+}
+
+void *ct_dlmopen_enter(long lmid, const char *file, int mode, const void *ret)
+{
+	int e = errno;
+
+	note_dlopen("dlmopen", lmid, file, mode, ret);
+	errno = e;
+	return real(R_DLMOPEN);
+}
+
+CT_EXPORT char *dlerror(void)
+{
+	char *(*fn)(void);
+	char *msg;
+	int e = errno;
+	struct ct_rec r;
+
+	*(void **)&fn = real(R_DLERROR);
+	if (!fn)
+		return NULL;
+	msg = fn();
+	if (msg && ct_rec_begin(&r, "dlerror")) {
+		ct_rec_str(&r, "text", msg);
+		ct_rec_end(&r);
+	}
+	errno = e;
+	return msg;
+}
+
+/* --- exec ------------------------------------------------------------------ */
+
+static const char *env_in(char *const envp[], const char *name)
+{
+	size_t n = ct_strlen(name);
+
+	for (; envp && *envp; envp++)
+		if (ct_strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
+/* Does the colon/space list hold our own path? */
+static bool lists_shim(const char *list, const char *shim)
+{
+	size_t n = ct_strlen(shim);
+
+	while (list && *list) {
+		size_t len = 0;
+
+		while (list[len] && list[len] != ':' && list[len] != ' ')
+			len++;
+		if (len == n && ct_strncmp(list, shim, n) == 0)
+			return true;
+		list += len;
+		while (*list == ':' || *list == ' ')
+			list++;
+	}
+	return false;
+}
+
+/* Reads the ELF header and program headers: static when no PT_INTERP. */
+static bool static_elf(const char *path)
+{
+	unsigned char h[64];
+	unsigned char ph[56];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t phoff;
+	unsigned phnum, phentsize, i;
+	bool dynamic = false;
+
+	if (fd < 0)
+		return false;
+	if (read(fd, h, sizeof(h)) != (ssize_t)sizeof(h) || h[0] != 0x7f ||
+	    h[1] != 'E' || h[2] != 'L' || h[3] != 'F' || h[4] != 2) {
+		close(fd);
+		return false;
+	}
+	phoff = (uint64_t)h[32] | (uint64_t)h[33] << 8 | (uint64_t)h[34] << 16 |
+		(uint64_t)h[35] << 24;
+	phentsize = h[54] | h[55] << 8;
+	phnum = h[56] | h[57] << 8;
+	for (i = 0; i < phnum && i < 64 && phentsize >= 4; i++) {
+		if (pread(fd, ph, 4, (off_t)(phoff + (uint64_t)i * phentsize)) != 4)
+			break;
+		if ((ph[0] | ph[1] << 8 | ph[2] << 16 | (unsigned)ph[3] << 24) ==
+		    PT_INTERP)
+			dynamic = true;
+	}
+	close(fd);
+	return !dynamic;
+}
+
+/* A command name without a slash, found in PATH as execvp would. */
+static const char *search_path(const char *file, char *buf, size_t size)
+{
+	const char *p = env_in(environ, "PATH");
+
+	if (!file || !*file)
+		return file;
+	for (const char *f = file; *f; f++)
+		if (*f == '/')
+			return file;
+	if (!p)
+		p = "/bin:/usr/bin";
+	while (*p) {
+		size_t len = 0, fl = ct_strlen(file), k;
+		struct stat st;
+
+		while (p[len] && p[len] != ':')
+			len++;
+		if (len + fl + 2 <= size) {
+			for (k = 0; k < len; k++)
+				buf[k] = p[k];
+			buf[len] = '/';
+			for (k = 0; k <= fl; k++)
+				buf[len + 1 + k] = file[k];
+			if (syscall(SYS_newfstatat, AT_FDCWD, buf, &st, 0) == 0 &&
+			    S_ISREG(st.st_mode))
+				return buf;
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	return file;
+}
+
+/*
+ * Record an exec and whether tracing can follow it: the environment must
+ * still name the shim, the loader must honour it (not set-user-ID), and
+ * there must be a loader at all (not a static executable).
+ */
+static void note_exec(const char *api, const char *file, char *const envp[],
+		      bool search)
+{
+	struct ct_rec r;
+	char shim[1024], found[2048];
+	const char *path = search ? search_path(file, found, sizeof(found)) : file;
+	const char *why = NULL;
+	struct stat st;
+
+	if (!ct_rec_begin(&r, "exec"))
+		return;
+	ct_object_of((const void *)note_exec, shim, sizeof(shim));
+	if (!env_in(envp, "CUDATRACE_DIR") ||
+	    !(lists_shim(env_in(envp, "LD_AUDIT"), shim) ||
+	      lists_shim(env_in(envp, "LD_PRELOAD"), shim)))
+		why = "environment";
+	else if (path && syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 &&
+		 (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+		  ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
+		why = "setuid";
+	else if (path && static_elf(path))
+		why = "static";
+	ct_rec_str(&r, "api", api);
+	ct_rec_str(&r, "path", path);
+	ct_rec_bool(&r, "traced", why == NULL);
+	if (why)
+		ct_rec_str(&r, "untraced", why);
+	ct_rec_end(&r);
+}
+
+static void note_exec_failed(const char *api, int err)
+{
+	struct ct_rec r;
+
+	if (ct_rec_begin(&r, "exec_failed")) {
+		ct_rec_str(&r, "api", api);
+		ct_rec_i64(&r, "errno", err);
+		ct_rec_end(&r);
+	}
+}
+
+CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	int (*fn)(const char *, char *const[], char *const[]);
+	int e = errno, rc;
+
+	*(void **)&fn = real(R_EXECVE);
+	note_exec("execve", path, envp, false);
+	errno = e;
+	rc = fn(path, argv, envp);
+	e = errno;
+	note_exec_failed("execve", e);
+	errno = e;
+	return rc;
+}
+
+CT_EXPORT int execv(const char *path, char *const argv[])
+{
+	int (*fn)(const char *, char *const[]);
+	int e = errno, rc;
+
+	*(void **)&fn = real(R_EXECV);
+	note_exec("execv", path, environ, false);
+	errno = e;
+	rc = fn(path, argv);
+	e = errno;
+	note_exec_failed("execv", e);
+	errno = e;
+	return rc;
+}
+
+CT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	int (*fn)(const char *, char *const[]);
+	int e = errno, rc;
+
+	*(void **)&fn = real(R_EXECVP);
+	note_exec("execvp", file, environ, true);
+	errno = e;
+	rc = fn(file, argv);
+	e = errno;
+	note_exec_failed("execvp", e);
+	errno = e;
+	return rc;
+}
+
+CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int (*fn)(const char *, char *const[], char *const[]);
+	int e = errno, rc;
+
+	*(void **)&fn = real(R_EXECVPE);
+	note_exec("execvpe", file, envp, true);
+	errno = e;
+	rc = fn(file, argv, envp);
+	e = errno;
+	note_exec_failed("execvpe", e);
+	errno = e;
+	return rc;
+}
+
+CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int (*fn)(int, char *const[], char *const[]);
+	int e = errno, rc;
+	char fdpath[64] = "/proc/self/fd/";
+	int k = 14, d = fd, n = 0;
+	char digits[16];
+
+	do {
+		digits[n++] = (char)('0' + d % 10);
+		d /= 10;
+	} while (d > 0 && n < 15);
+	while (n)
+		fdpath[k++] = digits[--n];
+	fdpath[k] = '\0';
+	*(void **)&fn = real(R_FEXECVE);
+	note_exec("fexecve", fdpath, envp, false);
+	errno = e;
+	rc = fn(fd, argv, envp);
+	e = errno;
+	note_exec_failed("fexecve", e);
+	errno = e;
+	return rc;
+}
+
+CT_EXPORT int posix_spawn(pid_t *pid, const char *path,
+		const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[],
+		char *const envp[])
+{
+	int (*fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		  const posix_spawnattr_t *, char *const[], char *const[]);
+	int e = errno;
+
+	*(void **)&fn = real(R_POSIX_SPAWN);
+	note_exec("posix_spawn", path, envp, false);
+	errno = e;
+	return fn(pid, path, fa, attr, argv, envp);
+}
+
+CT_EXPORT int posix_spawnp(pid_t *pid, const char *file,
+		 const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *attr, char *const argv[],
+		 char *const envp[])
+{
+	int (*fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		  const posix_spawnattr_t *, char *const[], char *const[]);
+	int e = errno;
+
+	*(void **)&fn = real(R_POSIX_SPAWNP);
+	note_exec("posix_spawnp", file, envp, true);
+	errno = e;
+	return fn(pid, file, fa, attr, argv, envp);
+}
+
+/* --- exit ------------------------------------------------------------------ */
+
+static void note_exit(const char *api, int status)
+{
+	struct ct_rec r;
+
+	if (ct_rec_begin(&r, "exit")) {
+		ct_rec_str(&r, "api", api);
+		ct_rec_i64(&r, "status", status);
+		ct_rec_end(&r);
+	}
+}
+
+CT_EXPORT void exit(int status)
+{
+	void (*fn)(int);
+
+	*(void **)&fn = real(R_EXIT);
+	note_exit("exit", status);
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+CT_EXPORT void _exit(int status)
+{
+	void (*fn)(int);
+
+	*(void **)&fn = real(R__EXIT);
+	note_exit("_exit", status);
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+CT_EXPORT void _Exit(int status)
+{
+	void (*fn)(int);
+
+	*(void **)&fn = real(R__EXIT2);
+	note_exit("_Exit", status);
+	if (fn)
+		fn(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}

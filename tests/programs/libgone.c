@@ -1,0 +1,5 @@
+/* Linked into needsgone, then deleted. */
+int gone(void)
+{
+	return 0;
+}
