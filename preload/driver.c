@@ -129,6 +129,34 @@ static void note_file(const char *api, int rc, const void *caller,
 	ct_rec_end(&r);
 }
 
+/*
+ * The driver's version, once, as soon as its entry points are asked for:
+ * cudart checks it before cuInit and stops there when it is too old.
+ */
+static void note_driver_version(const void *real_fn)
+{
+	static int done;
+	typedef int (*get_int)(int *);
+	get_int version;
+	uintptr_t base;
+	const void *dyn;
+	struct ct_rec r;
+	char path[1024];
+	int v = 0;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (!ct_object_dynamic(real_fn, &base, &dyn))
+		return;
+	*(void **)&version = ct_symbol_in(base, dyn, "cuDriverGetVersion");
+	if (!ct_rec_begin(&r, "driver"))
+		return;
+	ct_rec_str(&r, "path", ct_object_of(real_fn, path, sizeof(path)));
+	if (version && version(&v) == 0)
+		ct_rec_i64(&r, "version", v);
+	ct_rec_end(&r);
+}
+
 /* Driver facts, once: version, and the GPUs when cuInit succeeded. */
 static void note_driver(int rc, const void *real_init, const void *caller)
 {
@@ -465,7 +493,7 @@ static void after_gpa(int rc, const char *sym, void **pfn, int ver, bool v2)
 {
 	int f, k;
 
-	(void)v2;
+	note_driver_version(slot_real(v2 ? FN_cuGetProcAddress_v2 : FN_cuGetProcAddress, 0));
 	if (rc != 0 || !sym || !pfn || !*pfn || !sym[0])
 		return;
 	if (ct_strcmp(sym, "cuGetProcAddress") == 0) {
