@@ -73,7 +73,7 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=preload/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check demo fuzz bench fixtures programs
+.PHONY: all clean install deps check check-gpu demo fuzz bench fixtures programs
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
 $(B)/%.o: %.c
@@ -124,6 +124,11 @@ check: deps
 	@$(MAKE) --no-print-directory fixtures programs
 	@tests/run $(B)
 
+# On a machine with an NVIDIA GPU (and torch): never part of make check.
+check-gpu: all
+	@$(MAKE) --no-print-directory programs
+	@tests/gpu/run $(B)
+
 # Installs the Debian packages the build and the tests need, when missing.
 deps:
 	@tools/deps
@@ -149,8 +154,9 @@ $(B)/fuzz_scan: tests/fuzz/fuzz_scan.c $(ELFSCAN_SRC)
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS) \
 		-o $@ $^ $(DEPS_LIBS)
 
-bench: all
+bench: all programs
 	@bench/scan
+	@bench/trace
 
 # --- installation ------------------------------------------------------------
 

@@ -314,7 +314,10 @@ void ct_facts_print(FILE *out, const struct ct_trace *t)
 		}
 		command_line(p, cmd, sizeof(cmd));
 		fprintf(out, "\nprocess %lld: %s", (long long)p->pid, cmd);
-		if (p->parent)
+		if (p->parent && p->parent->pid == p->pid)
+			fprintf(out, " (exec'd by %s)",
+				p->parent->exe ? base(p->parent->exe) : "?");
+		else if (p->parent)
 			fprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);
 		fprintf(out, "\n");
