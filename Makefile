@@ -134,8 +134,12 @@ deps:
 	@tools/deps
 
 demo: deps
-	@$(MAKE) --no-print-directory all
-	@examples/demo $(B)/cudatrace
+	@$(MAKE) --no-print-directory all $(B)/examples/trace-demo
+	@examples/demo $(B)
+
+$(B)/examples/trace-demo: examples/trace-demo/app.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -ldl
 
 # --- fuzzing and benchmarks -------------------------------------------------
 

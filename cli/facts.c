@@ -40,13 +40,17 @@ static void command_line(const struct ct_proc *p, char *buf, size_t size)
 		strcpy(buf + 69, "...");
 }
 
-/* Did this process do anything with CUDA? */
+/* Did this process do anything with CUDA, or hide something from us? */
 static bool cuda_activity(const struct ct_proc *p)
 {
 	size_t i;
 
-	if (p->nmodules || p->driver || p->ncuinit)
+	if (p->nmodules || p->driver || p->ncuinit || p->dropped ||
+	    p->bad_lines || p->cut)
 		return true;
+	for (i = 0; i < p->nexecs; i++)
+		if (!p->execs[i].traced)
+			return true;
 	for (i = 0; i < p->nobjects; i++)
 		if (ct_cuda_library(p->objects[i].path))
 			return true;
@@ -330,4 +334,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t)
 	if (quiet)
 		fprintf(out, "\n%zu process%s without CUDA activity\n", quiet,
 			quiet == 1 ? "" : "es");
+	if (t->bad_files)
+		fprintf(out, "%zu trace file%s held no record\n", t->bad_files,
+			t->bad_files == 1 ? "" : "s");
 }
