@@ -31,6 +31,15 @@ void *ct_xmalloc(size_t n);
 void *ct_xcalloc(size_t n, size_t size);
 void *ct_xrealloc(void *p, size_t n);
 char *ct_xstrdup(const char *s);
+/*
+ * Run argv[0] (an absolute path) with envp, stdin from /dev/null, and
+ * return what it wrote to stdout (or stderr), NUL-terminated, to free; the
+ * exit status goes to *status (-1: killed). NULL when it cannot start.
+ */
+char *ct_run_capture(char *const argv[], char *const envp[], bool want_stderr,
+		     int *status);
+/* A regular file of at most max bytes, NUL-terminated, to free; or NULL. */
+char *ct_read_small_file(const char *path, size_t max);
 
 /* inputs.c: files, directories (recursive) and wheels, one object each. */
 struct ct_object {
@@ -61,6 +70,8 @@ int ct_walk(const char *path, const struct ct_walk_options *opt,
 int ct_cmd_run(int argc, char **argv);
 int ct_cmd_scan(int argc, char **argv);
 int ct_cmd_check(int argc, char **argv);
+int ct_cmd_ldd(int argc, char **argv);
+int ct_cmd_why(int argc, char **argv);
 
 /* gpu.c: compute capabilities of the GPUs the driver reports. */
 struct elfscan_target;

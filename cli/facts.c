@@ -72,7 +72,7 @@ static void asker(const struct ct_loaded *o, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-static const char *rule_words(const char *via)
+const char *ct_rule_words(const char *via)
 {
 	if (!via)
 		return "?";
@@ -86,6 +86,12 @@ static const char *rule_words(const char *via)
 		return "default directory";
 	if (strcmp(via, "direct") == 0)
 		return "path given";
+	if (strcmp(via, "preload") == 0)
+		return "LD_PRELOAD";
+	if (strcmp(via, "already-loaded") == 0)
+		return "already loaded";
+	if (strcmp(via, "not-found") == 0)
+		return "not found";
 	return via;
 }
 
@@ -105,7 +111,7 @@ static void print_libraries(FILE *out, const struct ct_proc *p)
 		ct_library_version(o->path, ver, sizeof(ver));
 		fprintf(out, "    %-26s %s\n", o->soname ? o->soname : base(o->path), o->path);
 		fprintf(out, "    %-26s found via %s%s%s%s%s%s\n", "",
-			rule_words(o->via), who[0] ? ", " : "", who,
+			ct_rule_words(o->via), who[0] ? ", " : "", who,
 			ver[0] ? ", version " : "", ver,
 			o->lmid ? " (another namespace)" : "");
 	}
@@ -140,7 +146,7 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 
 	if (every_path || n == 0) {
 		for (i = 0; i < n; i++)
-			fprintf(out, "%s%-18s %s\n", indent, rule_words(tries[i].via),
+			fprintf(out, "%s%-18s %s\n", indent, ct_rule_words(tries[i].via),
 				tries[i].path);
 		free(first);
 		return;
@@ -161,7 +167,7 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 		size_t start = first[r], end = r ? first[r - 1] : n;
 		const char *b = tries[end - 1].path;
 
-		fprintf(out, "%s%-18s %.*s", indent, rule_words(tries[end - 1].via),
+		fprintf(out, "%s%-18s %.*s", indent, ct_rule_words(tries[end - 1].via),
 			(int)dir_len(b), b);
 		if (end - 1 > start)
 			fprintf(out, "  (and %zu subdirector%s)", end - 1 - start,

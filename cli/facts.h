@@ -16,6 +16,9 @@ void ct_facts_print(FILE *out, const struct ct_trace *t);
 void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 			 const char *indent, bool every_path);
 
+/* A loader rule as users read it: "LD_LIBRARY_PATH", "RUNPATH", "ld.so.cache". */
+const char *ct_rule_words(const char *via);
+
 /* "sm_80 sm_90 compute_90" from a record's images array; into buf. */
 void ct_images_words(const struct ct_jv *images, char *buf, size_t size);
 

@@ -1,4 +1,5 @@
 /* JSON parsing for trace records; see jsonparse.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,11 @@ static const char *string(struct parser *ps, size_t *len)
 	return out;
 }
 
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
 static struct ct_jv *number(struct parser *ps)
 {
 	const char *s = ps->p;
@@ -218,28 +224,58 @@ static struct ct_jv *number(struct parser *ps)
 	bool integral = true;
 	struct ct_jv *v;
 
+	/* JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 	if (ps->p < ps->end && *ps->p == '-')
 		ps->p++;
-	while (ps->p < ps->end && ((*ps->p >= '0' && *ps->p <= '9') ||
-				   *ps->p == '.' || *ps->p == 'e' ||
-				   *ps->p == 'E' || *ps->p == '+' || *ps->p == '-')) {
-		if (*ps->p == '.' || *ps->p == 'e' || *ps->p == 'E')
-			integral = false;
+	if (ps->p >= ps->end || !digit(*ps->p))
+		return fail(ps, "bad number");
+	if (*ps->p == '0')
 		ps->p++;
+	else
+		while (ps->p < ps->end && digit(*ps->p))
+			ps->p++;
+	if (ps->p < ps->end && *ps->p == '.') {
+		integral = false;
+		ps->p++;
+		if (ps->p >= ps->end || !digit(*ps->p))
+			return fail(ps, "bad number");
+		while (ps->p < ps->end && digit(*ps->p))
+			ps->p++;
+	}
+	if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+		integral = false;
+		ps->p++;
+		if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
+			ps->p++;
+		if (ps->p >= ps->end || !digit(*ps->p))
+			return fail(ps, "bad number");
+		while (ps->p < ps->end && digit(*ps->p))
+			ps->p++;
 	}
 	n = (size_t)(ps->p - s);
-	if (n == 0 || n >= sizeof(buf) || (n == 1 && *s == '-'))
+	if (n >= sizeof(buf))
 		return fail(ps, "bad number");
 	memcpy(buf, s, n);
 	buf[n] = '\0';
 	if (integral) {
-		char *endp;
+		long long i;
+		unsigned long long u;
 
-		v = new_value(ps, CT_J_INT);
-		v->u.i = strtoll(buf, &endp, 10);
-		if (*endp)
-			return fail(ps, "bad number");
-		return v;
+		errno = 0;
+		i = strtoll(buf, NULL, 10);
+		if (errno == 0) {
+			v = new_value(ps, CT_J_INT);
+			v->u.i = i;
+			return v;
+		}
+		/* Above INT64_MAX but within 64 bits: kept exactly (inodes). */
+		errno = 0;
+		u = buf[0] != '-' ? strtoull(buf, NULL, 10) : 0;
+		if (buf[0] != '-' && errno == 0) {
+			v = new_value(ps, CT_J_UINT);
+			v->u.u = u;
+			return v;
+		}
 	}
 	v = new_value(ps, CT_J_NUM);
 	v->u.d = strtod(buf, NULL);
@@ -399,6 +435,15 @@ int64_t ct_jint(const struct ct_jv *v, const char *key, int64_t fallback)
 	const struct ct_jv *m = ct_jget(v, key);
 
 	return m && m->type == CT_J_INT ? m->u.i : fallback;
+}
+
+uint64_t ct_ju64(const struct ct_jv *v, const char *key, uint64_t fallback)
+{
+	const struct ct_jv *m = ct_jget(v, key);
+
+	if (m && m->type == CT_J_INT && m->u.i >= 0)
+		return (uint64_t)m->u.i;
+	return m && m->type == CT_J_UINT ? m->u.u : fallback;
 }
 
 bool ct_jbool(const struct ct_jv *v, const char *key, bool fallback)

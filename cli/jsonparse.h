@@ -11,13 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum ct_jtype { CT_J_NULL, CT_J_BOOL, CT_J_INT, CT_J_NUM, CT_J_STR, CT_J_ARR, CT_J_OBJ };
+/* CT_J_UINT: an integer above INT64_MAX that fits 64 bits (an inode number). */
+enum ct_jtype { CT_J_NULL, CT_J_BOOL, CT_J_INT, CT_J_UINT, CT_J_NUM, CT_J_STR, CT_J_ARR,
+		CT_J_OBJ };
 
 struct ct_jv {
 	enum ct_jtype type;
 	union {
 		bool b;
 		int64_t i;
+		uint64_t u;
 		double d;
 		struct {
 			const char *s; /* NUL-terminated; may hold NULs (len) */
@@ -54,6 +57,8 @@ const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key);
 /* Typed getters with a fallback for absent or mistyped members. */
 const char *ct_jstr(const struct ct_jv *v, const char *key, const char *fallback);
 int64_t ct_jint(const struct ct_jv *v, const char *key, int64_t fallback);
+/* A non-negative integer of up to 64 bits (INT or UINT). */
+uint64_t ct_ju64(const struct ct_jv *v, const char *key, uint64_t fallback);
 bool ct_jbool(const struct ct_jv *v, const char *key, bool fallback);
 
 #endif

@@ -154,8 +154,8 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		o->by = ct_jstr(v, "by", NULL);
 		o->lmid = ct_jint(v, "lmid", 0);
 		o->t = t;
-		o->dev = ct_jint(v, "dev", -1);
-		o->ino = ct_jint(v, "ino", -1);
+		o->dev = ct_ju64(v, "dev", 0);
+		o->ino = ct_ju64(v, "ino", 0);
 		o->size = ct_jint(v, "size", -1);
 		o->mtime = ct_jint(v, "mtime", -1);
 		o->main = ct_jbool(v, "main", false);
@@ -282,8 +282,8 @@ static void finish(struct reader *rd)
 				if (o->t > s->t)
 					break;
 				if (strcmp(o->path, s->tries[j].path) == 0 ||
-				    (exists && o->dev == (int64_t)st.st_dev &&
-				     o->ino == (int64_t)st.st_ino)) {
+				    (exists && o->dev == (uint64_t)st.st_dev &&
+				     o->ino == (uint64_t)st.st_ino)) {
 					s->already_loaded = true;
 					s->found = &p->objects[k];
 					break;
@@ -304,7 +304,8 @@ static void finish(struct reader *rd)
 
 static char *read_all(const char *path, size_t *len, bool *cut)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named *.jsonl must not hang the reader. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	char *buf;
 	size_t n = 0, cap;
@@ -421,7 +422,8 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 			names[n++] = ct_xstrdup(de->d_name);
 		}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
 		char *path = ct_xmalloc(strlen(dir) + strlen(names[i]) + 2);
 
@@ -447,7 +449,8 @@ void ct_trace_link(struct ct_trace *t)
 {
 	size_t i, j;
 
-	qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
+	if (t->nprocs)
+		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
 	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
 
@@ -495,6 +498,8 @@ const char *ct_library_version(const char *path, char *buf, size_t size)
 	char real[PATH_MAX];
 	const char *b, *v;
 
+	if (!size)
+		return buf;
 	buf[0] = '\0';
 	if (!realpath(path, real))
 		snprintf(real, sizeof(real), "%s", path);

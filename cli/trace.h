@@ -26,7 +26,8 @@ struct ct_try {
 
 struct ct_loaded {
 	const char *path, *soname, *name, *via, *by;
-	int64_t lmid, t, dev, ino, size, mtime;
+	int64_t lmid, t, size, mtime;
+	uint64_t dev, ino;       /* as the kernel gave them; 0 when unknown */
 	bool main;                   /* the program itself */
 	bool closed;                 /* unloaded by dlclose */
 	bool shim;                   /* cudatrace's own library */

@@ -1,0 +1,433 @@
+/*
+ * cudatrace ldd: the DT_NEEDED tree as glibc's loader would map it for this
+ * file in this shell, each library with the rule that found it, CUDA
+ * libraries with their version and device code; what is not found with
+ * every candidate tried; symbol versions a dependency lacks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "copies.h"
+#include "cudatrace.h"
+#include "explain.h"
+#include "json.h"
+#include "resolve.h"
+
+struct ldd {
+	struct ct_loader L;
+	bool json, verbose;
+	const char *file;
+	size_t *depth;            /* per object index */
+	struct ct_version_gap *gaps;
+	size_t ngaps;
+	size_t not_found;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cudatrace ldd [--json] [-v] [--library-path PATH] [--preload LIST] FILE\n"
+		"\n"
+		"The shared libraries FILE loads at start, as the dynamic loader would find\n"
+		"them in this environment (LD_LIBRARY_PATH, LD_PRELOAD, /etc/ld.so.cache),\n"
+		"each with the rule that found it. CUDA libraries show their version and\n"
+		"device code; a library not found shows every place the loader tried.\n"
+		"Nothing is run.\n"
+		"\n"
+		"  --json                one JSON document on stdout\n"
+		"  -v                    every candidate of every library, and the libraries\n"
+		"                        a requester finds already loaded\n"
+		"  --library-path PATH   judge as if LD_LIBRARY_PATH were PATH ('' for unset)\n"
+		"  --preload LIST        judge as if LD_PRELOAD were LIST ('' for unset)\n"
+		"\n"
+		"exit status: 0 all found, 1 a library or symbol version missing, 2 bad input\n");
+}
+
+/* The loader's own words: "/x/libfoo.so.1: invalid ELF header". */
+static const char *fatal_text(const struct ct_lookup *k, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s: %s", k->ncands ? k->cands[k->ncands - 1].path : k->name,
+		 k->error ? k->error : "?");
+	return buf;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+/* The lookup that first reached the loader itself (shown as a node). */
+static const struct ct_lookup *rtld_lookup(const struct ldd *d)
+{
+	size_t i;
+
+	for (i = 0; d->L.rtld && i < d->L.nlookups; i++)
+		if (d->L.lookups[i]->object == d->L.rtld)
+			return d->L.lookups[i];
+	return NULL;
+}
+
+static bool shown(const struct ldd *d, const struct ct_lookup *k)
+{
+	return k->new_object || !k->object || d->verbose || k == rtld_lookup(d);
+}
+
+static void print_info(const char *prefix, const char *text)
+{
+	printf("%s%s\n", prefix, text);
+}
+
+static void print_node(struct ldd *d, const struct ct_lobj *o, const char *prefix);
+
+static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *prefix,
+			 bool last)
+{
+	char rule[256], info[4096];
+	bool children = false;
+	size_t i;
+
+	/* Info lines hang under the node, left of its children's branch. */
+	if (k->new_object)
+		for (i = 0; i < d->L.nlookups && !children; i++)
+			children = d->L.lookups[i]->requester == k->object &&
+				   shown(d, d->L.lookups[i]);
+	snprintf(info, sizeof(info), "%s%s%s", prefix, last ? "    " : "|   ",
+		 children ? "|   " : "    ");
+
+	printf("%s%s %s => ", prefix, last ? "`--" : "|--", k->name);
+	if (!k->object) {
+		printf("not found%s%s\n", k->error ? ": " : "", k->error ? k->error : "");
+		if (k->fatal)
+			print_info(info, "the loader stops the whole load here");
+		if (!k->ncands)
+			print_info(info, "no candidate was tried");
+		else
+			print_info(info, "tried, in order:");
+		ct_print_lookup_candidates(stdout, k, info);
+		if (!strchr(k->name, '/')) {
+			struct ct_copies cs;
+
+			ct_find_copies(&d->L, k, &cs);
+			for (i = 0; i < cs.n && i < 3; i++) {
+				snprintf(rule, sizeof(rule), "%s %s%s%s%s (%s)",
+					 i ? "          " : "elsewhere:", cs.c[i].path,
+					 cs.c[i].version[0] ? ", " : "", cs.c[i].version,
+					 cs.c[i].same_name ? "" : ", another major",
+					 cs.c[i].where);
+				print_info(info, rule);
+			}
+			if (cs.n > 3)
+				printf("%s           and %zu more\n", info, cs.n - 3);
+			snprintf(rule, sizeof(rule), "(cudatrace why %s --from %s: the whole story)",
+				 k->name, ct_lobj_name(k->requester, false));
+			print_info(info, rule);
+			ct_copies_release(&cs);
+		}
+		return;
+	}
+	if (!k->new_object) {
+		printf("%s [%s]\n", k->object->path,
+		       k->object->is_rtld ? "the program's interpreter (PT_INTERP)"
+					   : "already loaded");
+		return;
+	}
+	printf("%s [%s]\n", k->object->path,
+	       k->preload ? "LD_PRELOAD" : ct_rule_text(k->found_via, k->via_owner, rule, sizeof(rule)));
+	{
+		struct ct_cuda_facts c;
+
+		ct_cuda_facts_read(&c, k->object->path);
+		ct_print_cuda_facts(stdout, &c, info);
+	}
+	if (d->verbose && k->ncands) {
+		print_info(info, "tried, in order:");
+		ct_print_lookup_candidates(stdout, k, info);
+	}
+	snprintf(info, sizeof(info), "%s%s", prefix, last ? "    " : "|   ");
+	print_node(d, k->object, info);
+}
+
+static void print_node(struct ldd *d, const struct ct_lobj *o, const char *prefix)
+{
+	const struct ct_lookup *last = NULL;
+	size_t i;
+
+	for (i = 0; i < d->L.nlookups; i++)
+		if (d->L.lookups[i]->requester == o && shown(d, d->L.lookups[i]))
+			last = d->L.lookups[i];
+	for (i = 0; i < d->L.nlookups; i++) {
+		const struct ct_lookup *k = d->L.lookups[i];
+
+		if (k->requester == o && shown(d, k))
+			print_lookup(d, k, prefix, k == last);
+	}
+}
+
+static void print_gaps(const struct ldd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->ngaps; i++) {
+		const struct ct_version_gap *g = &d->gaps[i];
+		const struct ct_verneed *v = g->need;
+
+		printf("\nsymbol-version-missing: %s needs version '%s' of %s%s%s%s,\n"
+		       "  but %s does not define it\n",
+		       ct_lobj_name(g->requester, false), v->version, v->file,
+		       v->symbol ? " (for " : "", v->symbol ? v->symbol : "",
+		       v->symbol ? ")" : "", g->lacking->path);
+		if (g->having)
+			printf("  %s (%s) does: load that copy first, or put its directory\n"
+			       "  before %s's on the search path\n",
+			       g->having, g->having_where, ct_lobj_name(g->lacking, true));
+		else
+			printf("  no copy on this machine defines it: install a newer %s\n",
+			       v->file);
+	}
+}
+
+static void print_text(struct ldd *d)
+{
+	struct ct_cuda_facts c;
+	size_t i, found = 0;
+
+	ct_cuda_facts_read(&c, d->file);
+	printf("%s\n", d->file);
+	ct_print_cuda_facts(stdout, &c, "    ");
+	print_node(d, d->L.main, "");
+	for (i = 0; i < d->L.nlookups; i++)
+		found += d->L.lookups[i]->new_object;
+	if (d->L.fatal) {
+		char why[4096];
+
+		printf("\nthe program would not start: error while loading shared libraries: %s\n",
+		       fatal_text(d->L.fatal, why, sizeof(why)));
+	}
+	print_gaps(d);
+	printf("\n%zu librar%s found, %zu not found\n", found, found == 1 ? "y" : "ies",
+	       d->not_found);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_strings(struct ct_json *j, const char *key, char **v, size_t n)
+{
+	size_t i;
+
+	ct_json_key(j, key);
+	ct_json_array_begin(j);
+	for (i = 0; i < n; i++)
+		ct_json_string(j, v[i]);
+	ct_json_array_end(j);
+}
+
+static void json_loader(struct ct_json *j, const struct ct_loader *L)
+{
+	const struct ct_platform *p = &L->plat;
+
+	ct_json_key(j, "loader");
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "rtld", p->rtld);
+	ct_json_kv_string(j, "glibc", p->version);
+	ct_json_kv_string(j, "lib", p->lib);
+	ct_json_kv_string(j, "platform", p->platform);
+	json_strings(j, "hwcaps", p->hwcaps, p->nhwcaps);
+	json_strings(j, "system_dirs", p->system_dirs, p->nsystem_dirs);
+	json_strings(j, "subdirectories", p->subdirs, p->nsubdirs);
+	ct_json_kv_string(j, "cache", L->cache_ok ? p->cache : NULL);
+	ct_json_kv_string(j, "ld_library_path", L->ld_library_path);
+	ct_json_kv_string(j, "ld_preload", L->ld_preload);
+	ct_json_kv_bool(j, "secure", L->secure);
+	ct_json_kv_bool(j, "facts_from_loader", p->from_loader);
+	ct_json_object_end(j);
+}
+
+static void json_copies(struct ct_json *j, const struct ct_copies *cs)
+{
+	size_t i;
+
+	ct_json_array_begin(j);
+	for (i = 0; i < cs->n; i++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", cs->c[i].path);
+		ct_json_kv_string(j, "where", cs->c[i].where);
+		ct_json_kv_string(j, "version", cs->c[i].version[0] ? cs->c[i].version : NULL);
+		ct_json_kv_bool(j, "same_name", cs->c[i].same_name);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
+static void print_json(struct ldd *d)
+{
+	struct ct_json j;
+	size_t i;
+
+	ct_json_init(&j, stdout);
+	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "file", d->file);
+	ct_json_kv_string(&j, "error", NULL);
+	json_loader(&j, &d->L);
+	ct_json_key(&j, "libraries");
+	ct_json_array_begin(&j);
+	for (i = 0; i < d->L.nlookups; i++) {
+		const struct ct_lookup *k = d->L.lookups[i];
+
+		ct_json_object_begin(&j);
+		ct_json_kv_string(&j, "name", k->name);
+		if (k->expanded && strcmp(k->expanded, k->name) != 0)
+			ct_json_kv_string(&j, "expanded", k->expanded);
+		ct_json_kv_string(&j, "path", k->object ? k->object->path : NULL);
+		ct_json_kv_string(&j, "requested_by", k->requester->path);
+		ct_json_kv_string(&j, "found_via", k->found_via);
+		ct_json_kv_string(&j, "via_object", k->via_owner ? k->via_owner->path : NULL);
+		ct_json_kv_u64(&j, "depth", d->depth[k->requester->index] + 1);
+		ct_json_kv_bool(&j, "preload", k->preload);
+		ct_json_kv_string(&j, "soname", k->object ? k->object->info.soname : NULL);
+		ct_json_kv_string(&j, "error", k->error);
+		if (k->new_object) {
+			struct ct_cuda_facts c;
+
+			ct_cuda_facts_read(&c, k->object->path);
+			ct_json_key(&j, "cuda");
+			if (c.cuda_library || c.nimages)
+				ct_json_cuda_facts(&j, &c);
+			else
+				ct_json_null(&j);
+		}
+		if (!k->object || d->verbose) {
+			ct_json_key(&j, "candidates");
+			ct_json_candidates(&j, k);
+		}
+		if (!k->object && !strchr(k->name, '/')) {
+			struct ct_copies cs;
+
+			ct_find_copies(&d->L, k, &cs);
+			ct_json_key(&j, "copies");
+			json_copies(&j, &cs);
+			ct_copies_release(&cs);
+		}
+		ct_json_object_end(&j);
+	}
+	ct_json_array_end(&j);
+	ct_json_key(&j, "symbol_versions");
+	ct_json_gaps(&j, d->gaps, d->ngaps);
+	{
+		char why[4096];
+
+		ct_json_kv_string(&j, "loader_error",
+				  d->L.fatal ? fatal_text(d->L.fatal, why, sizeof(why)) : NULL);
+	}
+	ct_json_object_end(&j);
+	ct_json_finish(&j);
+}
+
+static int fail(const struct ldd *d, const char *msg)
+{
+	if (d->json) {
+		struct ct_json j;
+
+		ct_json_init(&j, stdout);
+		ct_json_object_begin(&j);
+		ct_json_kv_string(&j, "file", d->file);
+		ct_json_kv_string(&j, "error", msg);
+		ct_json_key(&j, "libraries");
+		ct_json_array_begin(&j);
+		ct_json_array_end(&j);
+		ct_json_object_end(&j);
+		ct_json_finish(&j);
+	}
+	ct_error("'%s': %s", d->file, msg);
+	return CT_EXIT_BAD_INPUT;
+}
+
+int ct_cmd_ldd(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "library-path", required_argument, NULL, 'L' },
+		{ "preload", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ldd d;
+	struct ct_loader_env env = { NULL, NULL };
+	const char *why;
+	int c, rc;
+	size_t i;
+
+	memset(&d, 0, sizeof(d));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			d.json = true;
+			break;
+		case 'v':
+			d.verbose = true;
+			break;
+		case 'L':
+			env.library_path = optarg;
+			break;
+		case 'P':
+			env.preload = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return CT_EXIT_OK;
+		default:
+			usage(stderr);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	if (argc - optind != 1) {
+		ct_error("ldd takes one FILE");
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	d.file = argv[optind];
+	rc = ct_loader_open(&d.L, d.file, &env, &why);
+	if (rc < 0)
+		return fail(&d, why);
+	if (rc == 1) {
+		if (d.json) {
+			struct ct_json j;
+
+			ct_json_init(&j, stdout);
+			ct_json_object_begin(&j);
+			ct_json_kv_string(&j, "file", d.file);
+			ct_json_kv_string(&j, "error", NULL);
+			ct_json_kv_bool(&j, "static", true);
+			ct_json_key(&j, "libraries");
+			ct_json_array_begin(&j);
+			ct_json_array_end(&j);
+			ct_json_object_end(&j);
+			ct_json_finish(&j);
+		} else {
+			printf("%s: statically linked, it loads no shared library at start\n",
+			       d.file);
+		}
+		return CT_EXIT_OK;
+	}
+	ct_loader_load_all(&d.L);
+
+	d.depth = ct_xcalloc(d.L.nobjs + 1, sizeof(*d.depth));
+	for (i = 0; i < d.L.nlookups; i++) {
+		const struct ct_lookup *k = d.L.lookups[i];
+
+		if (k->new_object)
+			d.depth[k->object->index] = d.depth[k->requester->index] + 1;
+		d.not_found += !k->object;
+	}
+	d.gaps = ct_version_gaps(&d.L, &d.ngaps);
+	if (d.json)
+		print_json(&d);
+	else
+		print_text(&d);
+	rc = d.not_found || d.ngaps || d.L.fatal ? CT_EXIT_FINDING : CT_EXIT_OK;
+	ct_version_gaps_free(d.gaps, d.ngaps);
+	free(d.depth);
+	ct_loader_release(&d.L);
+	return rc;
+}

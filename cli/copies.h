@@ -1,0 +1,44 @@
+/*
+ * Copies of a library that exist on this machine but were not on the
+ * loader's path for one lookup: the other directories of ld.so.cache, the
+ * pip nvidia-* wheels and torch of the python3 on PATH, conda prefixes,
+ * CUDA toolkits in /usr/local, and the default directories; and other
+ * majors of the same library (libcudart.so.12 asked, libcudart.so.13
+ * present), also in the directories that were searched.
+ *
+ * Ownership: struct ct_copies owns its strings; ct_copies_release frees.
+ */
+#ifndef CT_COPIES_H
+#define CT_COPIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ct_loader;
+struct ct_lookup;
+
+struct ct_copy {
+	char *path;
+	const char *where; /* "ld.so.cache", "pip wheel", "conda", "CUDA toolkit",
+			      "default directory", "searched directory" */
+	char *version;     /* from the real file's name: "12.4.127", or "" */
+	bool same_name;    /* the name asked for; false: another major */
+};
+
+struct ct_copies {
+	struct ct_copy *c;
+	size_t n;
+};
+
+/*
+ * The copies of k's name other than the file k found and the paths it
+ * tried, one per file (symlinks and merged directories folded).
+ */
+void ct_find_copies(const struct ct_loader *L, const struct ct_lookup *k,
+		    struct ct_copies *out);
+void ct_copies_release(struct ct_copies *c);
+
+/* "libcudart.so.12" -> "libcudart.so" and major "12"; false when unversioned. */
+bool ct_soname_split(const char *name, char *stem, size_t stem_size, const char **major);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * What the dynamic loader reads of an ELF file: class, machine, type,
+ * DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH, DF_1_NODEFLIB, PT_INTERP,
+ * the symbol versions it needs (per needed file, with the symbols that
+ * need them) and the versions it defines.
+ *
+ * Ownership: struct ct_elfinfo owns every string and array in it;
+ * ct_elfinfo_release frees them. Reading never modifies the file.
+ */
+#ifndef CT_ELFINFO_H
+#define CT_ELFINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A version an object needs from one of its dependencies. */
+struct ct_verneed {
+	char *file;     /* the dependency's soname (vn_file) */
+	char *version;  /* "GLIBC_2.34", "libnvJitLink.so.12" */
+	char *symbol;   /* one undefined symbol that needs it, or NULL */
+	bool weak;      /* VER_FLG_WEAK: a missing weak version is no error */
+};
+
+struct ct_elfinfo {
+	int elf_class;          /* 32 or 64 */
+	unsigned machine;       /* EM_X86_64, EM_AARCH64, ... */
+	unsigned type;          /* ET_EXEC, ET_DYN, ... */
+	bool dynamic;           /* has a dynamic section */
+	bool nodeflib;          /* DF_1_NODEFLIB */
+	bool pie;               /* DF_1_PIE: a position-independent executable */
+	char *interp;           /* PT_INTERP, or NULL */
+	char *soname;           /* DT_SONAME, or NULL */
+	char *rpath;            /* DT_RPATH, or NULL (as written, DSTs unexpanded) */
+	char *runpath;          /* DT_RUNPATH, or NULL */
+	char **needed;          /* DT_NEEDED, in order */
+	size_t nneeded;
+	struct ct_verneed *verneed;
+	size_t nverneed;
+	char **verdef;          /* versions defined (the base one excluded) */
+	size_t nverdef;
+};
+
+void ct_elfinfo_init(struct ct_elfinfo *e);
+void ct_elfinfo_release(struct ct_elfinfo *e);
+
+/*
+ * Read path's dynamic information. Returns 0; -errno when the file cannot
+ * be opened; -ENOEXEC when it is not an ELF file (or too damaged to read).
+ */
+int ct_elfinfo_read(struct ct_elfinfo *e, const char *path);
+
+/* Does the object define this version (VERDEF)? */
+bool ct_elfinfo_defines(const struct ct_elfinfo *e, const char *version);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * The facts the dynamic loader works from on this system, asked of the
+ * loader itself (ld.so --list-diagnostics, glibc 2.33 and later) rather
+ * than assumed: what $LIB and $PLATFORM expand to, the default
+ * directories, the glibc-hwcaps and legacy hardware subdirectories tried
+ * in each directory, the glibc version and the ld.so.cache to read.
+ *
+ * Ownership: struct ct_platform owns its strings; ct_platform_release
+ * frees them.
+ */
+#ifndef CT_PLATFORM_H
+#define CT_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ct_platform {
+	char *rtld;          /* the loader asked */
+	char *lib;           /* $LIB: "lib/x86_64-linux-gnu" */
+	char *platform;      /* $PLATFORM: "haswell", "x86_64" */
+	char *version;       /* "2.36" */
+	int major, minor;
+	char **system_dirs;  /* default directories, no trailing slash */
+	size_t nsystem_dirs;
+	char **subdirs;      /* tried in every directory before it, in order:
+				"glibc-hwcaps/x86-64-v3", "tls/haswell", ... */
+	size_t nsubdirs;
+	char **hwcaps;       /* active glibc-hwcaps names, best first */
+	size_t nhwcaps;
+	char *cache;         /* "/etc/ld.so.cache" */
+	unsigned machine;    /* ELF machine of the loader */
+	int elf_class;
+	bool from_loader;    /* false: the loader could not be asked; defaults */
+};
+
+/*
+ * Ask the loader rtld (NULL: the one that runs cudatrace) for the facts.
+ * Never fails: without a usable loader, standard defaults for the machine
+ * are filled in and from_loader is false.
+ */
+void ct_platform_load(struct ct_platform *p, const char *rtld);
+void ct_platform_release(struct ct_platform *p);
+
+#endif

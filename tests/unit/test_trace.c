@@ -1,0 +1,1018 @@
+/*
+ * Reading traces (cli/trace.c, docs/trace-format.md): hand-written .jsonl
+ * files in a temporary directory go through ct_trace_read_dir and
+ * ct_trace_link, and the joins come out right: searches with their
+ * candidates and the object they found (or the one already loaded),
+ * dlopen requests with their search and dlerror text, module, driver,
+ * exec and exit records, parents of exec'd and forked images. Damaged
+ * files (junk, cut last lines, wrong types, huge lines) are counted, never
+ * fatal; every prefix of a good file reads cleanly. Also the library-name
+ * helpers ct_cuda_library and ct_library_version.
+ *
+ * Records are written with ' for " so that they stay readable here; no
+ * record needs a real '.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "trace.h"
+
+struct tdir {
+	char path[64];
+};
+
+static int tdir_setup(void **state)
+{
+	struct tdir *d = malloc(sizeof(*d));
+
+	if (!d)
+		return -1;
+	snprintf(d->path, sizeof(d->path), "/tmp/ct-trace-test-XXXXXX");
+	if (!mkdtemp(d->path)) {
+		free(d);
+		return -1;
+	}
+	*state = d;
+	return 0;
+}
+
+/* The directory, its files and its subdirectories' files (one level). */
+static void remove_tree(const char *path)
+{
+	DIR *dir = opendir(path);
+	struct dirent *de;
+
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		char *p;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		assert_true(asprintf(&p, "%s/%s", path, de->d_name) > 0);
+		if (unlink(p) != 0 && errno == EISDIR)
+			remove_tree(p);
+		free(p);
+	}
+	closedir(dir);
+	rmdir(path);
+}
+
+static int tdir_teardown(void **state)
+{
+	struct tdir *d = *state;
+
+	remove_tree(d->path);
+	free(d);
+	return 0;
+}
+
+static char *dir_file(const struct tdir *d, const char *name)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s/%s", d->path, name) > 0);
+	return p;
+}
+
+static void write_raw(const struct tdir *d, const char *name, const void *buf,
+		      size_t len)
+{
+	char *path = dir_file(d, name);
+	FILE *fp = fopen(path, "wb");
+
+	assert_non_null(fp);
+	if (len)
+		assert_int_equal(fwrite(buf, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+	free(path);
+}
+
+/* Records written with ' for ". */
+static void write_records(const struct tdir *d, const char *name, const char *text)
+{
+	char *copy = strdup(text), *c;
+
+	assert_non_null(copy);
+	for (c = copy; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	write_raw(d, name, copy, strlen(copy));
+	free(copy);
+}
+
+static void read_trace(const struct tdir *d, struct ct_trace *t)
+{
+	char why[512] = "";
+
+	ct_trace_init(t);
+	if (ct_trace_read_dir(t, d->path, why, sizeof(why)) != 0)
+		fail_msg("ct_trace_read_dir: %s", why);
+	ct_trace_link(t);
+}
+
+/* The process read from this file of the directory. */
+static struct ct_proc *proc_of(struct ct_trace *t, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < t->nprocs; i++) {
+		const char *f = t->procs[i].file;
+		size_t m = strlen(f);
+
+		if (m > n && f[m - n - 1] == '/' && strcmp(f + m - n, name) == 0)
+			return &t->procs[i];
+	}
+	fail_msg("no process from '%s'", name);
+	return NULL;
+}
+
+static struct ct_loaded *object_at(struct ct_proc *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (strcmp(p->objects[i].path, path) == 0)
+			return &p->objects[i];
+	fail_msg("no object '%s'", path);
+	return NULL;
+}
+
+static struct ct_search *search_id(struct ct_proc *p, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsearches; i++)
+		if (p->searches[i].id == id)
+			return &p->searches[i];
+	fail_msg("no search %lld", (long long)id);
+	return NULL;
+}
+
+static struct ct_request *request_named(struct ct_proc *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrequests; i++)
+		if (p->requests[i].name && strcmp(p->requests[i].name, name) == 0)
+			return &p->requests[i];
+	fail_msg("no request '%s'", name);
+	return NULL;
+}
+
+#define START(pid, ppid, host, image, t)                                      \
+	"{'ev':'start','t':" #t ",'tid':" #pid ",'v':1,'pid':" #pid            \
+	",'ppid':" #ppid ",'host':'" host "','image':'" image "'}\n"
+
+static const char normal_trace[] =
+	"{'ev':'start','t':1000,'tid':100,'v':1,'shim':'0.1.0','pid':100,'ppid':99,"
+	"'host':'vm','image':'286e3cb4163ff35a','auditor':true,'exe':'/opt/app/bin/prog',"
+	"'cwd':'/home/u','uid':0,'euid':0,'secure':true,'argv':['prog','-x','a b'],"
+	"'ranks':{'RANK':'3'},'env':{'LD_AUDIT':'/lib/libcudatrace.so','PATH':'/bin'}}\n"
+	"{'ev':'open','t':1001,'tid':100,'path':'/opt/app/bin/prog','lmid':0,'soname':null,"
+	"'main':true,'dev':2049,'ino':11,'size':5000,'mtime':1700000000}\n"
+	"{'ev':'open','t':1002,'tid':100,'path':'/lib/libcudatrace.so','lmid':0,"
+	"'soname':'libcudatrace.so','dev':2049,'ino':12}\n"
+	"{'ev':'search','t':1010,'tid':100,'id':4,'name':'libfoo.so.1','by':'/opt/app/bin/prog'}\n"
+	"{'ev':'try','t':1011,'tid':100,'search':4,'path':'/opt/app/lib/libfoo.so.1','via':'runpath'}\n"
+	"{'ev':'try','t':1012,'tid':100,'search':4,'path':'/usr/lib/libfoo.so.1','via':'ld.so.cache'}\n"
+	"{'ev':'open','t':1013,'tid':100,'path':'/usr/lib/libfoo.so.1','lmid':0,"
+	"'soname':'libfoo.so.1','search':4,'name':'libfoo.so.1','by':'/opt/app/bin/prog',"
+	"'via':'ld.so.cache','dev':65024,'ino':5316701,'size':15472,'mtime':1796012417}\n"
+	"{'ev':'search','t':1020,'tid':100,'id':5,'name':'libns.so','by':'/opt/app/bin/prog'}\n"
+	"{'ev':'try','t':1021,'tid':100,'search':5,'path':'/ns/libns.so','via':'rpath'}\n"
+	"{'ev':'open','t':1022,'tid':100,'path':'/ns/libns.so','lmid':2,'soname':null,"
+	"'search':5,'name':'libns.so','by':'/opt/app/bin/prog','via':'rpath','dev':7,'ino':8}\n"
+	"{'ev':'main','t':1030,'tid':100}\n"
+	"{'ev':'close','t':1040,'tid':100,'path':'/ns/libns.so'}\n";
+
+static void test_normal_process(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	struct ct_search *s;
+	struct ct_loaded *o, *prog, *ns;
+
+	write_records(d, "vm-100-286e3cb4163ff35a.jsonl", normal_trace);
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.bad_files, 0);
+	p = proc_of(&t, "vm-100-286e3cb4163ff35a.jsonl");
+
+	/* The start record. */
+	assert_non_null(p->start);
+	assert_int_equal(p->pid, 100);
+	assert_int_equal(p->ppid, 99);
+	assert_int_equal(p->t, 1000);
+	assert_string_equal(p->host, "vm");
+	assert_string_equal(p->image, "286e3cb4163ff35a");
+	assert_string_equal(p->exe, "/opt/app/bin/prog");
+	assert_string_equal(p->cwd, "/home/u");
+	assert_true(p->auditor);
+	assert_true(p->secure);
+	assert_non_null(p->argv);
+	assert_int_equal(p->argv->type, CT_J_ARR);
+	assert_int_equal(p->argv->u.c.n, 3);
+	assert_string_equal(p->argv->u.c.items[0]->u.str.s, "prog");
+	assert_string_equal(p->argv->u.c.items[2]->u.str.s, "a b");
+	assert_string_equal(ct_jstr(p->env, "PATH", NULL), "/bin");
+	assert_string_equal(ct_jstr(p->ranks, "RANK", NULL), "3");
+	assert_true(p->reached_main);
+	assert_false(p->fini);
+	assert_false(p->exited);
+	assert_null(p->parent);
+	assert_int_equal(p->bad_lines, 0);
+	assert_false(p->cut);
+	assert_int_equal(p->dropped, 0);
+	assert_int_equal(p->cuinit, -1);
+	assert_int_equal(p->ncuinit, 0);
+	assert_null(p->driver);
+
+	/* Objects. */
+	assert_int_equal(p->nobjects, 4);
+	prog = object_at(p, "/opt/app/bin/prog");
+	assert_true(prog->main);
+	assert_false(prog->shim);
+	assert_null(prog->soname);
+	assert_null(prog->search);
+	assert_int_equal(prog->size, 5000);
+	assert_int_equal(prog->mtime, 1700000000);
+	assert_true(object_at(p, "/lib/libcudatrace.so")->shim);
+	assert_false(object_at(p, "/lib/libcudatrace.so")->main);
+
+	/* The search, its candidates, and what it found. */
+	assert_int_equal(p->nsearches, 2);
+	s = search_id(p, 4);
+	assert_int_equal(s->t, 1010);
+	assert_int_equal(s->tid, 100);
+	assert_string_equal(s->name, "libfoo.so.1");
+	assert_string_equal(s->by, "/opt/app/bin/prog");
+	assert_int_equal(s->ntries, 2);
+	assert_string_equal(s->tries[0].path, "/opt/app/lib/libfoo.so.1");
+	assert_string_equal(s->tries[0].via, "runpath");
+	assert_string_equal(s->tries[1].path, "/usr/lib/libfoo.so.1");
+	assert_string_equal(s->tries[1].via, "ld.so.cache");
+	o = object_at(p, "/usr/lib/libfoo.so.1");
+	assert_ptr_equal(s->found, o);
+	assert_ptr_equal(o->search, s);
+	assert_false(s->already_loaded);
+	assert_null(s->request);
+	assert_null(o->request);
+	assert_string_equal(o->via, "ld.so.cache");
+	assert_string_equal(o->by, "/opt/app/bin/prog");
+	assert_string_equal(o->name, "libfoo.so.1");
+	assert_string_equal(o->soname, "libfoo.so.1");
+	assert_int_equal(o->lmid, 0);
+	assert_int_equal(o->dev, 65024);
+	assert_int_equal(o->ino, 5316701);
+	assert_int_equal(o->size, 15472);
+	assert_int_equal(o->mtime, 1796012417);
+	assert_int_equal(o->t, 1013);
+	assert_false(o->closed);
+	assert_false(o->shim);
+
+	/* Another namespace, and unloaded. */
+	ns = object_at(p, "/ns/libns.so");
+	assert_int_equal(ns->lmid, 2);
+	assert_true(ns->closed);
+	assert_ptr_equal(search_id(p, 5)->found, ns);
+	assert_ptr_equal(ns->search, search_id(p, 5));
+	ct_trace_release(&t);
+	assert_null(t.procs);
+	assert_int_equal(t.nprocs, 0);
+}
+
+static void test_dlopen_requests(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	struct ct_request *q;
+	struct ct_search *s;
+
+	write_records(d, "h-200-aa.jsonl", START(200, 1, "h", "aa", 100)
+		/* Joined: same thread, same name. */
+		"{'ev':'dlopen','t':110,'tid':201,'api':'dlopen','name':'libbar.so','flags':2,'caller':'/bin/prog'}\n"
+		"{'ev':'search','t':111,'tid':201,'id':1,'name':'libbar.so','by':'/bin/prog'}\n"
+		"{'ev':'try','t':112,'tid':201,'search':1,'path':'/l/libbar.so','via':'default'}\n"
+		"{'ev':'open','t':113,'tid':201,'path':'/l/libbar.so','search':1,'name':'libbar.so','via':'default'}\n"
+		/* A dependency of libbar.so: a search, but not the request's. */
+		"{'ev':'search','t':114,'tid':201,'id':2,'name':'libdep.so','by':'/l/libbar.so'}\n"
+		/* Another thread's search of the same name is not this request's. */
+		"{'ev':'dlopen','t':120,'tid':202,'api':'dlopen','name':'libbaz.so','flags':1}\n"
+		"{'ev':'search','t':121,'tid':203,'id':3,'name':'libbaz.so','by':'/bin/prog'}\n"
+		/* Same thread, other name: not joined either. */
+		"{'ev':'dlopen','t':130,'tid':204,'api':'dlopen','name':'libq.so','flags':1}\n"
+		"{'ev':'search','t':131,'tid':204,'id':4,'name':'libother.so','by':'/bin/prog'}\n"
+		/* Satisfied by an object already loaded: no search. */
+		"{'ev':'dlopen','t':140,'tid':205,'api':'dlopen','name':'libc.so.6','flags':1}\n"
+		/* Failed: a search with nothing found, and the program's dlerror text. */
+		"{'ev':'dlopen','t':150,'tid':206,'api':'dlmopen','name':'libmissing.so','flags':1,'lmid':-1}\n"
+		"{'ev':'search','t':151,'tid':206,'id':5,'name':'libmissing.so','by':'/bin/prog'}\n"
+		"{'ev':'try','t':152,'tid':206,'search':5,'path':'/nonexistent-ct/libmissing.so','via':'default'}\n"
+		"{'ev':'dlerror','t':153,'tid':206,'text':'libmissing.so: cannot open shared object file'}\n"
+		/* Two requests on one thread: the text goes with the latest. */
+		"{'ev':'dlopen','t':160,'tid':207,'api':'dlopen','name':'libx1.so','flags':1}\n"
+		"{'ev':'dlopen','t':161,'tid':207,'api':'dlopen','name':'libx2.so','flags':1}\n"
+		"{'ev':'dlerror','t':162,'tid':207,'text':'libx2.so: nope'}\n"
+		/* A dlerror on a thread that asked for nothing goes nowhere. */
+		"{'ev':'dlerror','t':170,'tid':999,'text':'stray'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+	assert_int_equal(p->nrequests, 7);
+	assert_int_equal(p->nsearches, 5);
+
+	q = request_named(p, "libbar.so");
+	s = search_id(p, 1);
+	assert_ptr_equal(q->search, s);
+	assert_ptr_equal(s->request, q);
+	assert_ptr_equal(object_at(p, "/l/libbar.so")->request, q);
+	assert_ptr_equal(s->found, object_at(p, "/l/libbar.so"));
+	assert_string_equal(q->api, "dlopen");
+	assert_string_equal(q->caller, "/bin/prog");
+	assert_int_equal(q->flags, 2);
+	assert_int_equal(q->tid, 201);
+	assert_int_equal(q->t, 110);
+	assert_false(q->noload);
+	assert_null(q->error);
+	assert_null(search_id(p, 2)->request);
+
+	q = request_named(p, "libbaz.so");
+	assert_null(q->search);
+	assert_null(search_id(p, 3)->request);
+	assert_null(q->caller);
+
+	assert_null(request_named(p, "libq.so")->search);
+	assert_null(search_id(p, 4)->request);
+
+	q = request_named(p, "libc.so.6");
+	assert_null(q->search);
+	assert_null(q->error);
+
+	q = request_named(p, "libmissing.so");
+	s = search_id(p, 5);
+	assert_ptr_equal(q->search, s);
+	assert_ptr_equal(s->request, q);
+	assert_null(s->found);
+	assert_false(s->already_loaded);
+	assert_string_equal(q->api, "dlmopen");
+	assert_int_equal(q->lmid, -1);
+	assert_string_equal(q->error, "libmissing.so: cannot open shared object file");
+
+	assert_null(request_named(p, "libx1.so")->error);
+	assert_string_equal(request_named(p, "libx2.so")->error, "libx2.so: nope");
+	ct_trace_release(&t);
+}
+
+static void test_already_loaded(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	struct ct_search *s;
+	struct stat st;
+	char *real, *text;
+
+	/* A real file, known to the trace under another path by dev/ino. */
+	write_raw(d, "libreal.so.1", "x", 1);
+	real = dir_file(d, "libreal.so.1");
+	assert_int_equal(stat(real, &st), 0);
+	assert_true(asprintf(&text, START(300, 1, "h", "bb", 100)
+		"{'ev':'search','t':110,'tid':300,'id':1,'name':'libq.so','by':'/bin/p'}\n"
+		"{'ev':'try','t':111,'tid':300,'search':1,'path':'/l/libq.so','via':'default'}\n"
+		"{'ev':'open','t':112,'tid':300,'path':'/l/libq.so','search':1,'dev':1,'ino':2}\n"
+		"{'ev':'open','t':113,'tid':300,'path':'/elsewhere/libreal.so','dev':%lld,'ino':%lld}\n"
+		/* No open: the last candidate is an object loaded earlier. */
+		"{'ev':'search','t':120,'tid':300,'id':2,'name':'libq.so','by':'/l/libx.so'}\n"
+		"{'ev':'try','t':121,'tid':300,'search':2,'path':'/nonexistent-ct/libq.so','via':'runpath'}\n"
+		"{'ev':'try','t':122,'tid':300,'search':2,'path':'/l/libq.so','via':'default'}\n"
+		/* No open and nothing loaded there: found nothing. */
+		"{'ev':'search','t':130,'tid':300,'id':3,'name':'libnone.so','by':'/bin/p'}\n"
+		"{'ev':'try','t':131,'tid':300,'search':3,'path':'/nonexistent-ct/libnone.so','via':'default'}\n"
+		/* Loaded only after the search: not already loaded then. */
+		"{'ev':'search','t':140,'tid':300,'id':4,'name':'liblate.so','by':'/bin/p'}\n"
+		"{'ev':'try','t':141,'tid':300,'search':4,'path':'/l/liblate.so','via':'default'}\n"
+		"{'ev':'open','t':150,'tid':300,'path':'/l/liblate.so'}\n"
+		/* The same file under another name: matched by dev and ino. */
+		"{'ev':'search','t':160,'tid':300,'id':5,'name':'libreal.so.1','by':'/bin/p'}\n"
+		"{'ev':'try','t':161,'tid':300,'search':5,'path':'%s','via':'default'}\n"
+		/* A name with a slash is opened directly, without candidates. */
+		"{'ev':'search','t':170,'tid':300,'id':6,'name':'/l/libq.so','by':'/bin/p'}\n"
+		/* No candidates at all. */
+		"{'ev':'search','t':180,'tid':300,'id':7,'name':'libzero.so','by':'/bin/p'}\n",
+		(long long)st.st_dev, (long long)st.st_ino, real) > 0);
+	write_records(d, "h-300-bb.jsonl", text);
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+
+	s = search_id(p, 1);
+	assert_ptr_equal(s->found, object_at(p, "/l/libq.so"));
+	assert_false(s->already_loaded);
+
+	s = search_id(p, 2);
+	assert_true(s->already_loaded);
+	assert_ptr_equal(s->found, object_at(p, "/l/libq.so"));
+	/* The object still belongs to the search that opened it. */
+	assert_ptr_equal(object_at(p, "/l/libq.so")->search, search_id(p, 1));
+
+	s = search_id(p, 3);
+	assert_null(s->found);
+	assert_false(s->already_loaded);
+
+	s = search_id(p, 4);
+	assert_null(s->found);
+	assert_false(s->already_loaded);
+
+	s = search_id(p, 5);
+	assert_true(s->already_loaded);
+	assert_ptr_equal(s->found, object_at(p, "/elsewhere/libreal.so"));
+
+	s = search_id(p, 6);
+	assert_true(s->already_loaded);
+	assert_ptr_equal(s->found, object_at(p, "/l/libq.so"));
+
+	s = search_id(p, 7);
+	assert_null(s->found);
+	assert_false(s->already_loaded);
+	ct_trace_release(&t);
+	free(text);
+	free(real);
+}
+
+static void test_other_records(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p, *quiet;
+	struct ct_request *q;
+	const struct ct_module *m;
+
+	write_records(d, "h-400-cc.jsonl", START(400, 1, "h", "cc", 100)
+		"{'ev':'dropped','records':3}\n"
+		"{'ev':'dlopen','t':101,'tid':400,'api':'dlopen','name':'libcudatrace-test-absent.so','flags':6,'noload':true,'caller':'/bin/noload'}\n"
+		"{'ev':'cuinit','t':102,'tid':400,'result':100,'caller':'/bin/p'}\n"
+		"{'ev':'driver','t':103,'tid':400,'path':'/l/libcuda.so.1','version':12080,'init':0}\n"
+		"{'ev':'cuinit','t':104,'tid':400,'result':0,'caller':'/bin/p'}\n"
+		"{'ev':'driver','t':105,'tid':400,'path':'/l/libcuda.so.1','version':13000,'init':0,"
+		"'devices':[{'index':0,'name':'Tesla T4','cc':'7.5','uuid':'00010203'}]}\n"
+		"{'ev':'module','t':106,'tid':400,'api':'cuModuleLoadData','result':209,'caller':'/bin/drvplt',"
+		"'image_count':1,'images':[{'kind':'sass','arch':'sm_90a'}]}\n"
+		"{'ev':'module','t':107,'tid':400,'api':'cuLinkAddData','result':0,'caller':'/bin/p',"
+		"'input':'ptx','name':'k.ptx','size':10}\n"
+		"{'ev':'module','t':108,'tid':400,'api':'cuModuleLoad','result':0,'file':'/m/k.cubin'}\n"
+		"{'ev':'register','t':109,'tid':400,'caller':'/l/libk.so','wrapper_version':1,"
+		"'images':[{'kind':'sass','arch':'sm_80'},{'kind':'ptx','arch':'compute_80','ptx_version':'8.0'}]}\n"
+		"{'ev':'dropped','records':4}\n"
+		"{'ev':'exec','t':110,'tid':400,'api':'execve','path':'/usr/bin/su','traced':false,'untraced':'setuid'}\n"
+		"{'ev':'exec_failed','t':111,'tid':400,'errno':1}\n"
+		"{'ev':'exec','t':112,'tid':400,'api':'execvp','path':'/bin/true','traced':true}\n"
+		"{'ev':'some_future_record','t':113,'tid':400,'x':[1,2]}\n"
+		"{'ev':'fini','t':114,'tid':400}\n"
+		"{'ev':'exit','t':115,'tid':400,'api':'_exit','status':3}\n");
+	/* A process that did none of it. */
+	write_records(d, "h-401-dd.jsonl", START(401, 1, "h", "dd", 200));
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	p = proc_of(&t, "h-400-cc.jsonl");
+
+	q = request_named(p, "libcudatrace-test-absent.so");
+	assert_true(q->noload);
+	assert_int_equal(q->flags, 6);
+	assert_string_equal(q->caller, "/bin/noload");
+
+	assert_int_equal(p->ncuinit, 2);
+	assert_int_equal(p->cuinit, 0);
+	assert_non_null(p->driver);
+	assert_int_equal(ct_jint(p->driver, "version", 0), 13000);
+	assert_int_equal(ct_jget(p->driver, "devices")->u.c.n, 1);
+
+	assert_int_equal(p->nmodules, 4);
+	m = &p->modules[0];
+	assert_false(m->registration);
+	assert_string_equal(m->api, "cuModuleLoadData");
+	assert_int_equal(m->result, 209);
+	assert_int_equal(m->t, 106);
+	assert_string_equal(m->caller, "/bin/drvplt");
+	assert_non_null(m->images);
+	assert_int_equal(m->images->type, CT_J_ARR);
+	assert_int_equal(m->images->u.c.n, 1);
+	assert_string_equal(ct_jstr(m->images->u.c.items[0], "arch", NULL), "sm_90a");
+	m = &p->modules[1];
+	assert_string_equal(m->api, "cuLinkAddData");
+	assert_string_equal(m->input, "ptx");
+	assert_string_equal(m->name, "k.ptx");
+	assert_null(m->images);
+	assert_null(m->file);
+	m = &p->modules[2];
+	assert_string_equal(m->file, "/m/k.cubin");
+	assert_null(m->caller);
+	m = &p->modules[3];
+	assert_true(m->registration);
+	assert_string_equal(m->api, "__cudaRegisterFatBinary");
+	assert_string_equal(m->caller, "/l/libk.so");
+	assert_int_equal(m->result, 0);
+	assert_int_equal(m->images->u.c.n, 2);
+	assert_string_equal(ct_jstr(m->images->u.c.items[1], "ptx_version", NULL), "8.0");
+
+	assert_int_equal(p->nexecs, 2);
+	assert_string_equal(p->execs[0].api, "execve");
+	assert_string_equal(p->execs[0].path, "/usr/bin/su");
+	assert_false(p->execs[0].traced);
+	assert_string_equal(p->execs[0].untraced, "setuid");
+	assert_int_equal(p->execs[0].t, 110);
+	assert_string_equal(p->execs[1].api, "execvp");
+	assert_true(p->execs[1].traced);
+	assert_null(p->execs[1].untraced);
+
+	assert_true(p->fini);
+	assert_true(p->exited);
+	assert_int_equal(p->exit_status, 3);
+	assert_string_equal(p->exit_api, "_exit");
+	assert_false(p->reached_main);
+	assert_int_equal(p->dropped, 7);
+	assert_int_equal(p->bad_lines, 0);
+
+	quiet = proc_of(&t, "h-401-dd.jsonl");
+	assert_false(quiet->fini);
+	assert_false(quiet->exited);
+	assert_false(quiet->reached_main);
+	assert_int_equal(quiet->cuinit, -1);
+	assert_int_equal(quiet->ncuinit, 0);
+	assert_int_equal(quiet->nmodules, 0);
+	assert_int_equal(quiet->nexecs, 0);
+	assert_int_equal(quiet->dropped, 0);
+	ct_trace_release(&t);
+}
+
+static void test_junk_files(void **state)
+{
+	static const unsigned char junk[] = {
+		0x7f, 'E', 'L', 'F', 2, 1, 1, 0, 0xff, 0xfe, '\n', 0, 0, '{', '\n',
+		0x80, 0x81, '"', 'e', 'v', '"', '\n', 0xc3, 0x28,
+	};
+	struct tdir *d = *state;
+	struct ct_trace t;
+
+	write_raw(d, "junk.jsonl", junk, sizeof(junk));
+	write_raw(d, "empty.jsonl", "", 0);
+	write_raw(d, "blank.jsonl", "\n\n\n", 3);
+	write_records(d, "cut.jsonl", "{'ev':'start','t':1,'pid':5");
+	write_records(d, "noev.jsonl", "{'t':1,'pid':5}\n[1]\n");
+	write_records(d, "good.jsonl", START(7, 1, "h", "ee", 100));
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.bad_files, 5);
+	assert_int_equal(t.procs[0].pid, 7);
+	ct_trace_release(&t);
+}
+
+static void test_bad_lines(void **state)
+{
+	static const char with_nul[] = "{'ev':'main'}\0junk\n";
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char *text;
+
+	/* A junk line in the middle: counted, and reading goes on. */
+	write_records(d, "mid.jsonl", START(10, 1, "h", "ff", 100)
+		"\x01\x02 binary \xff\xfe junk\n"
+		"{'ev':'main','t':101,'tid':10}\n"
+		"{'ev':'exit','t':102,'tid':10,'api':'exit','status':0}\n");
+	/* Lines that are JSON but not records. */
+	write_records(d, "notrec.jsonl", START(11, 1, "h", "gg", 200)
+		"[1,2,3]\n42\n'ev'\nnull\ntrue\n{}\n{'t':5,'tid':11}\n{'EV':'main'}\n"
+		"{'ev':'fini','t':201,'tid':11}\n");
+	/* The last line cut by a crash: not a bad line, but said. */
+	write_records(d, "cut.jsonl", START(12, 1, "h", "hh", 300)
+		"{'ev':'main','t':301,'tid':12}\n"
+		"{'ev':'exit','t':302,'tid':12,'api':'exit','sta");
+	/* A whole last record without its newline is read. */
+	write_records(d, "nonl.jsonl", START(13, 1, "h", "ii", 400)
+		"{'ev':'fini','t':401,'tid':13}");
+	/* A junk line at the end, with its newline: bad, not cut. */
+	write_records(d, "junkend.jsonl", START(14, 1, "h", "jj", 500) "{'ev':\n");
+	/* CRLF line ends and blank lines. */
+	write_records(d, "crlf.jsonl", START(15, 1, "h", "kk", 600)
+		"\n{'ev':'main','t':601,'tid':15}\r\n\n");
+	/* A NUL inside a line spoils that line only. */
+	assert_true(asprintf(&text, "%s", START(16, 1, "h", "ll", 700)) > 0);
+	{
+		size_t n = strlen(text), i;
+		char *all = malloc(n + sizeof(with_nul) - 1 + 40);
+
+		assert_non_null(all);
+		memcpy(all, text, n);
+		memcpy(all + n, with_nul, sizeof(with_nul) - 1);
+		memcpy(all + n + sizeof(with_nul) - 1, "{'ev':'fini'}\n", 14);
+		for (i = 0; i < n + sizeof(with_nul) - 1 + 14; i++)
+			if (all[i] == '\'')
+				all[i] = '"';
+		write_raw(d, "nul.jsonl", all, n + sizeof(with_nul) - 1 + 14);
+		free(all);
+	}
+	free(text);
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 7);
+	assert_int_equal(t.bad_files, 0);
+
+	p = proc_of(&t, "mid.jsonl");
+	assert_int_equal(p->bad_lines, 1);
+	assert_false(p->cut);
+	assert_int_equal(p->pid, 10);
+	assert_true(p->reached_main);
+	assert_true(p->exited);
+
+	p = proc_of(&t, "notrec.jsonl");
+	assert_int_equal(p->bad_lines, 8);
+	assert_false(p->cut);
+	assert_true(p->fini);
+	assert_false(p->reached_main);
+
+	p = proc_of(&t, "cut.jsonl");
+	assert_true(p->cut);
+	assert_int_equal(p->bad_lines, 0);
+	assert_true(p->reached_main);
+	assert_false(p->exited);
+
+	p = proc_of(&t, "nonl.jsonl");
+	assert_false(p->cut);
+	assert_int_equal(p->bad_lines, 0);
+	assert_true(p->fini);
+
+	p = proc_of(&t, "junkend.jsonl");
+	assert_false(p->cut);
+	assert_int_equal(p->bad_lines, 1);
+
+	p = proc_of(&t, "crlf.jsonl");
+	assert_int_equal(p->bad_lines, 0);
+	assert_int_equal(p->pid, 15);
+	assert_true(p->reached_main);
+
+	p = proc_of(&t, "nul.jsonl");
+	assert_int_equal(p->bad_lines, 1);
+	assert_false(p->reached_main);
+	assert_true(p->fini);
+	ct_trace_release(&t);
+}
+
+static void test_wrong_types(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "types.jsonl",
+		"{'ev':'start','t':'late','tid':[],'pid':'x','ppid':{},'host':5,'image':[],"
+		"'exe':true,'cwd':null,'argv':'not an array','env':3,'auditor':'yes','secure':1}\n"
+		"{'ev':'search','t':1.5,'tid':'a','id':'one','name':7,'by':null}\n"
+		"{'ev':'try','search':'one','path':1,'via':2}\n"
+		"{'ev':'try','search':null,'path':'/p'}\n"
+		"{'ev':'open','path':5,'search':'one','lmid':'a','dev':'x','ino':[],'size':{},'main':'yes','soname':1}\n"
+		"{'ev':'close','path':[]}\n"
+		"{'ev':'dlopen','name':1,'api':2,'flags':'x','noload':'y','caller':3}\n"
+		"{'ev':'dlerror','text':5}\n"
+		"{'ev':'module','api':1,'result':'x','images':'none'}\n"
+		"{'ev':'register','images':{}}\n"
+		"{'ev':'cuinit','result':'bad'}\n"
+		"{'ev':'exec','api':1,'path':2,'traced':'no','untraced':3}\n"
+		"{'ev':'exit','status':'x','api':4}\n"
+		"{'ev':'dropped','records':'many'}\n"
+		"{'ev':5}\n"
+		"{'ev':null}\n"
+		"{'ev':['start']}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+	assert_non_null(p->start);
+	assert_int_equal(p->pid, 0);
+	assert_int_equal(p->ppid, 0);
+	assert_int_equal(p->t, 0);
+	assert_null(p->host);
+	assert_null(p->image);
+	assert_null(p->exe);
+	assert_null(p->cwd);
+	assert_false(p->auditor);
+	assert_false(p->secure);
+	assert_int_equal(p->nsearches, 1);
+	assert_int_equal(p->searches[0].id, 0);
+	assert_int_equal(p->searches[0].tid, 0);
+	assert_string_equal(p->searches[0].name, "");
+	assert_string_equal(p->searches[0].by, "");
+	assert_int_equal(p->searches[0].ntries, 0);
+	assert_null(p->searches[0].found);
+	assert_int_equal(p->nobjects, 1);
+	assert_string_equal(p->objects[0].path, "");
+	assert_null(p->objects[0].soname);
+	assert_int_equal(p->objects[0].lmid, 0);
+	assert_int_equal(p->objects[0].dev, 0); /* unknown */
+	assert_int_equal(p->objects[0].ino, 0);
+	assert_int_equal(p->objects[0].size, -1);
+	assert_false(p->objects[0].main);
+	assert_null(p->objects[0].search);
+	assert_int_equal(p->nrequests, 1);
+	assert_null(p->requests[0].name);
+	assert_string_equal(p->requests[0].api, "dlopen");
+	assert_int_equal(p->requests[0].flags, 0);
+	assert_false(p->requests[0].noload);
+	assert_null(p->requests[0].error);
+	assert_int_equal(p->nmodules, 2);
+	assert_string_equal(p->modules[0].api, "");
+	assert_int_equal(p->modules[0].result, 0);
+	assert_int_equal(p->cuinit, -1);
+	assert_int_equal(p->ncuinit, 1);
+	assert_int_equal(p->nexecs, 1);
+	assert_true(p->execs[0].traced);
+	assert_null(p->execs[0].path);
+	assert_null(p->execs[0].untraced);
+	assert_true(p->exited);
+	assert_int_equal(p->exit_status, 0);
+	assert_string_equal(p->exit_api, "exit");
+	assert_int_equal(p->dropped, 0);
+	assert_int_equal(p->bad_lines, 0);
+	ct_trace_release(&t);
+}
+
+static void test_huge_line(void **state)
+{
+	size_t n = 1 << 20, i;
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char *text = malloc(n + 512), *w = text;
+
+	assert_non_null(text);
+	w += sprintf(w, "{\"ev\":\"start\",\"t\":1,\"tid\":20,\"pid\":20,\"exe\":\"");
+	for (i = 0; i < n; i++)
+		*w++ = (char)('a' + i % 26);
+	w += sprintf(w, "\",\"host\":\"h\"}\n{\"ev\":\"main\",\"t\":2,\"tid\":20}\n");
+	write_raw(d, "huge.jsonl", text, (size_t)(w - text));
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+	assert_int_equal(p->bad_lines, 0);
+	assert_false(p->cut);
+	assert_int_equal(strlen(p->exe), n);
+	assert_memory_equal(p->exe, text + strlen("{\"ev\":\"start\",\"t\":1,\"tid\":20,\"pid\":20,\"exe\":\""), n);
+	assert_string_equal(p->host, "h");
+	assert_true(p->reached_main);
+	ct_trace_release(&t);
+	free(text);
+}
+
+static void test_linking(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *first, *execd, *forked, *started, *other, *orphan;
+	size_t i;
+
+	/* Names sort differently from start times. */
+	write_records(d, "a-late.jsonl", START(100, 5, "other", "i4", 400));
+	write_records(d, "b-exec.jsonl", START(100, 1, "h", "i2", 200));
+	write_records(d, "c-fork.jsonl", START(300, 100, "h", "i2", 300));
+	write_records(d, "d-first.jsonl", START(100, 1, "h", "i1", 100));
+	write_records(d, "e-child.jsonl", START(400, 100, "h", "i9", 350));
+	write_records(d, "f-orphan.jsonl", START(500, 77, "h", "i5", 50));
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 6);
+	for (i = 1; i < t.nprocs; i++)
+		assert_true(t.procs[i - 1].t <= t.procs[i].t);
+
+	first = proc_of(&t, "d-first.jsonl");
+	execd = proc_of(&t, "b-exec.jsonl");
+	forked = proc_of(&t, "c-fork.jsonl");
+	started = proc_of(&t, "e-child.jsonl");
+	other = proc_of(&t, "a-late.jsonl");
+	orphan = proc_of(&t, "f-orphan.jsonl");
+	assert_ptr_equal(&t.procs[0], orphan);
+	assert_ptr_equal(&t.procs[1], first);
+	assert_ptr_equal(&t.procs[5], other);
+
+	/* The same pid later on the same host: the image it exec'd into. */
+	assert_ptr_equal(execd->parent, first);
+	assert_false(execd->forked);
+	assert_null(first->parent);
+	/* A child of the newest image of its parent pid, same image: a fork. */
+	assert_ptr_equal(forked->parent, execd);
+	assert_true(forked->forked);
+	/* Another image: started by it. */
+	assert_ptr_equal(started->parent, execd);
+	assert_false(started->forked);
+	/* The same pid on another host is somebody else. */
+	assert_null(other->parent);
+	assert_null(orphan->parent);
+	ct_trace_release(&t);
+}
+
+static void test_directory(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	char why[512] = "", *missing, *sub;
+
+	/* Missing: -1, and the message names it. */
+	missing = dir_file(d, "no-such-dir");
+	ct_trace_init(&t);
+	assert_int_equal(ct_trace_read_dir(&t, missing, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, missing));
+	assert_int_equal(t.nprocs, 0);
+	ct_trace_release(&t);
+	free(missing);
+
+	/* Empty: no processes, nothing bad. */
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 0);
+	assert_int_equal(t.bad_files, 0);
+	ct_trace_release(&t);
+
+	/* Only *.jsonl files are read. */
+	write_records(d, "x.json", START(1, 0, "h", "a1", 1));
+	write_records(d, "x.jsonl.bak", START(2, 0, "h", "a2", 2));
+	write_records(d, "x.txt", START(3, 0, "h", "a3", 3));
+	write_records(d, "jsonl", START(4, 0, "h", "a4", 4));
+	write_records(d, "x.JSONL", START(5, 0, "h", "a5", 5));
+	write_records(d, "h-6-a6.jsonl", START(6, 0, "h", "a6", 6));
+	/* Not recursive. */
+	sub = dir_file(d, "sub");
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_records(d, "sub/h-8-a8.jsonl", START(8, 0, "h", "a8", 8));
+	free(sub);
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.procs[0].pid, 6);
+	assert_int_equal(t.bad_files, 0);
+	ct_trace_release(&t);
+}
+
+/*
+ * A FIFO named like a trace file must not stop the reader: nothing ever
+ * writes to it. The read runs in a child so that a hang fails the test
+ * instead of stopping it.
+ */
+static void test_fifo(void **state)
+{
+	struct tdir *d = *state;
+	char *fifo = dir_file(d, "h-9-fifo.jsonl");
+	pid_t child;
+	int status = 0, waited;
+
+	write_records(d, "h-10-aa.jsonl", START(10, 1, "h", "aa", 10));
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct ct_trace t;
+		char why[256];
+		int rc;
+
+		ct_trace_init(&t);
+		rc = ct_trace_read_dir(&t, d->path, why, sizeof(why));
+		rc = rc == 0 && t.nprocs == 1 ? 0 : 1;
+		ct_trace_release(&t);
+		_exit(rc);
+	}
+	for (waited = 0; waited < 100; waited++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	if (waited == 100) {
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		free(fifo);
+		fail_msg("ct_trace_read_dir still blocked on a FIFO after 5 s");
+	}
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	free(fifo);
+}
+
+/* Every prefix of a good file: read or cut, never a bad line or a crash. */
+static void test_every_prefix(void **state)
+{
+	struct tdir *d = *state;
+	char *full = strdup(normal_trace), *c;
+	size_t len = strlen(normal_trace), first_line, n;
+
+	assert_non_null(full);
+	for (c = full; *c; c++)
+		if (*c == '\'')
+			*c = '"';
+	first_line = (size_t)(strchr(full, '\n') - full);
+	for (n = 0; n <= len; n++) {
+		struct ct_trace t;
+		/* Ends at the end of a record, with or without its newline. */
+		bool whole = n > 0 && (full[n - 1] == '\n' || full[n] == '\n');
+
+		write_raw(d, "p.jsonl", full, n);
+		read_trace(d, &t);
+		if (n < first_line) {
+			/* Not even the start record: not a process. */
+			assert_int_equal(t.nprocs, 0);
+			assert_int_equal(t.bad_files, 1);
+		} else {
+			assert_int_equal(t.nprocs, 1);
+			assert_int_equal(t.bad_files, 0);
+			assert_int_equal(t.procs[0].bad_lines, 0);
+			if (t.procs[0].cut == whole)
+				fail_msg("prefix of %zu bytes: cut %d", n,
+					 (int)t.procs[0].cut);
+			assert_int_equal(t.procs[0].pid, 100);
+		}
+		ct_trace_release(&t);
+	}
+	free(full);
+}
+
+static void test_cuda_library(void **state)
+{
+	static const char *const yes[] = {
+		"libcudart.so.13", "libcublasLt.so.13", "libcudnn_ops.so.9",
+		"libcuda.so.1", "/a/b/libnccl.so.2", "libcuda.so", "libcublas.so.12",
+		"/usr/local/cuda/lib64/libnvrtc.so.13", "libcufft.so.12",
+		"libnvidia-ml.so.1", "libnvJitLink.so.13",
+	};
+	static const char *const no[] = {
+		"libc.so.6", "libtorch.so", "libcudatrace.so", "/a/b/libcudatrace.so",
+		"libcudart_static.a", "", "/a/libcuda.so.1/libm.so.6", "cudart.so",
+		"libcu.so", "liblibcuda.so",
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(yes); i++)
+		if (!ct_cuda_library(yes[i]))
+			fail_msg("'%s' is not a CUDA library?", yes[i]);
+	for (i = 0; i < ARRAY_LEN(no); i++)
+		if (ct_cuda_library(no[i]))
+			fail_msg("'%s' is a CUDA library?", no[i]);
+}
+
+static void test_library_version(void **state)
+{
+	struct tdir *d = *state;
+	char buf[64], small[4], *real, *link, *plain;
+
+	write_raw(d, "libx.so.13.0.96", "x", 1);
+	real = dir_file(d, "libx.so.13.0.96");
+	link = dir_file(d, "libx.so.13");
+	assert_int_equal(symlink("libx.so.13.0.96", link), 0);
+	/* The real file's version, through the link. */
+	assert_ptr_equal(ct_library_version(link, buf, sizeof(buf)), buf);
+	assert_string_equal(buf, "13.0.96");
+	assert_string_equal(ct_library_version(real, buf, sizeof(buf)), "13.0.96");
+	/* Cut to the buffer. */
+	assert_string_equal(ct_library_version(link, small, sizeof(small)), "13.");
+	/* A path that does not exist is read as it is. */
+	assert_string_equal(ct_library_version("/nonexistent-ct/libcudart.so.12.4.127",
+					       buf, sizeof(buf)), "12.4.127");
+	/* No ".so.": no version. */
+	strcpy(buf, "junk");
+	assert_string_equal(ct_library_version("/nonexistent-ct/libcudart.so", buf,
+					       sizeof(buf)), "");
+	assert_string_equal(ct_library_version("libfoo", buf, sizeof(buf)), "");
+	assert_string_equal(ct_library_version("/a.so.1/libz.so", buf, sizeof(buf)), "");
+	/* An unversioned real file. */
+	write_raw(d, "libplain.so", "x", 1);
+	plain = dir_file(d, "libplain.so");
+	assert_string_equal(ct_library_version(plain, buf, sizeof(buf)), "");
+	free(plain);
+	free(link);
+	free(real);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, tdir_setup, tdir_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_normal_process),
+		T(test_dlopen_requests),
+		T(test_already_loaded),
+		T(test_other_records),
+		T(test_junk_files),
+		T(test_bad_lines),
+		T(test_wrong_types),
+		T(test_huge_line),
+		T(test_linking),
+		T(test_directory),
+		T(test_fifo),
+		T(test_every_prefix),
+		T(test_cuda_library),
+		T(test_library_version),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
