@@ -109,11 +109,13 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 
 			ct_find_copies(&d->L, k, &cs);
 			for (i = 0; i < cs.n && i < 3; i++) {
-				snprintf(rule, sizeof(rule), "%s %s%s%s%s (%s)",
+				bool ver = cs.c[i].version[0] &&
+					   (!cs.c[i].same_name || strchr(cs.c[i].version, '.'));
+
+				snprintf(rule, sizeof(rule), "%s %s (%s%s%s%s)",
 					 i ? "          " : "elsewhere:", cs.c[i].path,
-					 cs.c[i].version[0] ? ", " : "", cs.c[i].version,
-					 cs.c[i].same_name ? "" : ", another major",
-					 cs.c[i].where);
+					 cs.c[i].same_name ? "" : "another major, ",
+					 ver ? cs.c[i].version : "", ver ? ", " : "", cs.c[i].where);
 				print_info(info, rule);
 			}
 			if (cs.n > 3)
@@ -168,21 +170,8 @@ static void print_gaps(const struct ldd *d)
 	size_t i;
 
 	for (i = 0; i < d->ngaps; i++) {
-		const struct ct_version_gap *g = &d->gaps[i];
-		const struct ct_verneed *v = g->need;
-
-		printf("\nsymbol-version-missing: %s needs version '%s' of %s%s%s%s,\n"
-		       "  but %s does not define it\n",
-		       ct_lobj_name(g->requester, false), v->version, v->file,
-		       v->symbol ? " (for " : "", v->symbol ? v->symbol : "",
-		       v->symbol ? ")" : "", g->lacking->path);
-		if (g->having)
-			printf("  %s (%s) does: load that copy first, or put its directory\n"
-			       "  before %s's on the search path\n",
-			       g->having, g->having_where, ct_lobj_name(g->lacking, true));
-		else
-			printf("  no copy on this machine defines it: install a newer %s\n",
-			       v->file);
+		printf("\n");
+		ct_print_gap(stdout, &d->gaps[i]);
 	}
 }
 

@@ -50,7 +50,8 @@ static void usage(FILE *out)
 		"  --library-path PATH  judge as if LD_LIBRARY_PATH were PATH ('' for unset)\n"
 		"  --preload LIST       judge as if LD_PRELOAD were LIST ('' for unset)\n"
 		"\n"
-		"exit status: 0 found, 1 not found, 2 bad input\n");
+		"exit status: 0 found, 1 not found (or the file found lacks a symbol version\n"
+		"the requester needs), 2 bad input\n");
 }
 
 static const char *winner(const struct why *w)
@@ -78,7 +79,10 @@ static void print_text(struct why *w)
 	char rule[256];
 	size_t i, later = 0;
 
-	printf("%s, as %s asks for it", w->name, ct_lobj_name(w->req, false));
+	if (w->from)
+		printf("%s, as %s asks for it", w->name, w->from);
+	else
+		printf("%s, as dlopen finds it for a program with no RPATH or RUNPATH", w->name);
 	if (w->L.ld_library_path)
 		printf(" (LD_LIBRARY_PATH=%s)", w->L.ld_library_path);
 	printf(":\n");
@@ -134,12 +138,15 @@ static void print_text(struct why *w)
 		for (i = 0; i < w->copies.n; i++) {
 			const struct ct_copy *c = &w->copies.c[i];
 
-			printf("  %s (%s%s%s%s)\n", c->path, c->version[0] ? c->version : "",
-			       c->version[0] ? ", " : "", c->same_name ? "" : "another major, ",
-			       c->where);
+			/* The version says more than the name asked only past its major. */
+			bool ver = c->version[0] && (!c->same_name || strchr(c->version, '.'));
+
+			printf("  %s (%s%s%s%s)\n", c->path, c->same_name ? "" : "another major, ",
+			       ver ? c->version : "", ver ? ", " : "", c->where);
 		}
 	} else {
-		printf("\nno other copy of %s on this machine\n", w->name);
+		printf("\nno copy of %s elsewhere (the cache's directories, pip wheels, conda,\n"
+		       "CUDA toolkits), nor another major of it\n", w->name);
 	}
 	if (!winner(w)) {
 		const struct ct_copy *same = NULL;
@@ -153,21 +160,17 @@ static void print_text(struct why *w)
 			*strrchr(dir, '/') = '\0';
 			printf("\nto use %s: put %s on LD_LIBRARY_PATH,\n"
 			       "or into the RUNPATH of %s\n",
-			       same->path, dir, ct_lobj_name(w->req, false));
+			       same->path, dir, w->from ? w->from : "the program");
 			free(dir);
+		} else if (w->copies.n) {
+			printf("\nonly other majors of it are here: what asks for %s was built against\n"
+			       "that major; install it, or rebuild against the one present\n",
+			       w->name);
 		}
 	}
 	for (i = 0; i < w->ngaps; i++) {
-		const struct ct_version_gap *g = &w->gaps[i];
-
-		printf("\nsymbol-version-missing: %s needs version '%s'%s%s%s, which %s lacks",
-		       ct_lobj_name(g->requester, false), g->need->version,
-		       g->need->symbol ? " (for " : "", g->need->symbol ? g->need->symbol : "",
-		       g->need->symbol ? ")" : "", g->lacking->path);
-		if (g->having)
-			printf(";\n  %s (%s) has it\n", g->having, g->having_where);
-		else
-			printf("\n");
+		printf("\n");
+		ct_print_gap(stdout, &w->gaps[i]);
 	}
 }
 
@@ -340,7 +343,12 @@ int ct_cmd_why(int argc, char **argv)
 	w.req = w.L.main;
 	/* What the requester brings first: preloads and its own dependencies. */
 	ct_loader_load_all(&w.L);
-	w.answer = ct_loader_lookup(&w.L, w.req, w.name);
+	/* A name the requester itself needs was answered while loading it. */
+	for (i = 0; i < w.L.nlookups && !w.answer; i++)
+		if (w.L.lookups[i]->requester == w.req && strcmp(w.L.lookups[i]->name, w.name) == 0)
+			w.answer = w.L.lookups[i];
+	if (!w.answer)
+		w.answer = ct_loader_lookup(&w.L, w.req, w.name);
 	w.search = ct_loader_search(&w.L, w.req, w.name, true);
 	/* The winner of the search, or all of it when nothing was found. */
 	w.reached = w.search->ncands;
@@ -356,11 +364,13 @@ int ct_cmd_why(int argc, char **argv)
 		print_json(&w);
 	else
 		print_text(&w);
-	rc = winner(&w) ? CT_EXIT_OK : CT_EXIT_FINDING;
+	/* Found is not enough when the file lacks a version the requester needs. */
+	rc = winner(&w) && !w.ngaps ? CT_EXIT_OK : CT_EXIT_FINDING;
 	for (i = 0; i < w.ngaps; i++)
 		free(w.gaps[i].having);
 	free(w.gaps);
 	ct_copies_release(&w.copies);
+	ct_lookup_free(w.search);
 	ct_loader_release(&w.L);
 	return rc;
 }

@@ -167,29 +167,48 @@ static const struct ct_lookup *lookup_for(const struct ct_loader *L,
 	return NULL;
 }
 
-/* A copy of k's library that defines version; into g. */
-static void find_having(const struct ct_loader *L, const struct ct_lookup *k,
+static bool defines(const char *path, const char *version)
+{
+	struct ct_elfinfo e;
+	bool yes;
+
+	ct_elfinfo_init(&e);
+	yes = ct_elfinfo_read(&e, path) == 0 && ct_elfinfo_defines(&e, version);
+	ct_elfinfo_release(&e);
+	return yes;
+}
+
+/*
+ * A copy of the library that defines the version, into g: first what the
+ * requester's own search would find later in its order (the copy its
+ * RUNPATH names, shadowed by LD_LIBRARY_PATH), then copies elsewhere.
+ */
+static void find_having(struct ct_loader *L, const struct ct_lookup *k,
 			struct ct_version_gap *g)
 {
+	struct ct_lookup *s = ct_loader_search(L, (struct ct_lobj *)k->requester, k->name, true);
 	struct ct_copies cs;
 	size_t i;
 
-	ct_find_copies(L, k, &cs);
-	for (i = 0; i < cs.n && !g->having; i++) {
-		struct ct_elfinfo e;
+	for (i = 0; i < s->ncands && !g->having; i++)
+		if (s->cands[i].outcome == CT_FOUND && defines(s->cands[i].path, g->need->version)) {
+			char rule[128];
 
-		ct_elfinfo_init(&e);
-		if (ct_elfinfo_read(&e, cs.c[i].path) == 0 &&
-		    ct_elfinfo_defines(&e, g->need->version)) {
-			g->having = ct_xstrdup(cs.c[i].path);
-			g->having_where = cs.c[i].where;
+			g->having = ct_xstrdup(s->cands[i].path);
+			snprintf(g->having_where, sizeof(g->having_where), "%s, later in the order",
+				 ct_rule_text(s->cands[i].via, s->cands[i].owner, rule, sizeof(rule)));
 		}
-		ct_elfinfo_release(&e);
-	}
+	ct_find_copies(L, s, &cs);
+	for (i = 0; i < cs.n && !g->having; i++)
+		if (defines(cs.c[i].path, g->need->version)) {
+			g->having = ct_xstrdup(cs.c[i].path);
+			snprintf(g->having_where, sizeof(g->having_where), "%s", cs.c[i].where);
+		}
 	ct_copies_release(&cs);
+	ct_lookup_free(s);
 }
 
-struct ct_version_gap *ct_version_gaps(const struct ct_loader *L, size_t *n)
+struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 {
 	struct ct_version_gap *out = NULL;
 	size_t i, v;
@@ -245,7 +264,7 @@ void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n)
 		ct_json_kv_string(j, "symbol", g[i].need->symbol);
 		ct_json_kv_string(j, "lacking", g[i].lacking->path);
 		ct_json_kv_string(j, "having", g[i].having);
-		ct_json_kv_string(j, "having_where", g[i].having_where);
+		ct_json_kv_string(j, "having_where", g[i].having ? g[i].having_where : NULL);
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);
@@ -287,4 +306,37 @@ int ct_loader_open(struct ct_loader *L, const char *file, const struct ct_loader
 	if (rc < 0)
 		ct_loader_release(L);
 	return rc;
+}
+
+void ct_print_gap(FILE *out, const struct ct_version_gap *g)
+{
+	const struct ct_verneed *v = g->need;
+	const struct ct_lobj *lack = g->lacking;
+	char rule[256], *dir = ct_xstrdup(lack->path), *slash = strrchr(dir, '/');
+
+	if (slash)
+		*slash = '\0';
+	fprintf(out,
+		"symbol-version-missing: %s needs %s with version '%s'%s%s%s,\n"
+		"  but the copy the loader takes, %s [%s], lacks it: the program fails with\n"
+		"  \"version `%s' not found (required by %s)\"\n",
+		ct_lobj_name(g->requester, true), v->file, v->version,
+		v->symbol ? " (symbol " : "", v->symbol ? v->symbol : "", v->symbol ? ")" : "",
+		lack->path,
+		lack->preload ? "LD_PRELOAD"
+			      : ct_rule_text(lack->found_via, lack->via_owner, rule, sizeof(rule)),
+		v->version, ct_lobj_name(g->requester, false));
+	if (!g->having)
+		fprintf(out, "  no copy on this machine has it: install a %s that does\n", v->file);
+	else if (lack->preload)
+		fprintf(out, "  %s (%s) has it: take %s off LD_PRELOAD\n", g->having,
+			g->having_where, lack->path);
+	else if (lack->found_via && strcmp(lack->found_via, "ld_library_path") == 0)
+		fprintf(out, "  %s (%s) has it: take %s off LD_LIBRARY_PATH\n", g->having,
+			g->having_where, slash ? dir : lack->path);
+	else
+		fprintf(out, "  %s (%s) has it: load that copy instead (its directory first\n"
+			"  on LD_LIBRARY_PATH, or in the RUNPATH of %s)\n",
+			g->having, g->having_where, ct_lobj_name(g->requester, true));
+	free(dir);
 }

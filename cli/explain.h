@@ -54,12 +54,15 @@ struct ct_version_gap {
 	const struct ct_lobj *lacking;   /* the copy that lacks it */
 	const struct ct_verneed *need;
 	char *having;                    /* a copy that defines it, or NULL */
-	const char *having_where;        /* "ld.so.cache", "pip wheel", ... */
+	char having_where[160];          /* "RUNPATH of libx.so, later in the order",
+					    "pip wheel", ... */
 };
 
 /* Every gap in the loaded objects; *n of them, to free with ct_version_gaps_free. */
-struct ct_version_gap *ct_version_gaps(const struct ct_loader *L, size_t *n);
+struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n);
 void ct_version_gaps_free(struct ct_version_gap *g, size_t n);
+/* A gap in words, with what the program would say and the fix. */
+void ct_print_gap(FILE *out, const struct ct_version_gap *g);
 /* The gaps as a JSON array of symbol-version-missing entries. */
 void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n);
 

@@ -1,8 +1,9 @@
 /*
  * /etc/ld.so.cache, read from its binary format (reference/resolution.md
- * 2.6): the new "glibc-ld.so.cache1.1" layout, after an optional old
- * "ld.so-1.7.0" one, with glibc-hwcaps entries. What the loader looks up
- * there, not what ld.so.conf says: a stale cache is what the loader uses.
+ * 2.6) as the loader reads it: the new "glibc-ld.so.cache1.1" layout, the
+ * old "ld.so-1.7.0" one, or both (compat: then the new part is used), with
+ * glibc-hwcaps and legacy hwcap entries. What the loader looks up there,
+ * not what ld.so.conf says: a stale cache is what the loader uses.
  *
  * Ownership: struct ct_ldcache owns its entries; ct_ldcache_release frees.
  */
@@ -19,14 +20,16 @@ struct ct_ldcache_entry {
 	char *key;         /* the soname: "libcudart.so.13" */
 	char *path;        /* the file */
 	int32_t flags;     /* type and ABI: 0x0303 is libc6, x86-64 */
-	char *hwcap;       /* glibc-hwcaps subdirectory, or NULL */
-	uint64_t legacy_hwcap;
+	char *hwcap;       /* glibc-hwcaps subdirectory (as the loader reads the
+			      name), or NULL */
+	uint64_t legacy_hwcap; /* legacy hardware capability bits, or 0 */
 };
 
 struct ct_ldcache {
 	struct ct_ldcache_entry *entries;
 	size_t n;
 	char *generator;   /* "ldconfig (Debian GLIBC 2.36-9) ...", or NULL */
+	const char *format; /* "new", "compat" (old then new) or "old" */
 	bool present;
 };
 

@@ -194,6 +194,14 @@ void ct_platform_load(struct ct_platform *p, const char *rtld)
 				sprintf(p->cache, "%s/ld.so.cache", v);
 				free(v);
 			}
+			if ((v = value_of(text, "dl_hwcap"))) {
+				p->hwcap = strtoull(v, NULL, 0);
+				free(v);
+			}
+			if ((v = value_of(text, "dl_hwcap_important"))) {
+				p->hwcap_mask = strtoull(v, NULL, 0);
+				free(v);
+			}
 			if ((v = value_of(text, "dl_hwcaps_subdirs"))) {
 				char *active = value_of(text, "dl_hwcaps_subdirs_active");
 				unsigned long mask = active ? strtoul(active, NULL, 0) : ~0UL;

@@ -28,6 +28,8 @@ struct ct_platform {
 	char **hwcaps;       /* active glibc-hwcaps names, best first */
 	size_t nhwcaps;
 	char *cache;         /* "/etc/ld.so.cache" */
+	uint64_t hwcap;      /* AT_HWCAP as the loader keeps it (dl_hwcap) */
+	uint64_t hwcap_mask; /* the bits of it that select legacy subdirectories */
 	unsigned machine;    /* ELF machine of the loader */
 	int elf_class;
 	bool from_loader;    /* false: the loader could not be asked; defaults */

@@ -41,24 +41,30 @@ static void free_obj(struct ct_lobj *o)
 	free(o);
 }
 
+void ct_lookup_free(struct ct_lookup *k)
+{
+	size_t j;
+
+	if (!k)
+		return;
+	for (j = 0; j < k->ncands; j++)
+		free(k->cands[j].path);
+	free(k->cands);
+	free(k->name);
+	free(k->expanded);
+	free(k->path);
+	free(k);
+}
+
 void ct_loader_release(struct ct_loader *L)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < L->nobjs; i++)
 		free_obj(L->objs[i]);
 	free(L->objs);
-	for (i = 0; i < L->nlookups; i++) {
-		struct ct_lookup *k = L->lookups[i];
-
-		for (j = 0; j < k->ncands; j++)
-			free(k->cands[j].path);
-		free(k->cands);
-		free(k->name);
-		free(k->expanded);
-		free(k->path);
-		free(k);
-	}
+	for (i = 0; i < L->nlookups; i++)
+		ct_lookup_free(L->lookups[i]);
 	free(L->lookups);
 	free(L->ld_library_path);
 	free(L->ld_preload);
@@ -70,7 +76,7 @@ void ct_loader_release(struct ct_loader *L)
 const char *ct_outcome_name(enum ct_outcome o)
 {
 	static const char *const names[] = {
-		"directory missing", "no such file", "wrong ELF class", "another machine's",
+		"directory missing", "no such file", "wrong ELF class", "for another machine",
 		"not a loadable ELF file", "in a default directory (NODEFLIB)",
 		"not set-user-ID (secure mode)", "no entry", "found",
 	};
@@ -641,8 +647,11 @@ static struct ct_lookup *lookup(struct ct_loader *L, struct ct_lobj *requester,
 	k->requester = requester;
 	k->exhaustive = flags & LK_EXHAUSTIVE;
 	k->secure_preload = (flags & LK_SECURE_PRELOAD) && L->secure;
-	L->lookups = ct_xrealloc(L->lookups, (L->nlookups + 1) * sizeof(*L->lookups));
-	L->lookups[L->nlookups++] = k;
+	/* A search alone leaves no trace in the load. */
+	if (!search_only) {
+		L->lookups = ct_xrealloc(L->lookups, (L->nlookups + 1) * sizeof(*L->lookups));
+		L->lookups[L->nlookups++] = k;
+	}
 
 	/* Dynamic string tokens in the name are expanded before anything else. */
 	k->expanded = strchr(name, '$') ? expand(L, name, strlen(name), requester)

@@ -134,13 +134,14 @@ struct ct_lookup *ct_loader_lookup(struct ct_loader *L, struct ct_lobj *requeste
 
 /*
  * The search alone: the candidates the loader would try for name if
- * nothing answered to it yet. Maps nothing; the file it would map is the
- * first candidate found, its rule in found_via. Exhaustive: every rule is
- * tried past that one, to show what it shadows. The lookup is kept in
- * L->lookups.
+ * nothing answered to it yet. Maps nothing and is not kept in L; the
+ * caller frees it with ct_lookup_free (before releasing L). The file it
+ * would map is the first candidate found (path), its rule in found_via.
+ * Exhaustive: every rule is tried past that one, to show what it shadows.
  */
 struct ct_lookup *ct_loader_search(struct ct_loader *L, struct ct_lobj *requester,
 				   const char *name, bool exhaustive);
+void ct_lookup_free(struct ct_lookup *k);
 
 /*
  * The whole start-up: LD_PRELOAD, then every DT_NEEDED breadth-first as
