@@ -5,8 +5,8 @@
 #   make demo         the same set-up, then cudatrace on the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
 #   make SANITIZE=address,undefined check
-#   make fuzz         build the libFuzzer target (clang) and run it FUZZ_SECONDS (60),
-#                     seeded from the committed fixtures
+#   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
+#                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, one at a time
 #   make bench        speed against the peers, as ratios
 #
 # The user's CFLAGS/LDFLAGS come first; the flags the project needs are
@@ -145,24 +145,51 @@ $(B)/examples/trace-demo: examples/trace-demo/app.c
 
 # --- fuzzing and benchmarks -------------------------------------------------
 
+# One harness per untrusted-input parser, each run FUZZ_SECONDS on its own
+# corpus: the scanner's $(B)/fuzz-corpus seeded from the committed fixtures,
+# the others' $(B)/fuzz-corpus-NAME by tests/fuzz/seeds from this machine's
+# files. Crashes land in $(B)/fuzz-crashes/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-fuzz: $(B)/fuzz_scan
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS)
+FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
+	-print_final_stats=1
+LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
+
+.PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo
+fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo
+	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo
+
+fuzz-scan: $(B)/fuzz_scan
 	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-crashes
 	@cp tests/fixtures/committed/*.so tests/fixtures/committed/*.o \
 		tests/fixtures/committed/*.fatbin tests/fixtures/committed/*.cubin \
 		tests/fixtures/committed/*.ptx $(B)/fuzz-corpus/
-	$(B)/fuzz_scan -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
-		-print_final_stats=1 $(B)/fuzz-corpus
+	$(B)/fuzz_scan $(FUZZ_RUN) $(B)/fuzz-corpus
+
+fuzz-ldcache fuzz-elfinfo: fuzz-%: $(B)/fuzz_%
+	@mkdir -p $(B)/fuzz-crashes
+	@CC="$(CC)" tests/fuzz/seeds $* $(B)/fuzz-corpus-$*
+	$(B)/fuzz_$* $(FUZZ_RUN) $(B)/fuzz-corpus-$*
 
 $(B)/fuzz_scan: tests/fuzz/fuzz_scan.c $(ELFSCAN_SRC)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS) \
-		-o $@ $^ $(DEPS_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ $(DEPS_LIBS)
+
+$(B)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c cli/ldcache.c cli/util.c \
+		cli/ldcache.h cli/platform.h cli/cudatrace.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
+
+$(B)/fuzz_elfinfo: tests/fuzz/fuzz_elfinfo.c cli/elfinfo.c cli/util.c \
+		cli/elfinfo.h cli/cudatrace.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LIBELF_LIBS)
 
 bench: all programs
 	@bench/scan
 	@bench/trace
+	@bench/ldd
 
 # --- installation ------------------------------------------------------------
 

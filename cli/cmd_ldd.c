@@ -256,6 +256,17 @@ static void print_json(struct ldd *d)
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "file", d->file);
 	ct_json_kv_string(&j, "error", NULL);
+	{
+		struct ct_cuda_facts c;
+
+		/* The file's own device code, as the text shows it. */
+		ct_cuda_facts_read(&c, d->file);
+		ct_json_key(&j, "cuda");
+		if (c.cuda_library || c.nimages)
+			ct_json_cuda_facts(&j, &c);
+		else
+			ct_json_null(&j);
+	}
 	json_loader(&j, &d->L);
 	ct_json_key(&j, "libraries");
 	ct_json_array_begin(&j);

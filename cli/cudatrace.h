@@ -3,6 +3,7 @@
 #define CUDATRACE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,14 @@ char *ct_xstrdup(const char *s);
  */
 char *ct_run_capture(char *const argv[], char *const envp[], bool want_stderr,
 		     int *status);
+/* The same in two steps, so that several programs can run at once. */
+struct ct_capture {
+	pid_t pid;
+	int fd;
+};
+int ct_run_start(char *const argv[], char *const envp[], bool want_stderr,
+		 struct ct_capture *c);
+char *ct_run_wait(struct ct_capture *c, int *status);
 /* A regular file of at most max bytes, NUL-terminated, to free; or NULL. */
 char *ct_read_small_file(const char *path, size_t max);
 

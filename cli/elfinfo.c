@@ -105,15 +105,20 @@ static void read_verneed(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 
 	if (!d)
 		return;
-	for (k = 0; k < sh->sh_info; k++) {
+	/*
+	 * Offsets come from the file: each step must move forward inside the
+	 * section, so a crafted chain cannot loop or wrap.
+	 */
+	for (k = 0; k < sh->sh_info && off < d->d_size; k++) {
 		GElf_Verneed vn;
 		size_t aux;
 		unsigned j;
 
-		if (!gelf_getverneed(d, (int)off, &vn))
+		if (!gelf_getverneed(d, (int)off, &vn) || vn.vn_aux == 0 ||
+		    vn.vn_aux >= d->d_size - off)
 			break;
 		aux = off + vn.vn_aux;
-		for (j = 0; j < vn.vn_cnt; j++) {
+		for (j = 0; j < vn.vn_cnt && aux < d->d_size; j++) {
 			GElf_Vernaux va;
 			struct ct_verneed *v;
 
@@ -127,11 +132,11 @@ static void read_verneed(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 			v->weak = (va.vna_flags & VER_FLG_WEAK) != 0;
 			if (va.vna_other < nindex)
 				index_of[va.vna_other] = (unsigned)e->nverneed;
-			if (!va.vna_next)
+			if (!va.vna_next || va.vna_next >= d->d_size - aux)
 				break;
 			aux += va.vna_next;
 		}
-		if (!vn.vn_next)
+		if (!vn.vn_next || vn.vn_next >= d->d_size - off)
 			break;
 		off += vn.vn_next;
 	}
@@ -145,14 +150,14 @@ static void read_verdef(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 
 	if (!d)
 		return;
-	for (k = 0; k < sh->sh_info; k++) {
+	for (k = 0; k < sh->sh_info && off < d->d_size; k++) {
 		GElf_Verdef vd;
 		GElf_Verdaux va;
 
 		if (!gelf_getverdef(d, (int)off, &vd))
 			break;
 		/* The base version names the file itself, not a version. */
-		if (!(vd.vd_flags & VER_FLG_BASE) &&
+		if (!(vd.vd_flags & VER_FLG_BASE) && vd.vd_aux < d->d_size - off &&
 		    gelf_getverdaux(d, (int)(off + vd.vd_aux), &va)) {
 			char *name = dup_str(elf, sh->sh_link, va.vda_name);
 
@@ -161,7 +166,7 @@ static void read_verdef(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 				e->verdef[e->nverdef++] = name;
 			}
 		}
-		if (!vd.vd_next)
+		if (!vd.vd_next || vd.vd_next >= d->d_size - off)
 			break;
 		off += vd.vd_next;
 	}
@@ -222,8 +227,9 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 			GElf_Phdr ph;
 			char *buf;
 
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP ||
-			    ph.p_filesz == 0 || ph.p_filesz > 4096)
+			/* The first PT_INTERP is the one the kernel uses. */
+			if (e->interp || !gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096)
 				continue;
 			buf = ct_xcalloc(1, ph.p_filesz + 1);
 			if (pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset) ==

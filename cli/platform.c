@@ -57,31 +57,50 @@ static char *value_of(const char *text, const char *key)
  * it search an empty directory for our own dependencies with LD_DEBUG=libs
  * in list mode (it maps, it does not run) and read its search path.
  */
-static void probe_subdirs(struct ct_platform *p)
-{
-	char tmp[] = "/tmp/cudatrace-probe.XXXXXX", self[PATH_MAX], *out, *line;
-	char *argv[7];
-	char *envp[3];
-	ssize_t n;
-	int status;
+struct probe {
+	char tmp[64];
+	struct ct_capture run;
+	bool started;
+};
 
-	if (!mkdtemp(tmp))
+static void probe_start(struct ct_platform *p, struct probe *pr)
+{
+	char self[PATH_MAX];
+	char *argv[6];
+	char *envp[] = { (char *)"LD_DEBUG=libs", NULL };
+	ssize_t n;
+
+	pr->started = false;
+	snprintf(pr->tmp, sizeof(pr->tmp), "/tmp/cudatrace-probe.XXXXXX");
+	if (!mkdtemp(pr->tmp))
 		return;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
-		rmdir(tmp);
+		rmdir(pr->tmp);
 		return;
 	}
 	self[n] = '\0';
 	argv[0] = p->rtld;
-	argv[1] = "--library-path";
-	argv[2] = tmp;
-	argv[3] = "--list";
+	argv[1] = (char *)"--library-path";
+	argv[2] = pr->tmp;
+	argv[3] = (char *)"--list";
 	argv[4] = self;
 	argv[5] = NULL;
-	envp[0] = "LD_DEBUG=libs";
-	envp[1] = NULL;
-	out = ct_run_capture(argv, envp, true, &status);
+	if (ct_run_start(argv, envp, true, &pr->run) == 0)
+		pr->started = true;
+	else
+		rmdir(pr->tmp);
+}
+
+static void probe_finish(struct ct_platform *p, struct probe *pr)
+{
+	const char *tmp = pr->tmp;
+	char *out, *line;
+	int status;
+
+	if (!pr->started)
+		return;
+	out = ct_run_wait(&pr->run, &status);
 	rmdir(tmp);
 	if (!out)
 		return;
@@ -147,6 +166,7 @@ void ct_platform_load(struct ct_platform *p, const char *rtld)
 {
 	char *argv[3], *text, *v;
 	char *envp[] = { NULL };
+	struct probe probe;
 	struct ct_elfinfo ei;
 	int status;
 
@@ -170,6 +190,8 @@ void ct_platform_load(struct ct_platform *p, const char *rtld)
 		argv[0] = p->rtld;
 		argv[1] = "--list-diagnostics";
 		argv[2] = NULL;
+		/* Both questions to the loader at once. */
+		probe_start(p, &probe);
 		text = ct_run_capture(argv, envp, false, &status);
 		if (text && status == 0 && strstr(text, "dl_dst_lib=")) {
 			char key[64];
@@ -216,7 +238,7 @@ void ct_platform_load(struct ct_platform *p, const char *rtld)
 			}
 		}
 		free(text);
-		probe_subdirs(p);
+		probe_finish(p, &probe);
 	}
 	defaults(p);
 	if (!p->machine) {

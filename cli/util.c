@@ -4,11 +4,16 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cudatrace.h"
+
+/* What ct_run_capture keeps of a program's output. */
+#define CAPTURE_MAX (16u << 20)
 
 const char *ct_progname = "cudatrace";
 
@@ -55,55 +60,86 @@ void *ct_xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? 
 void *ct_xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
 char *ct_xstrdup(const char *s) { return check(strdup(s)); }
 
-char *ct_run_capture(char *const argv[], char *const envp[], bool want_stderr,
-		     int *status)
+int ct_run_start(char *const argv[], char *const envp[], bool want_stderr,
+		 struct ct_capture *c)
 {
-	int fds[2];
-	pid_t pid;
+	/*
+	 * The output goes to an anonymous file read once the child is done:
+	 * through a pipe, the loader's hundreds of small writes would wake
+	 * us as many times (2 ms instead of 1 for --list-diagnostics).
+	 */
+	posix_spawn_file_actions_t fa;
+	int rc;
+
+	c->pid = -1;
+	c->fd = memfd_create("cudatrace-capture", MFD_CLOEXEC);
+	if (c->fd < 0) {
+		char tmp[] = "/tmp/cudatrace-capture.XXXXXX";
+
+		if ((c->fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+			return -errno;
+		unlink(tmp);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, c->fd, want_stderr ? 2 : 1);
+	posix_spawn_file_actions_addopen(&fa, want_stderr ? 1 : 2, "/dev/null", O_WRONLY, 0);
+	fflush(NULL);
+	rc = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		close(c->fd);
+		c->fd = -1;
+		c->pid = -1;
+		return -rc;
+	}
+	return 0;
+}
+
+char *ct_run_wait(struct ct_capture *c, int *status)
+{
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
 
 	*status = -1;
-	if (pipe2(fds, O_CLOEXEC) != 0)
+	if (c->pid < 0)
 		return NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, 0);
-		dup2(fds[1], want_stderr ? 2 : 1);
-		dup2(null, want_stderr ? 1 : 2);
-		execve(argv[0], argv, envp);
-		_exit(127);
-	}
-	close(fds[1]);
+	while (waitpid(c->pid, status, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
 	for (;;) {
 		ssize_t r;
 
 		if (n + 4096 > cap) {
+			if (cap >= CAPTURE_MAX)
+				break;
 			cap = cap ? cap * 2 : 65536;
 			buf = ct_xrealloc(buf, cap + 1);
 		}
-		r = read(fds[0], buf + n, cap - n);
+		r = pread(c->fd, buf + n, cap - n, (off_t)n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
 	}
-	close(fds[0]);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+	close(c->fd);
+	c->fd = -1;
+	c->pid = -1;
 	buf = ct_xrealloc(buf, n + 1);
 	buf[n] = '\0';
 	return buf;
+}
+
+char *ct_run_capture(char *const argv[], char *const envp[], bool want_stderr,
+		     int *status)
+{
+	struct ct_capture c;
+
+	*status = -1;
+	if (ct_run_start(argv, envp, want_stderr, &c) != 0)
+		return NULL;
+	return ct_run_wait(&c, status);
 }
 
 char *ct_read_small_file(const char *path, size_t max)
