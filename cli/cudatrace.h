@@ -81,6 +81,8 @@ int ct_cmd_scan(int argc, char **argv);
 int ct_cmd_check(int argc, char **argv);
 int ct_cmd_ldd(int argc, char **argv);
 int ct_cmd_why(int argc, char **argv);
+int ct_cmd_doctor(int argc, char **argv);
+int ct_cmd_report(int argc, char **argv);
 
 /* gpu.c: compute capabilities of the GPUs the driver reports. */
 struct elfscan_target;

@@ -14,6 +14,7 @@ static const struct {
 	{ "check", ct_cmd_check, "can these objects run on a GPU arch? (CI gate)" },
 	{ "ldd", ct_cmd_ldd, "the libraries a file loads, and the rule that finds each" },
 	{ "why", ct_cmd_why, "how the loader finds one library, candidate by candidate" },
+	{ "doctor", ct_cmd_doctor, "the driver, GPUs and CUDA runtimes of this machine" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,110 @@
+/*
+ * Findings: what cudatrace concludes, each with a code (findings.def), a
+ * severity, a one-line message, a concrete fix and the evidence it rests
+ * on, and where it was seen (processes, ranks, hosts). The diagnosis
+ * engine (diagnose.c) and doctor produce them; report.c prints them.
+ *
+ * Wording (DESIGN.md): lowercase-first messages, the subject quoted, no
+ * jargon the user did not already see in their error.
+ *
+ * Ownership: struct ct_findings owns every finding and string in it;
+ * ct_findings_release frees them. Not thread-safe.
+ */
+#ifndef CT_FINDINGS_H
+#define CT_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ct_json;
+
+enum ct_finding_code {
+#define CT_FINDING(name, id, severity, title) CT_F_##name,
+#include "findings.def"
+#undef CT_FINDING
+	CT_F_COUNT
+};
+
+enum ct_severity { CT_SEV_INFO = 0, CT_SEV_WARNING = 1, CT_SEV_ERROR = 2 };
+
+/* One place a finding was seen. */
+struct ct_where {
+	int64_t pid;
+	char *host;        /* or NULL */
+	char *rank;        /* "3" from RANK/SLURM_PROCID/..., or NULL */
+	char *program;     /* "python3 train.py", or NULL */
+};
+
+struct ct_finding {
+	enum ct_finding_code code;
+	enum ct_severity severity;
+	char *object;      /* the object responsible (a path), or NULL */
+	char *message;     /* one line */
+	char *fix;         /* what to do; lines separated by '\n' */
+	char **evidence;   /* the facts it rests on, one line each */
+	size_t nevidence;
+	struct ct_where *where;
+	size_t nwhere;
+};
+
+struct ct_findings {
+	struct ct_finding *f;
+	size_t n;
+};
+
+void ct_findings_init(struct ct_findings *fs);
+void ct_findings_release(struct ct_findings *fs);
+
+/*
+ * Add a finding with its code's default severity and a message (printf
+ * format). object may be NULL. Returns it, to add fix and evidence; the
+ * pointer is valid until the next add.
+ */
+struct ct_finding *ct_finding_add(struct ct_findings *fs, enum ct_finding_code code,
+				  const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Set the fix (replacing one set before); printf format. */
+void ct_finding_fix(struct ct_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append one line of evidence; printf format. */
+void ct_finding_evidence(struct ct_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Record where it was seen (strings copied; any may be NULL). */
+void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
+		      const char *rank, const char *program);
+
+/*
+ * Merge findings that say the same thing (code, object, message, fix)
+ * into one, with every place they were seen; order: errors first, then
+ * warnings, then information, each in first-seen order.
+ */
+void ct_findings_group(struct ct_findings *fs);
+
+/* The worst severity, or -1 when there is none. */
+int ct_findings_worst(const struct ct_findings *fs);
+
+/* "code" and "error|warning|info" for JSON; the title for text. */
+const char *ct_finding_id(enum ct_finding_code code);
+const char *ct_finding_title(enum ct_finding_code code);
+const char *ct_severity_name(enum ct_severity s);
+
+/*
+ * Where a finding was seen, in words: "process 4711", "8 ranks on 2
+ * hosts", "3 processes on host a". Into buf; returns buf.
+ */
+char *ct_where_words(const struct ct_finding *f, char *buf, size_t size);
+
+/*
+ * Print the findings, errors first: severity and code, message, the fix,
+ * the evidence (verbose: all of it, else up to a few lines) and where.
+ * colour: ANSI colours for the severity words.
+ */
+void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose);
+
+/* The findings as a JSON array: [{"code","severity","message","fix",
+   "object","evidence":[...],"where":[{"pid","host","rank","program"}]}]. */
+void ct_findings_json(struct ct_json *j, const struct ct_findings *fs);
+
+#endif
