@@ -57,7 +57,8 @@ CLI_SRC := cli/main.c cli/json.c cli/inputs.c cli/cmd_scan.c cli/cmd_check.c \
 	cli/cmd_run.c cli/jsonparse.c cli/trace.c cli/facts.c \
 	cli/elfinfo.c cli/platform.c cli/ldcache.c cli/resolve.c cli/copies.c \
 	cli/explain.c cli/cmd_ldd.c cli/cmd_why.c cli/findings.c cli/compat.c \
-	cli/cmd_doctor.c
+	cli/cmd_doctor.c cli/doctor.c cli/diagnose.c cli/diag_libs.c cli/report.c \
+	cli/cmd_report.c
 
 # The shim: its own sources, the libc-only part of the scanner (the fatbin
 # walker, not the libelf reader), hidden and linked in, and no sanitizer:
@@ -119,8 +120,13 @@ $(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h $(B)/libct.a $(B)/li
 # programs and the fake CUDA driver for the shim's tests.
 fixtures: $(B)/cudatrace
 	@$(MAKE) --no-print-directory -f tests/fixtures/fixtures.mk B=$(B)
-programs:
+programs: $(B)/examples/gpuapp
 	@$(MAKE) --no-print-directory -f tests/programs/programs.mk B=$(B) CC="$(CC)"
+
+# The program the examples of examples/findings run (a framework's start, step by step).
+$(B)/examples/gpuapp: examples/findings/gpuapp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -ldl
 
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)

@@ -1,10 +1,756 @@
-/* cudatrace doctor: the driver, GPUs and CUDA runtimes of this machine (being written). */
+/*
+ * cudatrace doctor: the driver, GPUs and CUDA runtimes of this machine,
+ * LD_LIBRARY_PATH's effect on them, and the findings that follow, with no
+ * program to run. The facts come from doctor.c; the rules that turn them
+ * into findings live here, next to the words that show them.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "cuda_errors.h"
 #include "cudatrace.h"
+#include "doctor.h"
+#include "explain.h"
+#include "facts.h"
+#include "findings.h"
+#include "json.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cudatrace doctor [--json] [-v]\n"
+		"\n"
+		"The CUDA driver of this machine (the libcuda.so.1 the loader takes, its\n"
+		"version, the CUDA version it supports, cuInit, the kernel module,\n"
+		"forward-compatibility copies), its GPUs, every CUDA runtime on it\n"
+		"(libcudart.so.N in the loader's folders, CUDA toolkits, pip wheels of the\n"
+		"python3 on PATH, conda) and whether the driver runs it, the CUDA libraries\n"
+		"LD_LIBRARY_PATH puts before other copies, and the findings that follow.\n"
+		"Nothing is run but the driver's own queries.\n"
+		"\n"
+		"  --json      one JSON document on stdout\n"
+		"  -v          every line of evidence, and the driver search's candidates\n"
+		"\n"
+		"exit status: 0 no error found, 1 an error found, 2 usage\n");
+}
+
+/* "CUDA 12.4", or "an unknown CUDA version". */
+static const char *cuda_words(int cuda, char *buf, size_t size)
+{
+	char v[32];
+
+	if (cuda <= 0)
+		snprintf(buf, size, "an unknown CUDA version");
+	else
+		snprintf(buf, size, "CUDA %s", ct_cuda_version_words(cuda, v, sizeof(v)));
+	return buf;
+}
+
+static const char *dir_of(const char *path, char *buf, size_t size)
+{
+	const char *s = strrchr(path, '/');
+
+	snprintf(buf, size, "%.*s", s ? (int)(s - path) : 0, path);
+	return buf;
+}
+
+/* ---- rules ------------------------------------------------------------------ */
+
+static void module_evidence(struct ct_finding *f, const struct ct_doctor_driver *drv)
+{
+	if (!drv->module_version[0])
+		ct_finding_evidence(f, "no NVIDIA kernel module: %s/version does not exist",
+				    drv->proc);
+	else if (drv->module_gpus >= 0)
+		ct_finding_evidence(f, "the NVIDIA kernel module %s is loaded (%s/version), "
+				       "%d GPU%s", drv->module_version, drv->proc, drv->module_gpus,
+				    drv->module_gpus == 1 ? "" : "s");
+	else
+		ct_finding_evidence(f, "the NVIDIA kernel module %s is loaded (%s/version)",
+				    drv->module_version, drv->proc);
+}
+
+static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	struct ct_finding *f;
+	char rule[256], dir[4096];
+	size_t i;
+
+	if (drv->probe.opened)
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, drv->probe.path,
+				   "'%s' is not a usable driver: %s", drv->probe.path,
+				   drv->probe.error);
+	else if (drv->path)
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, drv->path,
+				   "'libcuda.so.1' cannot be loaded: %s", drv->probe.error);
+	else
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, NULL,
+				   "no NVIDIA driver: 'libcuda.so.1' is not found");
+	for (i = 0; i < drv->search->ncands; i++) {
+		const struct ct_cand *c = &drv->search->cands[i];
+
+		if (!c->subdir)
+			ct_finding_evidence(f, "searched %s (%s): %s",
+					    c->path[0] ? c->path : "ld.so.cache",
+					    ct_rule_text(c->via, c->owner, rule, sizeof(rule)),
+					    ct_outcome_name(c->outcome));
+	}
+	for (i = 0; i < drv->copies.n; i++)
+		if (drv->copies.c[i].same_name)
+			ct_finding_evidence(f, "a copy not on the path: %s (%s)",
+					    drv->copies.c[i].path, drv->copies.c[i].where);
+	module_evidence(f, drv);
+	for (i = 0; i < drv->copies.n && !drv->copies.c[i].same_name; i++)
+		;
+	if (i < drv->copies.n)
+		ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
+				  "ldconfig) if it is the driver of this machine's kernel module",
+			       dir_of(drv->copies.c[i].path, dir, sizeof(dir)));
+	else if (drv->module_version[0])
+		ct_finding_fix(f, "the kernel module is there but not its library: in a container, "
+				  "start it with GPU support (docker run --gpus all, with "
+				  "nvidia-container-toolkit) so the host's libcuda.so.1 is "
+				  "mounted;\n"
+				  "on the host, install the driver's libraries of version %s",
+			       drv->module_version);
+	else
+		ct_finding_fix(f, "install the NVIDIA driver (nvidia-smi must list the GPU), or "
+				  "start the container with GPU support (docker run --gpus all, "
+				  "with nvidia-container-toolkit);\n"
+				  "on WSL the driver is in /usr/lib/wsl/lib: put it on "
+				  "LD_LIBRARY_PATH");
+}
+
+/* cuInit failed, or it found no GPU. */
+static void no_device(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	const struct ct_driver_probe *p = &drv->probe;
+	bool mismatch = drv->module_version[0] && drv->version[0] && !drv->compat &&
+			strcmp(drv->module_version, drv->version) != 0;
+	const struct ct_doctor_compat *compat = NULL;
+	struct ct_finding *f;
+	char dir[4096];
+	size_t i;
+
+	for (i = 0; i < drv->ncompat; i++)
+		if (drv->compat_libs[i].taken)
+			compat = &drv->compat_libs[i];
+	if (p->init_result > 0)
+		f = ct_finding_add(fs, CT_F_NO_DEVICE, drv->path,
+				   "the driver cannot be used: cuInit returned %d (%s: %s)",
+				   p->init_result, ct_cu_error_name(p->init_result),
+				   ct_cu_error_text(p->init_result));
+	else
+		f = ct_finding_add(fs, CT_F_NO_DEVICE, drv->path, "the driver reports no GPU");
+	ct_finding_evidence(f, "libcuda.so.1: %s%s%s", drv->path ? drv->path : p->path,
+			    drv->version[0] ? ", version " : "", drv->version);
+	module_evidence(f, drv);
+	if (drv->visible_devices)
+		ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES='%s'", drv->visible_devices);
+
+	if (drv->visible_devices && (p->init_result == 100 || p->init_result == 0)) {
+		ct_finding_fix(f, "CUDA_VISIBLE_DEVICES='%s' may hide every GPU: unset it, or list "
+				  "GPUs that exist (indices from 0, or UUIDs from nvidia-smi -L)",
+			       drv->visible_devices);
+	} else if (p->init_result == 34) {
+		ct_finding_fix(f, "'%s' is the CUDA toolkit's stub, for linking only: take '%s' "
+				  "off LD_LIBRARY_PATH so the real driver is found",
+			       drv->path ? drv->path : p->path,
+			       dir_of(drv->path ? drv->path : p->path, dir, sizeof(dir)));
+	} else if (compat || p->init_result == 804) {
+		ct_finding_evidence(f, "forward compatibility: this libcuda.so.1 is newer than the "
+				       "kernel module, which only data-center GPUs allow");
+		ct_finding_fix(f, "take '%s' off LD_LIBRARY_PATH to use the installed driver, or "
+				  "update the driver itself",
+			       dir_of(compat ? compat->path : drv->path, dir, sizeof(dir)));
+	} else if (mismatch) {
+		ct_finding_evidence(f, "the kernel module is %s but libcuda.so.1 is %s: the two "
+				       "come from different driver releases",
+				    drv->module_version, drv->version);
+		ct_finding_fix(f, "after a driver update the old module stays loaded: reboot (or "
+				  "reload the nvidia modules);\n"
+				  "in a container, do not install the driver's libraries in the "
+				  "image: nvidia-container-toolkit mounts the host's");
+	} else if (!drv->module_version[0]) {
+		ct_finding_fix(f, "no NVIDIA kernel module is loaded here: on a host, install or "
+				  "load the driver (nvidia-smi must list the GPU);\n"
+				  "in a container, start it with GPU support (docker run --gpus "
+				  "all, with nvidia-container-toolkit; on Kubernetes a "
+				  "nvidia.com/gpu request)");
+	} else {
+		ct_finding_fix(f, "check that /dev/nvidia* exist and can be opened (container "
+				  "device rules, permissions) and that nvidia-smi lists the GPU");
+	}
+}
+
+/* The forward-compatibility copy that would run a runtime of this major. */
+static const struct ct_doctor_compat *compat_for(const struct ct_doctor *d, int major)
+{
+	const char *family = ct_family_driver(major);
+	size_t i;
+
+	for (i = 0; family && i < d->drv.ncompat; i++)
+		if (!d->drv.compat_libs[i].taken &&
+		    atoi(d->drv.compat_libs[i].version) >= atoi(family))
+			return &d->drv.compat_libs[i];
+	return NULL;
+}
+
+static void runtime_evidence(struct ct_finding *f, const struct ct_doctor_runtime *r)
+{
+	if (r->taken)
+		ct_finding_evidence(f, "%s (%s, %s): the loader takes it for %s [%s]", r->path,
+				    r->version, r->where, r->soname, ct_rule_words(r->found_via));
+	else
+		ct_finding_evidence(f, "%s (%s, %s)", r->path, r->version, r->where);
+}
+
+/* One finding per major: every copy of it is judged the same way. */
+static void runtime_findings(const struct ct_doctor *d, struct ct_findings *fs,
+			     enum ct_runtime_verdict verdict)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	char dw[64], rw[64], dir[4096], or_compat[4352];
+	size_t i, k;
+
+	for (i = 0; i < d->nrt; i++) {
+		const struct ct_doctor_runtime *r = &d->rt[i], *lead = r;
+		const struct ct_doctor_compat *compat;
+		const char *family;
+		struct ct_finding *f;
+		int have;
+		bool taken = false, seen = false;
+		int newest = r->cuda;
+
+		if (r->verdict != verdict)
+			continue;
+		for (k = 0; k < i; k++)
+			seen |= d->rt[k].verdict == verdict && d->rt[k].major == r->major;
+		if (seen)
+			continue;
+		for (k = i; k < d->nrt; k++)
+			if (d->rt[k].verdict == verdict && d->rt[k].major == r->major) {
+				if (d->rt[k].taken && !taken)
+					lead = &d->rt[k];
+				taken |= d->rt[k].taken;
+				newest = d->rt[k].cuda > newest ? d->rt[k].cuda : newest;
+			}
+		cuda_words(drv->probe.version, dw, sizeof(dw));
+		if (verdict == CT_RT_TOO_NEW) {
+			if (lead->cuda > 0)
+				cuda_words(lead->cuda, rw, sizeof(rw));
+			else
+				snprintf(rw, sizeof(rw), "CUDA %d", r->major);
+			f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
+					   "the %s runtime '%s' needs a newer driver than %s%s, "
+					   "which supports %s",
+					   rw, lead->path,
+					   drv->version[0] ? "libcuda.so.1 " : "this one",
+					   drv->version, dw);
+			/* Only the copy programs get by default fails for sure. */
+			if (!taken)
+				f->severity = CT_SEV_WARNING;
+		} else {
+			f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
+					   "the %s runtime '%s' runs on the %s driver through "
+					   "minor-version compatibility",
+					   cuda_words(newest, rw, sizeof(rw)), lead->path, dw);
+			f->severity = CT_SEV_INFO;
+		}
+		for (k = i; k < d->nrt; k++)
+			if (d->rt[k].verdict == verdict && d->rt[k].major == r->major)
+				runtime_evidence(f, &d->rt[k]);
+		ct_finding_evidence(f, "the driver: %s%s%s, %s (cuDriverGetVersion)",
+				    drv->path ? drv->path : drv->probe.path,
+				    drv->version[0] ? ", version " : "", drv->version, dw);
+		if (verdict == CT_RT_MINOR_COMPAT) {
+			int newer;
+			const char *ships = ct_toolkit_driver(newest, &newer);
+
+			ct_finding_evidence(f, "features newer than %s fail, and so does PTX the "
+					       "driver's JIT cannot read (%s, 222)",
+					    dw, ct_cu_error_name(222));
+			ct_finding_fix(f, "nothing to do for programs that carry SASS for the GPU; "
+					  "for PTX or newer features, update the driver to %s%s%s",
+				       ships ? ships : "a newer release",
+				       ships ? ", the one shipped with " : "",
+				       ships ? cuda_words(newest, rw, sizeof(rw)) : "");
+			continue;
+		}
+		ct_finding_evidence(f, "programs using it fail with \"%s\" (%s, 35)",
+				    ct_cu_error_text(35), ct_cu_error_name(35));
+		/* A forward-compatibility copy is the way out without a new driver. */
+		compat = compat_for(d, r->major);
+		family = ct_family_driver(r->major);
+		have = drv->probe.version / 1000;
+		if (compat)
+			snprintf(or_compat, sizeof(or_compat),
+				 ";\nor, on a data-center GPU, put '%s' first on LD_LIBRARY_PATH "
+				 "(forward compatibility, libcuda %s)",
+				 dir_of(compat->path, dir, sizeof(dir)), compat->version);
+		ct_finding_fix(f, "update the driver to %s or newer (any driver of that branch "
+				  "runs every CUDA %d release);\n"
+				  "or use a CUDA %d runtime: a build of your framework for CUDA %d "
+				  "(pip: the -cu%d wheels)%s",
+			       family ? family : "a newer release", r->major, have, have, have,
+			       compat ? or_compat : "");
+	}
+}
+
+static const char *or_unknown(const char *version)
+{
+	return version[0] ? version : "version unknown";
+}
+
+static void shadow_findings(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	size_t i, k, n;
+
+	for (i = 0; i < d->nld; i++) {
+		const struct ct_doctor_ldentry *en = &d->ld[i];
+		const struct ct_doctor_shadow *first = NULL;
+		struct ct_finding *f;
+
+		for (k = n = 0; k < en->nshadows; k++)
+			if (en->shadows[k].differ && !n++)
+				first = &en->shadows[k];
+		if (!first)
+			continue;
+		f = ct_finding_add(fs, CT_F_LIB_SHADOWED, en->dir,
+				   "LD_LIBRARY_PATH puts '%s' before '%s'%s", first->path,
+				   first->other,
+				   n > 1 ? ", and other CUDA libraries before their copies" : "");
+		for (k = 0; k < en->nshadows; k++) {
+			const struct ct_doctor_shadow *s = &en->shadows[k];
+
+			if (s->differ)
+				ct_finding_evidence(f, "%s: %s (%s) is taken before %s (%s, %s)",
+						    s->soname, s->path, or_unknown(s->version),
+						    s->other, or_unknown(s->other_version),
+						    s->other_where);
+		}
+		ct_finding_fix(f, "LD_LIBRARY_PATH is searched before every RUNPATH and "
+				  "ld.so.cache: take '%s' off it so programs and wheels find the "
+				  "copies they were built with;\n"
+				  "or, if it is meant to win, give it the versions the others have",
+			       en->dir);
+	}
+}
+
+static void decide(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_driver_probe *p = &d->drv.probe;
+
+	if (!p->opened || p->init_result < 0)
+		driver_missing(d, fs);
+	else if (p->init_result != 0 || p->count == 0)
+		no_device(d, fs);
+	runtime_findings(d, fs, CT_RT_TOO_NEW);
+	runtime_findings(d, fs, CT_RT_MINOR_COMPAT);
+	shadow_findings(d, fs);
+	ct_findings_group(fs);
+}
+
+/* ---- text ------------------------------------------------------------------- */
+
+static bool want_colour(void)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(STDOUT_FILENO) && !(nc && *nc);
+}
+
+static void print_verdict(const struct ct_findings *fs, bool colour)
+{
+	size_t i, n[3] = { 0, 0, 0 };
+
+	for (i = 0; i < fs->n; i++)
+		n[fs->f[i].severity]++;
+	printf("cudatrace doctor: ");
+	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
+		printf("no problem found");
+	if (n[CT_SEV_ERROR])
+		printf("%s%zu error%s%s", colour ? "\033[1;31m" : "", n[CT_SEV_ERROR],
+		       n[CT_SEV_ERROR] == 1 ? "" : "s", colour ? "\033[0m" : "");
+	if (n[CT_SEV_WARNING])
+		printf("%s%s%zu warning%s%s", n[CT_SEV_ERROR] ? ", " : "",
+		       colour ? "\033[33m" : "", n[CT_SEV_WARNING],
+		       n[CT_SEV_WARNING] == 1 ? "" : "s", colour ? "\033[0m" : "");
+	if (n[CT_SEV_INFO])
+		printf(" (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+	printf("\n");
+}
+
+static void print_driver(const struct ct_doctor *d, bool verbose)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	const struct ct_driver_probe *p = &drv->probe;
+	char rule[256], v[32];
+	size_t i;
+
+	printf("driver\n");
+	ct_rule_text(drv->search->found_via, drv->search->via_owner, rule, sizeof(rule));
+	if (drv->path)
+		printf("  libcuda.so.1    %s [%s]%s\n", drv->path, rule,
+		       drv->compat ? ", forward compatibility" : "");
+	else
+		printf("  libcuda.so.1    not found\n");
+	if (verbose || !drv->path)
+		ct_print_lookup_candidates(stdout, drv->search, "    ");
+	/* dlopen is the truth; the model says why. Say so when they part. */
+	if (p->path[0] && (!drv->path || strcmp(p->path, drv->path) != 0))
+		printf("  loaded          %s\n", p->path);
+	if (!p->opened)
+		printf("  load error      %s\n", p->error);
+	if (drv->version[0] || p->version > 0)
+		printf("  version         %s%s%s%s\n", drv->version[0] ? drv->version : "",
+		       drv->version[0] && p->version > 0 ? ", " : "",
+		       p->version > 0 ? "CUDA " : "",
+		       p->version > 0 ? ct_cuda_version_words(p->version, v, sizeof(v)) : "");
+	if (p->init_result >= 0)
+		printf("  cuInit          %d (%s: %s)\n", p->init_result,
+		       ct_cu_error_name(p->init_result), ct_cu_error_text(p->init_result));
+	if (drv->module_version[0] && drv->module_gpus >= 0)
+		printf("  kernel module   %s (%s/version), %d GPU%s\n", drv->module_version,
+		       drv->proc, drv->module_gpus, drv->module_gpus == 1 ? "" : "s");
+	else if (drv->module_version[0])
+		printf("  kernel module   %s (%s/version)\n", drv->module_version, drv->proc);
+	else
+		printf("  kernel module   none (%s/version does not exist)\n", drv->proc);
+	for (i = 0; i < drv->ncompat; i++) {
+		const struct ct_doctor_compat *c = &drv->compat_libs[i];
+
+		printf("  forward compat  %s %s, %s\n", c->path, c->version[0] ? c->version : "",
+		       c->taken ? "taken" : c->on_ld_library_path ? "on LD_LIBRARY_PATH, not taken"
+								  : "not on LD_LIBRARY_PATH");
+	}
+}
+
+static void print_gpus(const struct ct_doctor *d)
+{
+	const struct ct_driver_probe *p = &d->drv.probe;
+	int i;
+
+	printf("GPUs\n");
+	for (i = 0; i < p->ngpus; i++) {
+		const struct ct_gpu_info *g = &p->gpus[i];
+
+		printf("  %d  %s", g->index, g->name[0] ? g->name : "(no name)");
+		if (g->major >= 0)
+			printf("  sm_%d%d", g->major, g->minor);
+		printf("%s%s\n", g->uuid[0] ? "  " : "", g->uuid);
+	}
+	if (!p->ngpus)
+		printf("  none%s\n", !p->opened		? " (no driver)"
+				     : p->init_result != 0 ? " (cuInit failed)"
+							   : "");
+	if (d->drv.visible_devices)
+		printf("  CUDA_VISIBLE_DEVICES='%s'\n", d->drv.visible_devices);
+}
+
+static const char *verdict_words(const struct ct_doctor_runtime *r)
+{
+	switch (r->verdict) {
+	case CT_RT_OK:
+		return "the driver runs it";
+	case CT_RT_MINOR_COMPAT:
+		return "runs through minor-version compatibility";
+	case CT_RT_TOO_NEW:
+		return "needs a newer driver";
+	default:
+		return "no driver to judge by";
+	}
+}
+
+static void print_runtimes(const struct ct_doctor *d)
+{
+	size_t i;
+
+	printf("CUDA runtimes\n");
+	for (i = 0; i < d->nrt; i++) {
+		const struct ct_doctor_runtime *r = &d->rt[i];
+
+		printf("  %-17s %-9s %s\n", r->soname, r->version, r->path);
+		printf("  %-27s %s%s%s%s; %s\n", "", r->where, r->taken ? ", taken [" : "",
+		       r->taken ? ct_rule_words(r->found_via) : "", r->taken ? "]" : "",
+		       verdict_words(r));
+	}
+	if (!d->nrt)
+		printf("  none (no libcudart.so.N in the loader's folders, CUDA toolkits, pip "
+		       "wheels or conda)\n");
+}
+
+static void print_ld_path(const struct ct_doctor *d)
+{
+	size_t i, k, col;
+
+	printf("LD_LIBRARY_PATH\n");
+	if (!d->L.ld_library_path)
+		printf("  unset\n");
+	for (i = 0; i < d->nld; i++) {
+		const struct ct_doctor_ldentry *en = &d->ld[i];
+
+		printf("  %zu. %s", i + 1, en->dir[0] ? en->dir : "(empty: the current directory)");
+		if (!en->exists)
+			printf("  (does not exist)\n");
+		else if (!en->nlibs)
+			printf("  (no CUDA library)\n");
+		else
+			printf("\n");
+		for (k = 0, col = 0; k < en->nlibs; k++) {
+			/* Wrapped: a toolkit's folder holds dozens. */
+			if (col && col + strlen(en->libs[k]) > 90) {
+				printf("\n");
+				col = 0;
+			}
+			col += (size_t)printf("%s%s", col ? " " : "       ", en->libs[k]);
+		}
+		if (en->nlibs)
+			printf("\n");
+		for (k = 0; k < en->nshadows; k++)
+			printf("       hides %s (%s, %s)\n", en->shadows[k].other,
+			       en->shadows[k].other_version[0] ? en->shadows[k].other_version
+							       : "version unknown",
+			       en->shadows[k].other_where);
+	}
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+/* A string member, null when empty. */
+static void json_text(struct ct_json *j, const char *key, const char *s)
+{
+	ct_json_kv_string(j, key, s && *s ? s : NULL);
+}
+
+static void json_int_or_null(struct ct_json *j, const char *key, int v)
+{
+	ct_json_key(j, key);
+	if (v >= 0)
+		ct_json_i64(j, v);
+	else
+		ct_json_null(j);
+}
+
+static void json_driver(struct ct_json *j, const struct ct_doctor *d)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	const struct ct_driver_probe *p = &drv->probe;
+	char v[32];
+	size_t i;
+
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "path", drv->path);
+	ct_json_kv_string(j, "found_via", drv->search->found_via);
+	ct_json_key(j, "candidates");
+	ct_json_candidates(j, drv->search);
+	ct_json_kv_bool(j, "loaded", p->opened);
+	json_text(j, "loaded_path", p->path);
+	json_text(j, "load_error", p->error);
+	json_text(j, "version", drv->version);
+	ct_json_kv_string(j, "cuda_version",
+			  p->version > 0 ? ct_cuda_version_words(p->version, v, sizeof(v)) : NULL);
+	json_int_or_null(j, "cuda_version_int", p->version);
+	ct_json_kv_bool(j, "forward_compat", drv->compat);
+	ct_json_key(j, "cu_init");
+	if (p->init_result >= 0) {
+		ct_json_object_begin(j);
+		ct_json_key(j, "result");
+		ct_json_i64(j, p->init_result);
+		ct_json_kv_string(j, "name", ct_cu_error_name(p->init_result));
+		ct_json_kv_string(j, "text", ct_cu_error_text(p->init_result));
+		ct_json_object_end(j);
+	} else {
+		ct_json_null(j);
+	}
+	json_int_or_null(j, "device_count", p->count);
+	ct_json_kv_string(j, "cuda_visible_devices", drv->visible_devices);
+	ct_json_key(j, "kernel_module");
+	if (drv->module_line) {
+		ct_json_object_begin(j);
+		json_text(j, "version", drv->module_version);
+		ct_json_kv_string(j, "line", drv->module_line);
+		json_int_or_null(j, "gpus", drv->module_gpus);
+		ct_json_object_end(j);
+	} else {
+		ct_json_null(j);
+	}
+	ct_json_key(j, "forward_compat_libraries");
+	ct_json_array_begin(j);
+	for (i = 0; i < drv->ncompat; i++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", drv->compat_libs[i].path);
+		json_text(j, "version", drv->compat_libs[i].version);
+		ct_json_kv_bool(j, "on_ld_library_path", drv->compat_libs[i].on_ld_library_path);
+		ct_json_kv_bool(j, "taken", drv->compat_libs[i].taken);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "copies");
+	ct_json_array_begin(j);
+	for (i = 0; i < drv->copies.n; i++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", drv->copies.c[i].path);
+		ct_json_kv_string(j, "where", drv->copies.c[i].where);
+		ct_json_kv_bool(j, "same_name", drv->copies.c[i].same_name);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_object_end(j);
+}
+
+static void json_rest(struct ct_json *j, const struct ct_doctor *d)
+{
+	const struct ct_driver_probe *p = &d->drv.probe;
+	char v[32];
+	size_t i, k;
+	int g;
+
+	ct_json_key(j, "gpus");
+	ct_json_array_begin(j);
+	for (g = 0; g < p->ngpus; g++) {
+		ct_json_object_begin(j);
+		ct_json_key(j, "index");
+		ct_json_i64(j, p->gpus[g].index);
+		json_text(j, "name", p->gpus[g].name);
+		snprintf(v, sizeof(v), "%d.%d", p->gpus[g].major, p->gpus[g].minor);
+		ct_json_kv_string(j, "compute_capability", p->gpus[g].major >= 0 ? v : NULL);
+		json_text(j, "uuid", p->gpus[g].uuid);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "runtimes");
+	ct_json_array_begin(j);
+	for (i = 0; i < d->nrt; i++) {
+		const struct ct_doctor_runtime *r = &d->rt[i];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", r->path);
+		ct_json_kv_string(j, "soname", r->soname);
+		json_int_or_null(j, "major", r->major > 0 ? r->major : -1);
+		ct_json_kv_string(j, "version", r->version_from ? r->version : NULL);
+		ct_json_kv_string(j, "version_from", r->version_from);
+		ct_json_kv_string(j, "cuda_version",
+				  r->cuda > 0 ? ct_cuda_version_words(r->cuda, v, sizeof(v))
+					      : NULL);
+		ct_json_kv_string(j, "where", r->where);
+		ct_json_kv_bool(j, "taken", r->taken);
+		ct_json_kv_string(j, "found_via", r->taken ? r->found_via : NULL);
+		ct_json_kv_string(j, "verdict", ct_runtime_verdict_id(r->verdict));
+		ct_json_kv_string(j, "min_driver", ct_family_driver(r->major));
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "ld_library_path");
+	ct_json_array_begin(j);
+	for (i = 0; i < d->nld; i++) {
+		const struct ct_doctor_ldentry *en = &d->ld[i];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "dir", en->dir);
+		ct_json_kv_bool(j, "exists", en->exists);
+		ct_json_key(j, "cuda_libraries");
+		ct_json_array_begin(j);
+		for (k = 0; k < en->nlibs; k++)
+			ct_json_string(j, en->libs[k]);
+		ct_json_array_end(j);
+		ct_json_key(j, "shadows");
+		ct_json_array_begin(j);
+		for (k = 0; k < en->nshadows; k++) {
+			const struct ct_doctor_shadow *s = &en->shadows[k];
+
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "soname", s->soname);
+			ct_json_kv_string(j, "path", s->path);
+			json_text(j, "version", s->version);
+			ct_json_kv_string(j, "hides", s->other);
+			ct_json_kv_string(j, "hides_where", s->other_where);
+			json_text(j, "hides_version", s->other_version);
+			ct_json_kv_bool(j, "versions_differ", s->differ);
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
 
 int ct_cmd_doctor(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	ct_error("doctor is not written yet");
-	return CT_EXIT_BAD_INPUT;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false, verbose = false, colour;
+	struct ct_findings fs;
+	struct ct_doctor d;
+	const char *why;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return CT_EXIT_OK;
+		default:
+			usage(stderr);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind < argc) {
+		ct_error("doctor takes no argument: '%s'", argv[optind]);
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	if ((rc = ct_doctor_examine(&d, &why)) < 0) {
+		if (json)
+			printf("{\"error\":\"cannot model the dynamic loader\"}\n");
+		ct_error("cannot model the dynamic loader: %s", why ? why : "unknown error");
+		return CT_EXIT_BAD_INPUT;
+	}
+	ct_findings_init(&fs);
+	decide(&d, &fs);
+	if (json) {
+		struct ct_json j;
+
+		ct_json_init(&j, stdout);
+		ct_json_object_begin(&j);
+		ct_json_key(&j, "driver");
+		json_driver(&j, &d);
+		json_rest(&j, &d);
+		ct_json_key(&j, "findings");
+		ct_findings_json(&j, &fs);
+		ct_json_object_end(&j);
+		ct_json_finish(&j);
+	} else {
+		colour = want_colour();
+		print_verdict(&fs, colour);
+		if (fs.n) {
+			printf("\n");
+			ct_findings_print(stdout, &fs, colour, verbose);
+		}
+		printf("\n");
+		print_driver(&d, verbose);
+		print_gpus(&d);
+		print_runtimes(&d);
+		print_ld_path(&d);
+	}
+	rc = ct_findings_worst(&fs) == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
+	ct_findings_release(&fs);
+	ct_doctor_release(&d);
+	return rc;
 }

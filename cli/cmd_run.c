@@ -23,6 +23,7 @@
 
 #include "cudatrace.h"
 #include "facts.h"
+#include "report.h"
 #include "json.h"
 #include "trace.h"
 
@@ -226,19 +227,25 @@ static void write_run_record(const char *dir, char **argv, const char *resolved,
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace [run] [-o DIR] [--eager] [-q] [--] COMMAND [ARG...]\n"
+		"usage: cudatrace [run] [-o DIR] [--json FILE] [--arch ARCH] [--eager] [-q]\n"
+		"                 [--] COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND with cudatrace's shim injected through the dynamic loader\n"
-		"(LD_AUDIT and LD_PRELOAD); when it ends, report on stderr which CUDA\n"
-		"libraries every process loaded (where from, by which rule, for whom),\n"
-		"what could not be found, the driver and GPUs, and the CUDA module loads.\n"
-		"Children (fork, exec, spawn) are traced too.\n"
+		"(LD_AUDIT and LD_PRELOAD); when it ends, report on stderr what went wrong\n"
+		"and how to fix it (findings), then which CUDA libraries every process\n"
+		"loaded (where from, by which rule, for whom), its device code against the\n"
+		"GPUs, the driver, and the CUDA module loads. Children (fork, exec, spawn)\n"
+		"are traced too.\n"
 		"\n"
 		"  -o, --output DIR  keep the trace in DIR (one file per process image;\n"
 		"                    many processes and hosts may share it); by default\n"
 		"                    a private temporary directory, removed afterwards\n"
+		"  --json FILE       also write the report as JSON to FILE\n"
+		"  --arch ARCH       judge device code for ARCH (sm_90, 9.0, a list)\n"
+		"                    instead of the GPUs the driver reports\n"
 		"  --eager           CUDA_MODULE_LOADING=EAGER: missing kernels show at load\n"
-		"  -q, --quiet       no report\n"
+		"  -q, --quiet       the findings only; twice (-qq): no report\n"
+		"  -v, --verbose     every line of evidence\n"
 		"\n"
 		"Exit status: the program's, or 128+N when a signal N ended it;\n"
 		"127 when COMMAND is not found, 126 when it cannot be run.\n");
@@ -250,11 +257,18 @@ int ct_cmd_run(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "eager", no_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "arch", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out_dir = NULL;
-	bool eager = false, quiet = false, keep;
+	struct elfscan_target targets[CT_MAX_TARGETS];
+	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
+	size_t ntargets = 0;
+	const char *out_dir = NULL, *json_file = NULL;
+	bool eager = false, verbose = false, keep;
+	int quiet = 0;
 	char shim[PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX], why[512];
 	struct sigaction sa;
 	struct timespec t0, t1;
@@ -264,7 +278,7 @@ int ct_cmd_run(int argc, char **argv)
 
 	optind = 1;
 	/* "+": options end at the command; its own options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out_dir = optarg;
@@ -273,7 +287,17 @@ int ct_cmd_run(int argc, char **argv)
 			eager = true;
 			break;
 		case 'q':
-			quiet = true;
+			quiet++;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'j':
+			json_file = optarg;
+			break;
+		case 'a':
+			if (ct_parse_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':
 			usage(stdout);
@@ -351,16 +375,30 @@ int ct_cmd_run(int argc, char **argv)
 				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 			 shim);
 
-	if (!quiet) {
+	if (quiet < 2 || json_file) {
 		ct_trace_init(&trace);
 		if (ct_trace_read_dir(&trace, dir, why, sizeof(why)) != 0) {
 			ct_error("%s", why);
 		} else {
+			struct ct_report_options o;
+			FILE *json = NULL;
+
+			memset(&o, 0, sizeof(o));
+			o.targets = ntargets ? targets : NULL;
+			o.ntargets = ntargets;
+			o.findings_only = quiet == 1;
+			o.verbose = verbose;
+			o.colour = ct_want_colour(stderr);
 			ct_trace_link(&trace);
 			fflush(stdout);
-			fputc('\n', stderr);
-			ct_facts_print(stderr, &trace);
-			if (keep)
+			if (json_file && !(json = fopen(json_file, "we")))
+				ct_error("cannot write '%s': %s", json_file, strerror(errno));
+			if (quiet < 2 && !quiet)
+				fputc('\n', stderr);
+			ct_report(&trace, &o, quiet < 2 ? stderr : NULL, json);
+			if (json && fclose(json) != 0)
+				ct_error("cannot write '%s': %s", json_file, strerror(errno));
+			if (keep && !quiet)
 				fprintf(stderr, "\ntrace kept in %s\n", dir);
 		}
 		ct_trace_release(&trace);

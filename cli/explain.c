@@ -117,22 +117,6 @@ void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 	elfscan_file_release(&f);
 }
 
-static void json_words(struct ct_json *j, const char *key, const char *words)
-{
-	const char *p = words;
-
-	ct_json_key(j, key);
-	ct_json_array_begin(j);
-	while (strcmp(words, "none") != 0 && *p) {
-		size_t n = strcspn(p, " ");
-
-		if (n)
-			ct_json_string_n(j, p, n);
-		p += n + (p[n] == ' ');
-	}
-	ct_json_array_end(j);
-}
-
 void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
 {
 	ct_json_object_begin(j);
@@ -140,9 +124,9 @@ void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
 	ct_json_kv_string(j, "version", c->version[0] ? c->version : NULL);
 	if (c->scanned) {
 		ct_json_kv_u64(j, "images", c->nimages);
-		json_words(j, "sass", c->sass);
-		json_words(j, "ptx", c->ptx);
-		json_words(j, "ltoir", c->ltoir);
+		ct_json_words(j, "sass", c->sass);
+		ct_json_words(j, "ptx", c->ptx);
+		ct_json_words(j, "ltoir", c->ltoir);
 	}
 	ct_json_object_end(j);
 }

@@ -9,6 +9,7 @@
 
 #include "cuda_errors.h"
 #include "cudatrace.h"
+#include "diagnose.h"
 #include "facts.h"
 
 static const char *base(const char *path)
@@ -60,18 +61,6 @@ static bool cuda_activity(const struct ct_proc *p)
 	return false;
 }
 
-/* Who asked for an object: "dlopen by X" or "needed by X". */
-static void asker(const struct ct_loaded *o, char *buf, size_t size)
-{
-	if (o->request)
-		snprintf(buf, size, "%s by %s", o->request->api,
-			 base(o->request->caller));
-	else if (o->by && o->by[0])
-		snprintf(buf, size, "needed by %s", base(o->by));
-	else
-		buf[0] = '\0';
-}
-
 const char *ct_rule_words(const char *via)
 {
 	if (!via)
@@ -95,28 +84,169 @@ const char *ct_rule_words(const char *via)
 	return via;
 }
 
-static void print_libraries(FILE *out, const struct ct_proc *p)
+/* The object that asked for o to be loaded: its dlopen caller or its needer. */
+static const struct ct_loaded *parent_of(const struct ct_proc *p, const struct ct_loaded *o)
 {
-	size_t i, shown = 0;
+	const char *by = o->request ? o->request->caller : o->by;
+	size_t i;
 
+	if (!by || !by[0])
+		return NULL;
+	for (i = 0; i < p->nobjects; i++)
+		if (&p->objects[i] != o && strcmp(p->objects[i].path, by) == 0)
+			return &p->objects[i];
+	return NULL;
+}
+
+/* Shown in the tree: CUDA libraries, objects with device code, and their askers. */
+static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, struct ct_diagnosis *d,
+		   int depth)
+{
+	size_t i;
+
+	if (o->shim || depth > 32)
+		return false;
+	if (ct_cuda_library(o->path) || (d && !o->main && ct_diagnosis_code(d, o->path)))
+		return true;
+	for (i = 0; i < p->nobjects; i++)
+		if (parent_of(p, &p->objects[i]) == o && &p->objects[i] != o &&
+		    wanted(p, &p->objects[i], d, depth + 1))
+			return true;
+	return false;
+}
+
+static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loaded *o,
+		       struct ct_diagnosis *d, const char *prefix, int depth)
+{
+	const struct ct_loaded *last = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (!p->objects[i].main && parent_of(p, &p->objects[i]) == o &&
+		    wanted(p, &p->objects[i], d, 0))
+			last = &p->objects[i];
+	for (i = 0; i < p->nobjects && depth < 32; i++) {
+		const struct ct_loaded *c = &p->objects[i];
+		char ver[64], next[256], how[128];
+
+		if (c->main || parent_of(p, c) != o || !wanted(p, c, d, 0))
+			continue;
+		ct_library_version(c->path, ver, sizeof(ver));
+		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
+			 c->request ? ", " : "");
+		fprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
+			how, ct_rule_words(c->via), ver[0] && ct_cuda_library(c->path) ? ", version " : "",
+			ct_cuda_library(c->path) ? ver : "",
+			c->lmid ? ", another namespace" : "");
+		snprintf(next, sizeof(next), "%s%s", prefix, c == last ? "    " : "|   ");
+		print_node(out, p, c, d, next, depth + 1);
+	}
+}
+
+static void print_libraries(FILE *out, const struct ct_proc *p, struct ct_diagnosis *d)
+{
+	size_t i, orphans = 0;
+	const struct ct_loaded *main_obj = NULL;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].main)
+			main_obj = &p->objects[i];
+	if (!main_obj || !wanted(p, main_obj, d, 0)) {
+		fprintf(out, "  CUDA libraries: none loaded\n");
+		return;
+	}
+	fprintf(out, "  %s\n", main_obj->path);
+	print_node(out, p, main_obj, d, "  ", 0);
+	/* Objects whose asker is not in the trace (another namespace, a preload). */
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
-		char who[512], ver[64];
 
-		if (o->main || o->shim || !ct_cuda_library(o->path))
+		if (o->main || parent_of(p, o) || !wanted(p, o, d, 0))
 			continue;
-		if (!shown++)
-			fprintf(out, "  CUDA libraries:\n");
-		asker(o, who, sizeof(who));
-		ct_library_version(o->path, ver, sizeof(ver));
-		fprintf(out, "    %-26s %s\n", o->soname ? o->soname : base(o->path), o->path);
-		fprintf(out, "    %-26s found via %s%s%s%s%s%s\n", "",
-			ct_rule_words(o->via), who[0] ? ", " : "", who,
-			ver[0] ? ", version " : "", ver,
-			o->lmid ? " (another namespace)" : "");
+		if (!orphans++)
+			fprintf(out, "  also loaded:\n");
+		fprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
 	}
-	if (!shown)
-		fprintf(out, "  CUDA libraries: none loaded\n");
+}
+
+/*
+ * The arch coverage matrix: a row per loaded object with device code, a
+ * column per arch present (S: SASS, P: PTX), then a column per device or
+ * target with what the driver would run there.
+ */
+static void print_matrix(FILE *out, const struct ct_proc *p, struct ct_diagnosis *d)
+{
+	unsigned archs[64];
+	size_t narchs = 0, i, k, t, rows = 0, width = 12;
+
+	if (!d)
+		return;
+	for (i = 0; i < p->nobjects; i++) {
+		const struct elfscan_file *f;
+
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+			continue;
+		rows++;
+		if (strlen(base(p->objects[i].path)) > width)
+			width = strlen(base(p->objects[i].path));
+		for (k = 0; k < f->nimages; k++) {
+			size_t j;
+
+			if (f->images[k].kind != ELFSCAN_KIND_SASS && f->images[k].kind != ELFSCAN_KIND_PTX)
+				continue;
+			for (j = 0; j < narchs && archs[j] != f->images[k].arch; j++)
+				;
+			if (j == narchs && narchs < 64) {
+				/* Keep them sorted. */
+				while (j > 0 && archs[j - 1] > f->images[k].arch) {
+					archs[j] = archs[j - 1];
+					j--;
+				}
+				archs[j] = f->images[k].arch;
+				narchs++;
+			}
+		}
+	}
+	if (!rows)
+		return;
+	width = width > 40 ? 40 : width;
+	fprintf(out, "  device code: S SASS, P PTX; ");
+	if (d->ntargets)
+		fprintf(out, "then what runs on %s\n", d->targets_from_trace ? "the GPUs" : "the targets");
+	else
+		fprintf(out, "no GPU recorded and no --arch: not judged\n");
+	fprintf(out, "    %-*s", (int)width, "");
+	for (k = 0; k < narchs; k++)
+		fprintf(out, " %-4u", archs[k]);
+	for (t = 0; t < d->ntargets; t++)
+		fprintf(out, " | %s", d->target_names[t]);
+	fprintf(out, "\n");
+	for (i = 0; i < p->nobjects; i++) {
+		const struct elfscan_file *f;
+
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+			continue;
+		fprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
+		for (k = 0; k < narchs; k++) {
+			bool sass = false, ptx = false;
+			size_t m;
+
+			for (m = 0; m < f->nimages; m++) {
+				sass |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_SASS;
+				ptx |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_PTX;
+			}
+			fprintf(out, " %-4s", sass && ptx ? "S+P" : sass ? "S" : ptx ? "P" : "-");
+		}
+		for (t = 0; t < d->ntargets; t++) {
+			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+			const char *w = pick < 0 ? "none"
+					: f->images[pick].kind == ELFSCAN_KIND_SASS ? "SASS"
+										: "PTX (JIT)";
+
+			fprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
+		}
+		fprintf(out, "\n");
+	}
 }
 
 static size_t dir_len(const char *path)
@@ -177,7 +307,7 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 	free(first);
 }
 
-static void print_failures(FILE *out, const struct ct_proc *p)
+static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
 {
 	size_t i, probes = 0;
 
@@ -193,6 +323,9 @@ static void print_failures(FILE *out, const struct ct_proc *p)
 		fprintf(out, "  not found: %s (%s by %s)\n", s->name,
 			s->request ? s->request->api : "needed",
 			base(s->request ? s->request->caller : s->by));
+		/* With findings above, the candidates are there already. */
+		if (brief)
+			continue;
 		if (s->request && s->request->error)
 			fprintf(out, "    the program got: %s\n", s->request->error);
 		if (!s->ntries)
@@ -303,17 +436,15 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
 }
 
-void ct_facts_print(FILE *out, const struct ct_trace *t)
+void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 {
-	size_t i, quiet = 0;
+	size_t i, quiet = 0, shown = 0;
 
 	if (t->nprocs == 0) {
-		fprintf(out, "cudatrace: no process was traced%s\n",
+		fprintf(out, "no process was traced%s\n",
 			t->bad_files ? " (the trace files are unreadable)" : "");
 		return;
 	}
-	fprintf(out, "cudatrace: %zu process%s traced\n", t->nprocs,
-		t->nprocs == 1 ? "" : "es");
 	for (i = 0; i < t->nprocs; i++) {
 		const struct ct_proc *p = &t->procs[i];
 		char cmd[128];
@@ -323,7 +454,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t)
 			continue;
 		}
 		command_line(p, cmd, sizeof(cmd));
-		fprintf(out, "\nprocess %lld: %s", (long long)p->pid, cmd);
+		fprintf(out, "%sprocess %lld: %s", shown++ ? "\n" : "", (long long)p->pid, cmd);
 		if (p->parent && p->parent->pid == p->pid)
 			fprintf(out, " (exec'd by %s)",
 				p->parent->exe ? base(p->parent->exe) : "?");
@@ -331,14 +462,15 @@ void ct_facts_print(FILE *out, const struct ct_trace *t)
 			fprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);
 		fprintf(out, "\n");
-		print_libraries(out, p);
-		print_failures(out, p);
+		print_libraries(out, p, d);
+		print_matrix(out, p, d);
+		print_failures(out, p, d != NULL);
 		print_driver(out, p);
 		print_modules(out, p);
 		print_ending(out, p);
 	}
 	if (quiet)
-		fprintf(out, "\n%zu process%s without CUDA activity\n", quiet,
+		fprintf(out, "%s%zu process%s without CUDA activity\n", shown ? "\n" : "", quiet,
 			quiet == 1 ? "" : "es");
 	if (t->bad_files)
 		fprintf(out, "%zu trace file%s held no record\n", t->bad_files,

@@ -6,8 +6,14 @@
 
 #include "trace.h"
 
-/* Per process: CUDA libraries, failed loads, driver and GPUs, modules. */
-void ct_facts_print(FILE *out, const struct ct_trace *t);
+struct ct_diagnosis;
+
+/*
+ * Per process: the CUDA libraries as a tree (who asked, by which rule,
+ * version), the arch coverage matrix (when d is given), failed loads,
+ * driver and GPUs, modules.
+ */
+void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d);
 
 /*
  * A search's candidates, one line per directory and rule (its hwcaps

@@ -237,7 +237,7 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
 
 	for (i = 0; i < fs->n; i++) {
 		const struct ct_finding *f = &fs->f[i];
-		size_t shown = verbose ? f->nevidence : (f->nevidence < 8 ? f->nevidence : 6);
+		size_t shown = verbose || f->nevidence <= 12 ? f->nevidence : 10;
 		char where[256];
 		const char *p, *nl;
 

@@ -166,3 +166,19 @@ void ct_json_finish(struct ct_json *j)
 	fputc('\n', j->out);
 	fflush(j->out);
 }
+
+void ct_json_words(struct ct_json *j, const char *key, const char *words)
+{
+	const char *p = words;
+
+	ct_json_key(j, key);
+	ct_json_array_begin(j);
+	while (strcmp(words, "none") != 0 && *p) {
+		size_t n = strcspn(p, " ");
+
+		if (n)
+			ct_json_string_n(j, p, n);
+		p += n + (p[n] == ' ');
+	}
+	ct_json_array_end(j);
+}

@@ -36,6 +36,8 @@ void ct_json_null(struct ct_json *j);
 void ct_json_kv_string(struct ct_json *j, const char *key, const char *s);
 void ct_json_kv_u64(struct ct_json *j, const char *key, uint64_t v);
 void ct_json_kv_bool(struct ct_json *j, const char *key, bool v);
+/* key: an array of the space-separated words ("none": empty). */
+void ct_json_words(struct ct_json *j, const char *key, const char *words);
 /* Ends the document with a newline. */
 void ct_json_finish(struct ct_json *j);
 

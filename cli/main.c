@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
 	{ "run", ct_cmd_run, "run a program and explain what CUDA it loaded (the default)" },
 	{ "scan", ct_cmd_scan, "list the device code inside files, directories and wheels" },
+	{ "report", ct_cmd_report, "the findings and facts of traces kept with -o" },
 	{ "check", ct_cmd_check, "can these objects run on a GPU arch? (CI gate)" },
 	{ "ldd", ct_cmd_ldd, "the libraries a file loads, and the rule that finds each" },
 	{ "why", ct_cmd_why, "how the loader finds one library, candidate by candidate" },

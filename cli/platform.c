@@ -268,3 +268,31 @@ void ct_platform_release(struct ct_platform *p)
 	free(p->cache);
 	memset(p, 0, sizeof(*p));
 }
+
+static char **copy_strings(char **v, size_t n)
+{
+	char **out = ct_xcalloc(n + 1, sizeof(char *));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = ct_xstrdup(v[i]);
+	return out;
+}
+
+static char *copy_str(const char *s)
+{
+	return s ? ct_xstrdup(s) : NULL;
+}
+
+void ct_platform_copy(struct ct_platform *dst, const struct ct_platform *src)
+{
+	*dst = *src;
+	dst->rtld = copy_str(src->rtld);
+	dst->lib = copy_str(src->lib);
+	dst->platform = copy_str(src->platform);
+	dst->version = copy_str(src->version);
+	dst->cache = copy_str(src->cache);
+	dst->system_dirs = copy_strings(src->system_dirs, src->nsystem_dirs);
+	dst->subdirs = copy_strings(src->subdirs, src->nsubdirs);
+	dst->hwcaps = copy_strings(src->hwcaps, src->nhwcaps);
+}

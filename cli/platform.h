@@ -42,5 +42,7 @@ struct ct_platform {
  */
 void ct_platform_load(struct ct_platform *p, const char *rtld);
 void ct_platform_release(struct ct_platform *p);
+/* A deep copy of src into dst, asking nothing of the loader. */
+void ct_platform_copy(struct ct_platform *dst, const struct ct_platform *src);
 
 #endif

@@ -10,13 +10,29 @@
 #include "cudatrace.h"
 #include "resolve.h"
 
+static void init_env(struct ct_loader *L, const struct ct_loader_env *env);
+
 void ct_loader_init(struct ct_loader *L, const char *rtld, const struct ct_loader_env *env)
 {
-	const char *v;
-
 	memset(L, 0, sizeof(*L));
 	ct_platform_load(&L->plat, rtld);
 	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
+	init_env(L, env);
+}
+
+void ct_loader_init_like(struct ct_loader *L, const struct ct_loader *like,
+			 const struct ct_loader_env *env)
+{
+	memset(L, 0, sizeof(*L));
+	ct_platform_copy(&L->plat, &like->plat);
+	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
+	init_env(L, env);
+}
+
+static void init_env(struct ct_loader *L, const struct ct_loader_env *env)
+{
+	const char *v;
+
 	/* An empty LD_LIBRARY_PATH is no path at all (not the current directory). */
 	v = env && env->library_path ? env->library_path : getenv("LD_LIBRARY_PATH");
 	if (v && *v)

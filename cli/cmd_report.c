@@ -1,0 +1,104 @@
+/*
+ * cudatrace report: the findings and facts of traces kept with -o, from
+ * any number of directories (processes, ranks and hosts merged).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudatrace.h"
+#include "report.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cudatrace report [--json] [--arch ARCH] [-q] [-v] DIR...\n"
+		"\n"
+		"The diagnosis of traces kept with 'cudatrace -o DIR': findings with their\n"
+		"fixes (errors first), then per process the CUDA libraries and the device\n"
+		"code against the GPUs. Several directories (ranks, hosts) merge into one\n"
+		"report; a finding shared by many processes is said once.\n"
+		"\n"
+		"  --json        one JSON document on stdout\n"
+		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list) instead of\n"
+		"                the GPUs the trace recorded\n"
+		"  -q            the findings only\n"
+		"  -v            every line of evidence\n"
+		"\n"
+		"exit status: 0 no error found, 1 an error finding, 2 bad input\n");
+}
+
+int ct_cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct elfscan_target targets[CT_MAX_TARGETS];
+	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
+	struct ct_report_options o;
+	struct ct_trace t;
+	bool json = false;
+	size_t ntargets = 0;
+	char why[1024];
+	int c, i, worst;
+
+	memset(&o, 0, sizeof(o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'a':
+			if (ct_parse_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
+		case 'q':
+			o.findings_only = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return CT_EXIT_OK;
+		default:
+			usage(stderr);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind >= argc) {
+		ct_error("report takes the trace directories (cudatrace -o DIR)");
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	ct_trace_init(&t);
+	for (i = optind; i < argc; i++) {
+		size_t before = t.nprocs, bad = t.bad_files;
+
+		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0) {
+			ct_error("%s", why);
+			ct_trace_release(&t);
+			return CT_EXIT_BAD_INPUT;
+		}
+		if (t.nprocs == before) {
+			ct_error("'%s' holds no trace%s", argv[i],
+				 t.bad_files > bad ? " (its .jsonl files are not trace records)"
+						   : " (no .jsonl file)");
+			ct_trace_release(&t);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	ct_trace_link(&t);
+	o.targets = ntargets ? targets : NULL;
+	o.ntargets = ntargets;
+	o.colour = !json && ct_want_colour(stdout);
+	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
+	ct_trace_release(&t);
+	return worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
+}
