@@ -93,9 +93,12 @@ static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 	for (i = 0; i < drv->search->ncands; i++) {
 		const struct ct_cand *c = &drv->search->cands[i];
 
-		if (!c->subdir)
-			ct_finding_evidence(f, "searched %s (%s): %s",
-					    c->path[0] ? c->path : "ld.so.cache",
+		if (c->subdir)
+			continue;
+		if (!c->path[0]) /* the cache, asked by name */
+			ct_finding_evidence(f, "searched ld.so.cache: %s", ct_outcome_name(c->outcome));
+		else
+			ct_finding_evidence(f, "searched %s (%s): %s", c->path,
 					    ct_rule_text(c->via, c->owner, rule, sizeof(rule)),
 					    ct_outcome_name(c->outcome));
 	}
@@ -223,9 +226,8 @@ static void runtime_findings(const struct ct_doctor *d, struct ct_findings *fs,
 		const struct ct_doctor_compat *compat;
 		const char *family;
 		struct ct_finding *f;
-		int have;
 		bool taken = false, seen = false;
-		int newest = r->cuda;
+		int newest = r->cuda, have;
 
 		if (r->verdict != verdict)
 			continue;
@@ -252,7 +254,11 @@ static void runtime_findings(const struct ct_doctor *d, struct ct_findings *fs,
 					   rw, lead->path,
 					   drv->version[0] ? "libcuda.so.1 " : "this one",
 					   drv->version, dw);
-			/* Only the copy programs get by default fails for sure. */
+			/*
+			 * Every program without RPATH/RUNPATH gets the copy the
+			 * loader takes: that one fails for sure. The others fail
+			 * only for programs pointed at them.
+			 */
 			if (!taken)
 				f->severity = CT_SEV_WARNING;
 		} else {

@@ -153,13 +153,15 @@ static void prepend(const char *name, const char *value, const char *sep)
 {
 	const char *old = getenv(name);
 	char *v;
+	size_t n;
 
 	if (!old || !*old) {
 		setenv(name, value, 1);
 		return;
 	}
-	v = ct_xmalloc(strlen(value) + strlen(sep) + strlen(old) + 1);
-	sprintf(v, "%s%s%s", value, sep, old);
+	n = strlen(value) + strlen(sep) + strlen(old) + 1;
+	v = ct_xmalloc(n);
+	snprintf(v, n, "%s%s%s", value, sep, old);
 	setenv(name, v, 1);
 	free(v);
 }

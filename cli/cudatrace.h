@@ -28,10 +28,10 @@ void ct_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "12.3 MB" style sizes; returns buf. */
 char *ct_human_size(uint64_t bytes, char *buf, size_t size);
 /* Aborting allocators: the CLI has nothing sensible to do without memory. */
-void *ct_xmalloc(size_t n);
-void *ct_xcalloc(size_t n, size_t size);
-void *ct_xrealloc(void *p, size_t n);
-char *ct_xstrdup(const char *s);
+void *ct_xmalloc(size_t n) __attribute__((returns_nonnull));
+void *ct_xcalloc(size_t n, size_t size) __attribute__((returns_nonnull));
+void *ct_xrealloc(void *p, size_t n) __attribute__((returns_nonnull));
+char *ct_xstrdup(const char *s) __attribute__((returns_nonnull));
 /*
  * Run argv[0] (an absolute path) with envp, stdin from /dev/null, and
  * return what it wrote to stdout (or stderr), NUL-terminated, to free; the

@@ -41,6 +41,24 @@ static void command_line(const struct ct_proc *p, char *buf, size_t size)
 		strcpy(buf + 69, "...");
 }
 
+/* Same program, same objects from the same files, same driver results. */
+static bool alike(const struct ct_proc *a, const struct ct_proc *b)
+{
+	size_t i;
+
+	if ((a->exe && b->exe && strcmp(a->exe, b->exe) != 0) || a->nobjects != b->nobjects ||
+	    a->nsearches != b->nsearches || a->nmodules != b->nmodules || a->cuinit != b->cuinit ||
+	    !a->driver != !b->driver)
+		return false;
+	for (i = 0; i < a->nobjects; i++)
+		if (strcmp(a->objects[i].path, b->objects[i].path) != 0)
+			return false;
+	for (i = 0; i < a->nmodules; i++)
+		if (a->modules[i].result != b->modules[i].result)
+			return false;
+	return true;
+}
+
 /* Did this process do anything with CUDA, or hide something from us? */
 static bool cuda_activity(const struct ct_proc *p)
 {
@@ -217,7 +235,7 @@ static void print_matrix(FILE *out, const struct ct_proc *p, struct ct_diagnosis
 		fprintf(out, "no GPU recorded and no --arch: not judged\n");
 	fprintf(out, "    %-*s", (int)width, "");
 	for (k = 0; k < narchs; k++)
-		fprintf(out, " %-4u", archs[k]);
+		fprintf(out, k + 1 < narchs || d->ntargets ? " %-4u" : " %u", archs[k]);
 	for (t = 0; t < d->ntargets; t++)
 		fprintf(out, " | %s", d->target_names[t]);
 	fprintf(out, "\n");
@@ -235,7 +253,8 @@ static void print_matrix(FILE *out, const struct ct_proc *p, struct ct_diagnosis
 				sass |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_SASS;
 				ptx |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_PTX;
 			}
-			fprintf(out, " %-4s", sass && ptx ? "S+P" : sass ? "S" : ptx ? "P" : "-");
+			fprintf(out, k + 1 < narchs || d->ntargets ? " %-4s" : " %s",
+				sass && ptx ? "S+P" : sass ? "S" : ptx ? "P" : "-");
 		}
 		for (t = 0; t < d->ntargets; t++) {
 			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
@@ -243,7 +262,10 @@ static void print_matrix(FILE *out, const struct ct_proc *p, struct ct_diagnosis
 					: f->images[pick].kind == ELFSCAN_KIND_SASS ? "SASS"
 										: "PTX (JIT)";
 
-			fprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
+			if (t + 1 < d->ntargets)
+				fprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
+			else
+				fprintf(out, " | %s", w);
 		}
 		fprintf(out, "\n");
 	}
@@ -438,7 +460,7 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 
 void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 {
-	size_t i, quiet = 0, shown = 0;
+	size_t i, k, quiet = 0, shown = 0, similar = 0;
 
 	if (t->nprocs == 0) {
 		fprintf(out, "no process was traced%s\n",
@@ -454,6 +476,14 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 			continue;
 		}
 		command_line(p, cmd, sizeof(cmd));
+		/* Ranks of one job look alike: say so instead of repeating them. */
+		for (k = 0; k < i; k++)
+			if (cuda_activity(&t->procs[k]) && alike(&t->procs[k], p))
+				break;
+		if (k < i) {
+			similar++;
+			continue;
+		}
 		fprintf(out, "%sprocess %lld: %s", shown++ ? "\n" : "", (long long)p->pid, cmd);
 		if (p->parent && p->parent->pid == p->pid)
 			fprintf(out, " (exec'd by %s)",
@@ -469,6 +499,10 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 		print_modules(out, p);
 		print_ending(out, p);
 	}
+	if (similar)
+		fprintf(out, "\n%zu more process%s like %s shown (same program, same "
+			     "libraries, same driver results)\n",
+			similar, similar == 1 ? "" : "es", shown == 1 ? "the one" : "those");
 	if (quiet)
 		fprintf(out, "%s%zu process%s without CUDA activity\n", shown ? "\n" : "", quiet,
 			quiet == 1 ? "" : "es");

@@ -281,7 +281,7 @@ static int walk_dir(struct walk *w, const char *path)
 			int is_link;
 
 			child = ct_xmalloc(len + strlen(names[i]) + 2);
-			sprintf(child, "%s%s%s", path,
+			snprintf(child, len + strlen(names[i]) + 2, "%s%s%s", path,
 				len && path[len - 1] == '/' ? "" : "/",
 				names[i]);
 			if (lstat(child, &lst) != 0) {

@@ -448,13 +448,25 @@ static int cmp_procs(const void *a, const void *b)
 void ct_trace_link(struct ct_trace *t)
 {
 	size_t i, j;
+	bool changed;
 
 	if (t->nprocs)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
 	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
 
-		for (j = i; j-- > 0;) {
+		/* A fork shares its parent's image: that one, wherever it sorts. */
+		for (j = 0; j < t->nprocs && !p->parent; j++) {
+			struct ct_proc *q = &t->procs[j];
+
+			if (q != p && q->pid == p->ppid && p->image && q->image &&
+			    strcmp(p->image, q->image) == 0 &&
+			    (!p->host || !q->host || strcmp(p->host, q->host) == 0)) {
+				p->parent = q;
+				p->forked = true;
+			}
+		}
+		for (j = i; j-- > 0 && !p->parent;) {
 			struct ct_proc *q = &t->procs[j];
 			bool same_host = !p->host || !q->host || strcmp(p->host, q->host) == 0;
 
@@ -465,8 +477,23 @@ void ct_trace_link(struct ct_trace *t)
 			}
 			if (same_host && q->pid == p->ppid && q->t <= p->t) {
 				p->parent = q;
-				p->forked = p->image && q->image && strcmp(p->image, q->image) == 0;
 				break;
+			}
+		}
+	}
+	/*
+	 * A fork's first record comes from the preload half, which cannot tell
+	 * whether the auditor runs: its image's first process says (forks of
+	 * forks too, whatever order they sorted in).
+	 */
+	for (changed = true; changed;) {
+		changed = false;
+		for (i = 0; i < t->nprocs; i++) {
+			struct ct_proc *p = &t->procs[i];
+
+			if (p->forked && p->parent && p->parent->auditor && !p->auditor) {
+				p->auditor = true;
+				changed = true;
 			}
 		}
 	}
