@@ -161,6 +161,73 @@ static bool own_choice(struct ctx *c, const char *requester, const char *name, c
 	return found;
 }
 
+/* Versions for evidence: only past the major (a bare major repeats the name). */
+static void dotted_version(const char *path, char *buf, size_t size)
+{
+	ct_library_version(path, buf, size);
+	if (!strchr(buf, '.'))
+		buf[0] = '\0';
+}
+
+/*
+ * The first object mapped under a soname serves everyone after it: a
+ * library whose own RPATH/RUNPATH names another copy gets the earlier one
+ * (import order decides which cuDNN torch gets). Its DT_NEEDED and its
+ * dlopen calls, CUDA libraries only.
+ */
+static void shadowed_by_earlier(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i, k;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *r = &p->objects[i];
+		struct ct_elfinfo e;
+
+		if (r->shim)
+			continue;
+		ct_elfinfo_init(&e);
+		if (ct_elfinfo_read(&e, r->path) != 0) {
+			ct_elfinfo_release(&e);
+			continue;
+		}
+		for (k = 0; k < e.nneeded; k++) {
+			const char *name = e.needed[k];
+			const struct ct_loaded *o = ct_dx_loaded_named(p, name);
+			const char *came_for;
+			char own[4096], rule[256], v1[64], v2[64], who[512];
+			struct ct_finding *f;
+
+			if (!o || strchr(name, '/') || !ct_cuda_library(name))
+				continue;
+			came_for = o->request ? o->request->caller : o->by;
+			/* Its own search: the rules above judged it, or it was right. */
+			if (came_for && strcmp(came_for, r->path) == 0)
+				continue;
+			if (!own_choice(c, r->path, name, own, sizeof(own), rule, sizeof(rule)) ||
+			    ct_dx_same_file(own, o->path))
+				continue;
+			dotted_version(o->path, v1, sizeof(v1));
+			dotted_version(own, v2, sizeof(v2));
+			ct_dx_asker(o, who, sizeof(who));
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
+					   "'%s' was already loaded when %s needed it, while the RPATH "
+					   "or RUNPATH of %s names another copy",
+					   name, ct_dx_base(r->path), ct_dx_base(r->path));
+			ct_finding_evidence(f, "taken:    %s%s%s%s (%s)", o->path, v1[0] ? " (" : "",
+					    v1, v1[0] ? ")" : "", who);
+			ct_finding_evidence(f, "its own:  %s%s%s%s (%s)", own, v2[0] ? " (" : "", v2,
+					    v2[0] ? ")" : "", rule);
+			ct_finding_fix(f, "the first object loaded under a soname serves every later "
+					  "one: load %s (or what brings it) first, or make both use "
+					  "one copy",
+				       ct_dx_base(r->path));
+			ct_dx_where(c, f);
+		}
+		ct_elfinfo_release(&e);
+	}
+}
+
 void ct_dx_rule_shadowed(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -181,13 +248,8 @@ void ct_dx_rule_shadowed(struct ctx *c)
 		    !own_choice(c, requester, name, own, sizeof(own), rule, sizeof(rule)) ||
 		    ct_dx_same_file(own, o->path))
 			continue;
-		ct_library_version(o->path, v1, sizeof(v1));
-		ct_library_version(own, v2, sizeof(v2));
-		/* A bare major repeats the name: say nothing then. */
-		if (!strchr(v1, '.'))
-			v1[0] = '\0';
-		if (!strchr(v2, '.'))
-			v2[0] = '\0';
+		dotted_version(o->path, v1, sizeof(v1));
+		dotted_version(own, v2, sizeof(v2));
 		f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 				   "'%s' came from %s, while the RPATH or RUNPATH of %s names "
 				   "another copy",
@@ -211,6 +273,7 @@ void ct_dx_rule_shadowed(struct ctx *c)
 		}
 		ct_dx_where(c, f);
 	}
+	shadowed_by_earlier(c);
 }
 
 /* ---- two versions of one family ----------------------------------------------- */
