@@ -57,8 +57,8 @@ CLI_SRC := cli/main.c cli/json.c cli/inputs.c cli/cmd_scan.c cli/cmd_check.c \
 	cli/cmd_run.c cli/jsonparse.c cli/trace.c cli/facts.c \
 	cli/elfinfo.c cli/platform.c cli/ldcache.c cli/resolve.c cli/copies.c \
 	cli/explain.c cli/cmd_ldd.c cli/cmd_why.c cli/findings.c cli/compat.c \
-	cli/cmd_doctor.c cli/doctor.c cli/diagnose.c cli/diag_libs.c cli/report.c \
-	cli/cmd_report.c
+	cli/cmd_doctor.c cli/doctor.c cli/doctor_rules.c cli/diagnose.c cli/diag_libs.c \
+	cli/report.c cli/cmd_report.c
 
 # The shim: its own sources, the libc-only part of the scanner (the fatbin
 # walker, not the libelf reader), hidden and linked in, and no sanitizer:

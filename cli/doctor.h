@@ -109,4 +109,9 @@ void ct_doctor_release(struct ct_doctor *d);
 /* "ok", "minor-version-compatibility", "driver-too-old", "unknown". */
 const char *ct_runtime_verdict_id(enum ct_runtime_verdict v);
 
+struct ct_findings;
+
+/* The findings the facts call for, grouped (doctor_rules.c). */
+void ct_doctor_findings(const struct ct_doctor *d, struct ct_findings *fs);
+
 #endif
