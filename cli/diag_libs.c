@@ -124,6 +124,9 @@ void ct_dx_rule_not_found(struct ctx *c)
 		ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
 		fix_not_found(f, s->name, requester, &cs);
+		if (f->severity == CT_SEV_INFO)
+			ct_finding_fix(f, "nothing to do if %s works with %s, which it loaded instead",
+				       ct_dx_base(requester), ct_dx_base(alt->path));
 		ct_copies_release(&cs);
 		ct_dx_where(c, f);
 	}
@@ -214,10 +217,10 @@ static void shadowed_by_earlier(struct ctx *c)
 					   "'%s' was already loaded when %s needed it, while the RPATH "
 					   "or RUNPATH of %s names another copy",
 					   name, ct_dx_base(r->path), ct_dx_base(r->path));
-			ct_finding_evidence(f, "taken:    %s%s%s%s (%s)", o->path, v1[0] ? " (" : "",
-					    v1, v1[0] ? ")" : "", who);
-			ct_finding_evidence(f, "its own:  %s%s%s%s (%s)", own, v2[0] ? " (" : "", v2,
-					    v2[0] ? ")" : "", rule);
+			ct_finding_evidence(f, "taken:    %s (%s%s%s)", o->path, v1, v1[0] ? ", " : "",
+					    who);
+			ct_finding_evidence(f, "its own:  %s (%s%s%s)", own, v2, v2[0] ? ", " : "",
+					    rule);
 			ct_finding_fix(f, "the first object loaded under a soname serves every later "
 					  "one: load %s (or what brings it) first, or make both use "
 					  "one copy",
@@ -254,10 +257,9 @@ void ct_dx_rule_shadowed(struct ctx *c)
 				   "'%s' came from %s, while the RPATH or RUNPATH of %s names "
 				   "another copy",
 				   name, ct_rule_words(o->via), ct_dx_base(requester));
-		ct_finding_evidence(f, "taken:    %s%s%s%s (%s)", o->path, v1[0] ? " (" : "", v1,
-				    v1[0] ? ")" : "", ct_rule_words(o->via));
-		ct_finding_evidence(f, "its own:  %s%s%s%s (%s)", own, v2[0] ? " (" : "", v2,
-				    v2[0] ? ")" : "", rule);
+		ct_finding_evidence(f, "taken:    %s (%s%s%s)", o->path, v1, v1[0] ? ", " : "",
+				    ct_rule_words(o->via));
+		ct_finding_evidence(f, "its own:  %s (%s%s%s)", own, v2, v2[0] ? ", " : "", rule);
 		if (strcmp(o->via, "preload") == 0)
 			ct_finding_fix(f, "drop %s from LD_PRELOAD so that %s gets the copy it "
 					  "ships with",
@@ -348,11 +350,16 @@ void ct_dx_rule_mixed(struct ctx *c)
 			ct_dx_asker(b, who, sizeof(who));
 			ct_finding_evidence(f, "%s, %s", b->path, who);
 		}
-		if (f)
-			ct_finding_fix(f, "let one installation provide every %s library: remove the "
-					  "other from LD_LIBRARY_PATH, or align the packages that "
-					  "bring them (pip list | grep nvidia)",
-				       strcmp(fa, "libcudnn") == 0 ? "cuDNN" : fa);
+		if (f) {
+			bool env = false;
+
+			for (k = 0; k < f->nevidence; k++)
+				env |= strstr(f->evidence[k], "LD_LIBRARY_PATH") != NULL;
+			ct_finding_fix(f, "let one installation provide %s: %salign the packages "
+					  "that bring the copies (pip list | grep nvidia)",
+				       strcmp(fa, "libcudnn") == 0 ? "every cuDNN library" : fa,
+				       env ? "take the other off LD_LIBRARY_PATH, or " : "");
+		}
 		if (f)
 			ct_dx_where(c, f);
 	}
@@ -360,26 +367,22 @@ void ct_dx_rule_mixed(struct ctx *c)
 
 /* ---- symbol versions ------------------------------------------------------------ */
 
-/* The copy r's own RPATH/RUNPATH names, when it defines version. */
+/* The copy r's own RPATH/RUNPATH names, when it has what is missing. */
 static bool own_defines(struct ctx *c, const char *r, const char *file, const char *version,
-			char *having, size_t size)
+			const char *symbol, char *having, size_t size)
 {
 	char own[4096], rule[256];
-	struct ct_elfinfo e;
-	bool yes;
 
-	if (!own_choice(c, r, file, own, sizeof(own), rule, sizeof(rule)))
+	if (!own_choice(c, r, file, own, sizeof(own), rule, sizeof(rule)) ||
+	    !ct_file_satisfies(own, version, symbol))
 		return false;
-	ct_elfinfo_init(&e);
-	yes = ct_elfinfo_read(&e, own) == 0 && ct_elfinfo_defines(&e, version);
-	ct_elfinfo_release(&e);
-	if (yes)
-		snprintf(having, size, "%s (%s)", own, rule);
-	return yes;
+	snprintf(having, size, "%s (%s)", own, rule);
+	return true;
 }
 
+/* A copy elsewhere on the machine that has what is missing. */
 static bool has_version_copy(struct ctx *c, const char *file, const char *version,
-			     char *having, size_t size)
+			     const char *symbol, char *having, size_t size)
 {
 	struct ct_lookup k;
 	struct ct_copies cs;
@@ -389,25 +392,79 @@ static bool has_version_copy(struct ctx *c, const char *file, const char *versio
 	memset(&k, 0, sizeof(k));
 	k.name = (char *)file;
 	ct_find_copies(c->L, &k, &cs);
-	for (i = 0; i < cs.n && !found; i++) {
-		struct ct_elfinfo e;
-
-		ct_elfinfo_init(&e);
-		if (ct_elfinfo_read(&e, cs.c[i].path) == 0 && ct_elfinfo_defines(&e, version)) {
+	for (i = 0; i < cs.n && !found; i++)
+		if (ct_file_satisfies(cs.c[i].path, version, symbol)) {
 			snprintf(having, size, "%s (%s)", cs.c[i].path, cs.c[i].where);
 			found = true;
 		}
-		ct_elfinfo_release(&e);
-	}
 	ct_copies_release(&cs);
 	return found;
+}
+
+/* The symbol tables of the process's objects, read when first needed. */
+struct tables {
+	struct ct_symtab *t;
+	bool *read;
+	size_t n;
+};
+
+static const struct ct_symtab *table(struct tables *tb, const struct ct_proc *p, size_t i)
+{
+	if (!tb->read[i]) {
+		tb->read[i] = true;
+		ct_symtab_read(&tb->t[i], p->objects[i].path);
+	}
+	return &tb->t[i];
+}
+
+/* What the program itself got, when a failed dlopen said so. */
+static void evidence_errors(struct ct_finding *f, const struct ct_proc *p, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrequests; i++)
+		if (p->requests[i].error && strstr(p->requests[i].error, what)) {
+			ct_finding_evidence(f, "the program got: %s", p->requests[i].error);
+			return;
+		}
+}
+
+static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded *r,
+		    const struct ct_loaded *o, const struct ct_verneed *need, const char *symbol)
+{
+	char having[4500], *dir;
+
+	if (!own_defines(c, r->path, need->file, need->version, symbol, having, sizeof(having)) &&
+	    !has_version_copy(c, need->file, need->version, symbol, having, sizeof(having))) {
+		ct_finding_fix(f, "install a %s that defines %s%s%s (a newer release of its package)",
+			       need->file, symbol ? symbol : need->version, symbol ? " under " : "",
+			       symbol ? need->version : "");
+		return;
+	}
+	dir = ct_xstrdup(o->path);
+	*strrchr(dir, '/') = '\0';
+	if (o->via && strcmp(o->via, "ld_library_path") == 0)
+		ct_finding_fix(f, "take %s off LD_LIBRARY_PATH, so that %s gets %s", dir,
+			       ct_dx_base(r->path), having);
+	else if (o->via && strcmp(o->via, "preload") == 0)
+		ct_finding_fix(f, "drop %s from LD_PRELOAD, so that %s gets %s", o->path,
+			       ct_dx_base(r->path), having);
+	else
+		ct_finding_fix(f, "make %s get %s: put its directory first on LD_LIBRARY_PATH, or "
+				  "load it before %s",
+			       ct_dx_base(r->path), having, ct_dx_base(r->path));
+	free(dir);
 }
 
 void ct_dx_rule_symbol_versions(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
-	size_t i, v;
+	struct tables tb;
+	size_t i, v, k;
 
+	tb.n = p->nobjects;
+	tb.t = ct_xcalloc(tb.n + 1, sizeof(*tb.t));
+	tb.read = ct_xcalloc(tb.n + 1, sizeof(*tb.read));
 	/* Every object the loader opened, also for a load that then failed. */
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *r = &p->objects[i];
@@ -423,46 +480,60 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 		for (v = 0; v < e.nverneed; v++) {
 			const struct ct_verneed *need = &e.verneed[v];
 			const struct ct_loaded *o;
-			struct ct_elfinfo oe;
+			const struct ct_symtab **others;
+			const char *missing = NULL;
 			struct ct_finding *f;
-			char having[4500];
-			bool lacks;
+			size_t oi, nmissing = 0, n = 0;
+			char who[512];
 
 			if (need->weak || !need->file || !(o = ct_dx_loaded_named(p, need->file)))
 				continue;
-			ct_elfinfo_init(&oe);
-			lacks = ct_elfinfo_read(&oe, o->path) == 0 && oe.nverdef &&
-				!ct_elfinfo_defines(&oe, need->version);
-			ct_elfinfo_release(&oe);
-			if (!lacks)
-				continue;
-			f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
-					   "'%s' needs %s with version '%s'%s%s%s, which %s lacks",
-					   ct_dx_base(r->path), need->file, need->version,
-					   need->symbol ? " (symbol " : "",
-					   need->symbol ? need->symbol : "", need->symbol ? ")" : "",
-					   o->path);
-			ct_finding_evidence(f, "the loader says: version `%s' not found (required "
-					       "by %s)",
-					    need->version, r->path);
-			{
-				char who[512];
-
-				ct_dx_asker(o, who, sizeof(who));
-				ct_finding_evidence(f, "%s: %s", o->path, who);
+			oi = (size_t)(o - p->objects);
+			if (!table(&tb, p, oi)->versioned)
+				continue; /* the loader only warns */
+			if (ct_file_satisfies(o->path, need->version, NULL)) {
+				/* The version is there: is every symbol under it? */
+				if (!ct_symbols_missing(need, table(&tb, p, oi), NULL, 0, &nmissing))
+					continue;
+				others = ct_xcalloc(p->nobjects + 1, sizeof(*others));
+				for (k = 0; k < p->nobjects; k++)
+					if (k != oi && !p->objects[k].shim && !p->objects[k].main)
+						others[n++] = table(&tb, p, k);
+				missing = ct_symbols_missing(need, table(&tb, p, oi), others, n,
+							     &nmissing);
+				free(others);
+				if (!missing)
+					continue;
+				f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
+						   "'%s' needs %s (version %s), which %s does not "
+						   "define%s",
+						   ct_dx_base(r->path), missing, need->version, o->path,
+						   nmissing > 1 ? " (nor others)" : "");
+				ct_finding_evidence(f, "the loader says: undefined symbol: %s, version %s",
+						    missing, need->version);
+				evidence_errors(f, p, missing);
+			} else {
+				f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
+						   "'%s' needs %s with version '%s'%s%s%s, which %s lacks",
+						   ct_dx_base(r->path), need->file, need->version,
+						   need->symbol ? " (symbol " : "",
+						   need->symbol ? need->symbol : "",
+						   need->symbol ? ")" : "", o->path);
+				ct_finding_evidence(f, "the loader says: version `%s' not found "
+						       "(required by %s)",
+						    need->version, r->path);
+				evidence_errors(f, p, need->version);
 			}
-			if (own_defines(c, r->path, need->file, need->version, having, sizeof(having)) ||
-			    has_version_copy(c, need->file, need->version, having, sizeof(having)))
-				ct_finding_fix(f, "load the copy that has it, %s: put its directory "
-						  "first (or take %s's off LD_LIBRARY_PATH)",
-					       having, ct_dx_base(o->path));
-			else
-				ct_finding_fix(f, "install a %s that defines %s (a newer release of "
-						  "its package)",
-					       need->file, need->version);
+			ct_dx_asker(o, who, sizeof(who));
+			ct_finding_evidence(f, "%s: %s", o->path, who);
+			gap_fix(c, f, r, o, need, missing);
 			ct_dx_where(c, f);
 		}
 		ct_elfinfo_release(&e);
 	}
+	for (i = 0; i < tb.n; i++)
+		ct_symtab_release(&tb.t[i]);
+	free(tb.t);
+	free(tb.read);
 }
 

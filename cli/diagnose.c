@@ -315,9 +315,10 @@ static void rule_driver_missing(struct ctx *c)
 	if (miss->request && miss->request->error)
 		ct_finding_evidence(f, "the program got: %s", miss->request->error);
 	ct_dx_tries(f, miss);
-	ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1); in a container, "
-			  "start it with GPU support\n(docker run --gpus all, with the NVIDIA "
-			  "Container Toolkit); on WSL keep /usr/lib/wsl/lib on the library path");
+	ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)\n"
+			  "in a container: start it with GPU support (docker run --gpus all, with "
+			  "the NVIDIA Container Toolkit)\n"
+			  "on WSL: keep /usr/lib/wsl/lib on the library path");
 	ct_dx_where(c, f);
 }
 
@@ -338,7 +339,11 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 		if (!ver)
 			ver = ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)) * 1000;
 		ct_dx_asker(o, who, sizeof(who));
-		snprintf(what, size, "%s (%s), %s", o->path, v[0] ? v : "version unknown", who);
+		/* A bare major only repeats the soname. */
+		if (strchr(v, '.'))
+			snprintf(what, size, "%s (%s), %s", o->path, v, who);
+		else
+			snprintf(what, size, "%s, %s", o->path, who);
 		return ver;
 	}
 	/*
@@ -391,6 +396,8 @@ static void rule_driver(struct ctx *c)
 	dpath = ct_jstr(p->driver, "path", "libcuda.so.1");
 	version = ct_jint(p->driver, "version", 0);
 	ct_library_version(dpath, dver, sizeof(dver));
+	if (!strchr(dver, '.'))
+		dver[0] = '\0'; /* libcuda.so.1 as a file: no version in its name */
 	rt = runtime_of(c, runtime, sizeof(runtime));
 	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */
 	if (version > 0 && rt > 0 && rt / 1000 > version / 1000) {
@@ -407,14 +414,12 @@ static void rule_driver(struct ctx *c)
 				    dver[0] ? " (" : "", dver, dver[0] ? ")" : "", have);
 		ct_finding_evidence(f, "runtime: %s", runtime);
 		ct_finding_fix(f,
-			       "upgrade the NVIDIA driver to %s or newer (CUDA %d.x needs the %s "
-			       "branch or later),\nor use a build made for CUDA %d (PyTorch: the "
-			       "cu%d%s wheels)",
-			       tk ? tk : ct_family_driver(rt / 1000) ? ct_family_driver(rt / 1000)
-								      : "a newer one",
-			       rt / 1000,
-			       ct_family_driver(rt / 1000) ? ct_family_driver(rt / 1000) : "newest",
-			       (int)version / 1000, (int)version / 1000,
+			       "upgrade the NVIDIA driver to %s or newer (the first driver for CUDA "
+			       "%s; any %.3s or later runs every CUDA %d.x),\nor use a build made for "
+			       "CUDA %d (PyTorch: the cu%d%s wheels)",
+			       tk ? tk : "a newer one", need,
+			       ct_family_driver(rt / 1000) ? ct_family_driver(rt / 1000) : "new",
+			       rt / 1000, (int)version / 1000, (int)version / 1000,
 			       version / 1000 == 12 ? "6" : version / 1000 == 11 ? "8" : "x");
 		ct_dx_where(c, f);
 	} else if (p->ncuinit && p->cuinit == 35) {
@@ -613,6 +618,18 @@ static void rule_device_code(struct ctx *c)
 }
 
 /* What the driver said of the device code it was handed. */
+/* The first GPU the process saw, as a target; false when none was recorded. */
+static bool first_gpu(const struct ct_proc *p, struct elfscan_target *t, const char **name)
+{
+	const struct ct_jv *devs = ct_jget(p->driver, "devices");
+
+	if (!devs || devs->type != CT_J_ARR || !devs->u.c.n ||
+	    elfscan_target_parse(ct_jstr(devs->u.c.items[0], "cc", ""), t) != 0)
+		return false;
+	*name = ct_jstr(devs->u.c.items[0], "name", "the GPU");
+	return true;
+}
+
 static void rule_modules(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -621,8 +638,11 @@ static void rule_modules(struct ctx *c)
 	for (i = 0; i < p->nmodules; i++) {
 		const struct ct_module *m = &p->modules[i];
 		enum ct_finding_code code;
+		struct elfscan_target gpu;
+		const char *gpu_name = NULL;
 		struct ct_finding *f;
-		char archs[256];
+		char archs[256], text[256];
+		size_t n;
 
 		if (m->registration || m->result == 0)
 			continue;
@@ -635,18 +655,31 @@ static void rule_modules(struct ctx *c)
 		else
 			continue;
 		ct_images_words(m->images, archs, sizeof(archs));
-		f = ct_finding_add(&c->d->findings, code, m->caller,
-				   "%s by '%s' failed: %s (%lld)", m->api, ct_dx_base(m->caller),
-				   ct_cu_error_text((int)m->result), (long long)m->result);
+		/* CUDA's texts end with a full stop; ours go on after them. */
+		snprintf(text, sizeof(text), "%s", ct_cu_error_text((int)m->result));
+		n = strlen(text);
+		if (n && text[n - 1] == '.')
+			text[n - 1] = '\0';
+		f = ct_finding_add(&c->d->findings, code, m->caller, "%s by '%s' failed: %s (%lld)",
+				   m->api, ct_dx_base(m->caller), text, (long long)m->result);
 		if (m->file)
 			ct_finding_evidence(f, "file: %s", m->file);
-		ct_finding_evidence(f, "the image holds: %s", archs[0] ? archs : "(unreadable)");
+		/* The shim reads images only when it could: say so, not "unreadable". */
+		ct_finding_evidence(f, "the image holds: %s", archs[0] ? archs : "(not read)");
 		if (p->driver)
 			ct_finding_evidence(f, "driver: %s, supports CUDA %lld.%lld",
 					    ct_jstr(p->driver, "path", "?"),
 					    (long long)(ct_jint(p->driver, "version", 0) / 1000),
 					    (long long)(ct_jint(p->driver, "version", 0) % 1000 / 10));
-		if (code == CT_F_NO_KERNEL_IMAGE)
+		if (m->result == 223)
+			ct_finding_fix(f, "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1?): allow it, or "
+					  "ship SASS for the GPU");
+		else if (code == CT_F_NO_KERNEL_IMAGE && first_gpu(p, &gpu, &gpu_name))
+			ct_finding_fix(f, "rebuild the code %s loads with SASS for sm_%u%u (%s): "
+					  "-gencode arch=compute_%u%u,code=sm_%u%u",
+				       ct_dx_base(m->caller), gpu.major, gpu.minor, gpu_name, gpu.major,
+				       gpu.minor, gpu.major, gpu.minor);
+		else if (code == CT_F_NO_KERNEL_IMAGE)
 			ct_finding_fix(f, "rebuild the code %s loads with SASS (or PTX) for the GPU: "
 					  "-gencode arch=compute_XY,code=sm_XY for its compute "
 					  "capability",

@@ -19,7 +19,21 @@ struct ct_verneed {
 	char *file;     /* the dependency's soname (vn_file) */
 	char *version;  /* "GLIBC_2.34", "libnvJitLink.so.12" */
 	char *symbol;   /* one undefined symbol that needs it, or NULL */
+	char **symbols; /* every undefined symbol that needs it */
+	size_t nsymbols;
 	bool weak;      /* VER_FLG_WEAK: a missing weak version is no error */
+};
+
+/* The symbols an object defines, with their versions, sorted by name. */
+struct ct_symdef {
+	char *name;
+	char *version;  /* NULL: unversioned (or the file's base version) */
+};
+
+struct ct_symtab {
+	struct ct_symdef *defs;
+	size_t n;
+	bool versioned; /* the object has version definitions */
 };
 
 struct ct_elfinfo {
@@ -52,5 +66,31 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path);
 
 /* Does the object define this version (VERDEF)? */
 bool ct_elfinfo_defines(const struct ct_elfinfo *e, const char *version);
+
+/*
+ * The dynamic symbols path defines (not the undefined ones). Returns 0 or
+ * a negative errno; ct_symtab_release frees.
+ */
+int ct_symtab_read(struct ct_symtab *t, const char *path);
+void ct_symtab_release(struct ct_symtab *t);
+
+/*
+ * Would the loader bind a reference to symbol with this version here? A
+ * file without version definitions accepts any version (the loader only
+ * warns); else the name must be defined with exactly that version.
+ */
+bool ct_symtab_has(const struct ct_symtab *t, const char *symbol, const char *version);
+
+/*
+ * Of need's symbols, the first that neither provider nor any of others
+ * (the rest of the scope: the loader looks there too) defines with need's
+ * version, and how many; NULL when none is missing.
+ */
+const char *ct_symbols_missing(const struct ct_verneed *need, const struct ct_symtab *provider,
+			       const struct ct_symtab *const *others, size_t nothers,
+			       size_t *count);
+
+/* Does the file at path define version, and symbol under it (symbol may be NULL)? */
+bool ct_file_satisfies(const char *path, const char *version, const char *symbol);
 
 #endif

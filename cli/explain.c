@@ -151,19 +151,8 @@ static const struct ct_lookup *lookup_for(const struct ct_loader *L,
 	return NULL;
 }
 
-static bool defines(const char *path, const char *version)
-{
-	struct ct_elfinfo e;
-	bool yes;
-
-	ct_elfinfo_init(&e);
-	yes = ct_elfinfo_read(&e, path) == 0 && ct_elfinfo_defines(&e, version);
-	ct_elfinfo_release(&e);
-	return yes;
-}
-
 /*
- * A copy of the library that defines the version, into g: first what the
+ * A copy of the library that has what is missing, into g: first what the
  * requester's own search would find later in its order (the copy its
  * RUNPATH names, shadowed by LD_LIBRARY_PATH), then copies elsewhere.
  */
@@ -175,7 +164,7 @@ static void find_having(struct ct_loader *L, const struct ct_lookup *k,
 	size_t i;
 
 	for (i = 0; i < s->ncands && !g->having; i++)
-		if (s->cands[i].outcome == CT_FOUND && defines(s->cands[i].path, g->need->version)) {
+		if (s->cands[i].outcome == CT_FOUND && ct_file_satisfies(s->cands[i].path, g->need->version, g->missing_symbol)) {
 			char rule[128];
 
 			g->having = ct_xstrdup(s->cands[i].path);
@@ -184,7 +173,7 @@ static void find_having(struct ct_loader *L, const struct ct_lookup *k,
 		}
 	ct_find_copies(L, s, &cs);
 	for (i = 0; i < cs.n && !g->having; i++)
-		if (defines(cs.c[i].path, g->need->version)) {
+		if (ct_file_satisfies(cs.c[i].path, g->need->version, g->missing_symbol)) {
 			g->having = ct_xstrdup(cs.c[i].path);
 			snprintf(g->having_where, sizeof(g->having_where), "%s", cs.c[i].where);
 		}
@@ -192,12 +181,60 @@ static void find_having(struct ct_loader *L, const struct ct_lookup *k,
 	ct_lookup_free(s);
 }
 
+/* The symbol tables of the objects, read once each (by load index). */
+struct symtabs {
+	struct ct_symtab *t;
+	bool *read;
+	size_t n;
+};
+
+static const struct ct_symtab *symtab_of(struct symtabs *st, const struct ct_lobj *o)
+{
+	if (o->index >= st->n)
+		return NULL;
+	if (!st->read[o->index]) {
+		st->read[o->index] = true;
+		ct_symtab_read(&st->t[o->index], o->path);
+	}
+	return &st->t[o->index];
+}
+
+/* The first of need's symbols missing from o and the rest of the load. */
+static const char *first_missing(struct symtabs *st, const struct ct_loader *L,
+				 const struct ct_lobj *o, const struct ct_verneed *need,
+				 size_t *count)
+{
+	const struct ct_symtab **others = ct_xcalloc(L->nobjs + 1, sizeof(*others));
+	const char *first;
+	size_t k, n = 0;
+
+	*count = 0;
+	if (!need->nsymbols || !symtab_of(st, o)) {
+		free(others);
+		return NULL;
+	}
+	/* The rest of the scope only matters when o lacks one: read it then. */
+	first = ct_symbols_missing(need, symtab_of(st, o), NULL, 0, count);
+	if (first) {
+		for (k = 0; k < L->nobjs; k++)
+			if (L->objs[k] != o && !L->objs[k]->is_main)
+				others[n++] = symtab_of(st, L->objs[k]);
+		first = ct_symbols_missing(need, symtab_of(st, o), others, n, count);
+	}
+	free(others);
+	return first;
+}
+
 struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 {
 	struct ct_version_gap *out = NULL;
+	struct symtabs st;
 	size_t i, v;
 
 	*n = 0;
+	st.n = L->nobjs;
+	st.t = ct_xcalloc(st.n + 1, sizeof(*st.t));
+	st.read = ct_xcalloc(st.n + 1, sizeof(*st.read));
 	for (i = 0; i < L->nobjs; i++) {
 		const struct ct_lobj *r = L->objs[i];
 
@@ -205,13 +242,17 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			const struct ct_verneed *need = &r->info.verneed[v];
 			const struct ct_lookup *k;
 			struct ct_version_gap *g;
+			const char *missing = NULL;
+			size_t nmissing = 0;
 
 			if (need->weak || !need->file || !need->version ||
 			    !(k = lookup_for(L, r, need->file)))
 				continue;
 			/* A file without version definitions only draws a warning. */
-			if (!k->object->info.nverdef ||
-			    ct_elfinfo_defines(&k->object->info, need->version))
+			if (!k->object->info.nverdef)
+				continue;
+			if (ct_elfinfo_defines(&k->object->info, need->version) &&
+			    !(missing = first_missing(&st, L, k->object, need, &nmissing)))
 				continue;
 			out = ct_xrealloc(out, (*n + 1) * sizeof(*out));
 			g = &out[(*n)++];
@@ -219,9 +260,15 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			g->requester = r;
 			g->lacking = k->object;
 			g->need = need;
+			g->missing_symbol = missing;
+			g->nmissing = nmissing;
 			find_having(L, k, g);
 		}
 	}
+	for (i = 0; i < st.n; i++)
+		ct_symtab_release(&st.t[i]);
+	free(st.t);
+	free(st.read);
 	return out;
 }
 
@@ -245,7 +292,9 @@ void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n)
 		ct_json_kv_string(j, "requested_by", g[i].requester->path);
 		ct_json_kv_string(j, "library", g[i].need->file);
 		ct_json_kv_string(j, "version", g[i].need->version);
-		ct_json_kv_string(j, "symbol", g[i].need->symbol);
+		ct_json_kv_string(j, "symbol", g[i].missing_symbol ? g[i].missing_symbol
+								: g[i].need->symbol);
+		ct_json_kv_bool(j, "symbol_missing", g[i].missing_symbol != NULL);
 		ct_json_kv_string(j, "lacking", g[i].lacking->path);
 		ct_json_kv_string(j, "having", g[i].having);
 		ct_json_kv_string(j, "having_where", g[i].having ? g[i].having_where : NULL);
@@ -300,16 +349,29 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 
 	if (slash)
 		*slash = '\0';
-	fprintf(out,
-		"symbol-version-missing: %s needs %s with version '%s'%s%s%s,\n"
-		"  but the copy the loader takes, %s [%s], lacks it: the program fails with\n"
-		"  \"version `%s' not found (required by %s)\"\n",
-		ct_lobj_name(g->requester, true), v->file, v->version,
-		v->symbol ? " (symbol " : "", v->symbol ? v->symbol : "", v->symbol ? ")" : "",
-		lack->path,
-		lack->preload ? "LD_PRELOAD"
-			      : ct_rule_text(lack->found_via, lack->via_owner, rule, sizeof(rule)),
-		v->version, ct_lobj_name(g->requester, false));
+	if (g->missing_symbol)
+		fprintf(out,
+			"symbol-version-missing: %s needs %s from %s (version '%s'%s),\n"
+			"  but the copy the loader takes, %s [%s], does not define it:\n"
+			"  the program fails with \"undefined symbol: %s, version %s\"\n",
+			ct_lobj_name(g->requester, true), g->missing_symbol, v->file, v->version,
+			g->nmissing > 1 ? ", and more" : "", lack->path,
+			lack->preload ? "LD_PRELOAD"
+				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
+						     sizeof(rule)),
+			g->missing_symbol, v->version);
+	else
+		fprintf(out,
+			"symbol-version-missing: %s needs %s with version '%s'%s%s%s,\n"
+			"  but the copy the loader takes, %s [%s], lacks it: the program fails with\n"
+			"  \"version `%s' not found (required by %s)\"\n",
+			ct_lobj_name(g->requester, true), v->file, v->version,
+			v->symbol ? " (symbol " : "", v->symbol ? v->symbol : "", v->symbol ? ")" : "",
+			lack->path,
+			lack->preload ? "LD_PRELOAD"
+				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
+						     sizeof(rule)),
+			v->version, ct_lobj_name(g->requester, false));
 	if (!g->having)
 		fprintf(out, "  no copy on this machine has it: install a %s that does\n", v->file);
 	else if (lack->preload)

@@ -53,6 +53,14 @@ struct ct_version_gap {
 	const struct ct_lobj *requester;
 	const struct ct_lobj *lacking;   /* the copy that lacks it */
 	const struct ct_verneed *need;
+	/*
+	 * The version is there but not this symbol under it (NVIDIA's
+	 * libraries put every symbol under one version, libnvJitLink.so.12):
+	 * "undefined symbol: SYMBOL, version VERSION". NULL: the version
+	 * itself is missing ("version `VERSION' not found").
+	 */
+	const char *missing_symbol;
+	size_t nmissing;                 /* symbols of that version missing */
 	char *having;                    /* a copy that defines it, or NULL */
 	char having_where[160];          /* "RUNPATH of libx.so, later in the order",
 					    "pip wheel", ... */

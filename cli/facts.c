@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "cuda_errors.h"
 #include "cudatrace.h"
 #include "diagnose.h"
@@ -150,6 +151,8 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 		if (c->main || parent_of(p, c) != o || !wanted(p, c, d, 0))
 			continue;
 		ct_library_version(c->path, ver, sizeof(ver));
+		if (!strchr(ver, '.'))
+			ver[0] = '\0'; /* a bare major only repeats the soname */
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
 		fprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
@@ -185,6 +188,15 @@ static void print_libraries(FILE *out, const struct ct_proc *p, struct ct_diagno
 			fprintf(out, "  also loaded:\n");
 		fprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
 	}
+}
+
+/* PTX whose ISA the process's driver cannot compile (ptx-too-new). */
+static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img)
+{
+	int64_t driver = ct_jint(p->driver, "version", 0);
+	int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
+
+	return driver > 0 && (isa < 0 || isa > driver);
 }
 
 /*
@@ -260,7 +272,8 @@ static void print_matrix(FILE *out, const struct ct_proc *p, struct ct_diagnosis
 			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
 			const char *w = pick < 0 ? "none"
 					: f->images[pick].kind == ELFSCAN_KIND_SASS ? "SASS"
-										: "PTX (JIT)";
+					: ptx_too_new(p, &f->images[pick]) ? "none (PTX too new for the driver)"
+									   : "PTX (JIT)";
 
 			if (t + 1 < d->ntargets)
 				fprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
@@ -458,9 +471,31 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
 }
 
+/* The process's rank under its launcher, or NULL. */
+static const char *rank_of(const struct ct_proc *p)
+{
+	static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+					    "PMI_RANK", "PMIX_RANK" };
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (ct_jstr(p->ranks, vars[i], NULL))
+			return ct_jstr(p->ranks, vars[i], NULL);
+	return NULL;
+}
+
 void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 {
-	size_t i, k, quiet = 0, shown = 0, similar = 0;
+	size_t i, k, quiet = 0, shown = 0, similar = 0, hosts = 0;
+
+	/* Name the host in headings only when the trace spans several. */
+	for (i = 0; i < t->nprocs; i++) {
+		for (k = 0; k < i; k++)
+			if (t->procs[k].host && t->procs[i].host &&
+			    strcmp(t->procs[k].host, t->procs[i].host) == 0)
+				break;
+		hosts += k == i;
+	}
 
 	if (t->nprocs == 0) {
 		fprintf(out, "no process was traced%s\n",
@@ -484,7 +519,9 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 			similar++;
 			continue;
 		}
-		fprintf(out, "%sprocess %lld: %s", shown++ ? "\n" : "", (long long)p->pid, cmd);
+		fprintf(out, "%sprocess %lld%s%s%s%s: %s", shown++ ? "\n" : "", (long long)p->pid,
+			hosts > 1 && p->host ? " on " : "", hosts > 1 && p->host ? p->host : "",
+			rank_of(p) ? ", rank " : "", rank_of(p) ? rank_of(p) : "", cmd);
 		if (p->parent && p->parent->pid == p->pid)
 			fprintf(out, " (exec'd by %s)",
 				p->parent->exe ? base(p->parent->exe) : "?");

@@ -21,9 +21,12 @@ trap 'rm -rf "$W"' EXIT
 export NO_COLOR=1
 unset LD_LIBRARY_PATH LD_PRELOAD CUDA_VISIBLE_DEVICES
 
-# show CMD...: print the command line, then run it with stderr on stdout.
+# show CMD...: print the command line (quoted, so it can be pasted), then
+# run it with stderr on stdout.
 show() {
-	echo "\$ $*"
+	local q
+	q=$(printf '%q ' "$@")
+	echo "\$ ${q% }"
 	"$@" 2>&1
 	echo "(exit $?)"
 }
