@@ -554,8 +554,9 @@ static void rule_device_code(struct ctx *c)
 						    "'%s' has no kernel image for %s", ct_dx_base(o->path),
 						    d->target_names[t]);
 				ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
-				ct_finding_evidence(fd, "SASS sm_XY runs on X.Z for Z >= Y; 'a' code only "
-							"on exactly X.Y; PTX on any later GPU");
+				ct_finding_evidence(fd, "SASS sm_XY runs on X.Z for Z >= Y, sm_XYf within "
+							"major X, sm_XYa only on X.Y; plain PTX on any "
+							"later GPU");
 				ct_finding_evidence(fd, "kernel launches fail with \"no kernel image is "
 							"available for execution on the device\"");
 				ct_finding_fix(fd, "rebuild %s with -gencode arch=compute_%u%u,code=sm_%u%u "
@@ -589,8 +590,9 @@ static void rule_device_code(struct ctx *c)
 								    img->version_major, img->version_minor,
 								    ct_cuda_version_words(isa, need,
 											  sizeof(need)));
-					ct_finding_evidence(fd, "the load fails with \"the provided PTX "
-								"was compiled with an unsupported "
+					ct_finding_evidence(fd, "loading it (with lazy loading: its first "
+								"kernel launch) fails with \"the provided "
+								"PTX was compiled with an unsupported "
 								"toolchain\" (222)");
 					ct_finding_fix(fd, "upgrade the driver (to CUDA %s or later), or "
 							   "rebuild %s with SASS for %u.%u",
