@@ -212,6 +212,19 @@ bool ct_dx_same_file(const char *a, const char *b)
 	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+/* Did the exec that started p already say it runs without the auditor? */
+static bool said_by_parent(const struct ct_proc *p)
+{
+	size_t i;
+
+	if (!p->parent || p->parent->pid != p->pid)
+		return false;
+	for (i = 0; i < p->parent->nexecs; i++)
+		if (p->parent->execs[i].no_auditor)
+			return true;
+	return false;
+}
+
 /* ---- trace-incomplete ------------------------------------------------------- */
 
 static void rule_incomplete(struct ctx *c)
@@ -224,6 +237,18 @@ static void rule_incomplete(struct ctx *c)
 		const struct ct_exec *e = &p->execs[i];
 		const char *why = e->untraced ? e->untraced : "";
 
+		if (e->traced && e->no_auditor) {
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
+					   "'%s' was started without cudatrace's auditor in LD_AUDIT: "
+					   "its library searches are not recorded",
+					   ct_dx_base(e->path));
+			ct_finding_fix(f, "keep LD_AUDIT as cudatrace sets it when starting it (the "
+					  "shim in LD_PRELOAD alone sees only dlopen and the driver)");
+			ct_finding_evidence(f, "%s of %s by %s", e->api, e->path ? e->path : "?",
+					    c->program);
+			ct_dx_where(c, f);
+			continue;
+		}
 		if (e->traced)
 			continue;
 		if (strcmp(why, "setuid") == 0) {
@@ -271,7 +296,7 @@ static void rule_incomplete(struct ctx *c)
 				  "anything else means the file was changed");
 		ct_dx_where(c, f);
 	}
-	if (p->start && !p->auditor && !p->secure) {
+	if (p->start && !p->auditor && !p->secure && !said_by_parent(p)) {
 		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
 				   "the loader did not run cudatrace's auditor (LD_AUDIT): library "
 				   "searches were not recorded");

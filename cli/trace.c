@@ -224,6 +224,7 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		x->path = ct_jstr(v, "path", NULL);
 		x->traced = ct_jbool(v, "traced", true);
 		x->untraced = ct_jstr(v, "untraced", NULL);
+		x->no_auditor = !ct_jbool(v, "auditor", true);
 		x->t = t;
 	} else if (strcmp(ev, "exit") == 0) {
 		p->exited = true;

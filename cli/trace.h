@@ -62,6 +62,7 @@ struct ct_module {
 struct ct_exec {
 	const char *api, *path, *untraced;
 	bool traced;
+	bool no_auditor;             /* traced through LD_PRELOAD alone */
 	int64_t t;
 };
 

@@ -263,6 +263,9 @@ static void note_exec(const char *api, const char *file, char *const envp[],
 	ct_rec_str(&r, "api", api);
 	ct_rec_str(&r, "path", path);
 	ct_rec_bool(&r, "traced", why == NULL);
+	/* Traced through LD_PRELOAD alone: no searches, maybe no file at all. */
+	if (!why && !lists_shim(env_in(envp, "LD_AUDIT"), shim))
+		ct_rec_bool(&r, "auditor", false);
 	if (why)
 		ct_rec_str(&r, "untraced", why);
 	ct_rec_end(&r);
