@@ -10,6 +10,7 @@
 
 #include "arch.h"
 #include "cudatrace.h"
+#include "diagnose.h"
 #include "json.h"
 #include "summary.h"
 
@@ -22,8 +23,8 @@ static const char *const verdict_names[] = { "sass", "ptx-jit", "no-image",
 
 struct check_ctx {
 	struct elfscan_target targets[MAX_TARGETS];
-	char target_names[MAX_TARGETS][ELFSCAN_ARCH_NAME_MAX];
-	int ntargets;
+	char target_names[MAX_TARGETS][CT_TARGET_NAME];
+	size_t ntargets;
 	bool json, every_module, require_sass;
 	struct ct_json j;
 	int exit_code;
@@ -199,7 +200,8 @@ static bool damaged(const struct elfscan_file *f)
 
 static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 {
-	int t, k;
+	size_t t;
+	int k;
 
 	printf("%s\n", obj->path);
 	for (t = 0; t < ctx->ntargets; t++) {
@@ -236,7 +238,8 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 {
 	struct ct_json *j = &ctx->j;
-	int t, k;
+	size_t t;
+	int k;
 
 	ct_json_object_begin(j);
 	ct_json_kv_string(j, "path", obj->path);
@@ -294,54 +297,6 @@ static int on_object(void *p, const struct ct_object *obj)
 	return 0;
 }
 
-static int add_targets(struct check_ctx *ctx, const char *list)
-{
-	char *copy = ct_xstrdup(list), *tok, *next;
-	int rc = 0;
-
-	/* strsep, not strtok: an empty element is an error, not skipped. */
-	for (next = copy; rc == 0 && (tok = strsep(&next, ","));) {
-		if (strcmp(tok, "native") == 0) {
-			char why[512];
-			int n = ct_gpu_targets(ctx->targets + ctx->ntargets,
-					       MAX_TARGETS - ctx->ntargets, why,
-					       sizeof(why));
-			int k;
-
-			if (n < 0) {
-				ct_error("--arch native: %s", why);
-				rc = -1;
-				break;
-			}
-			for (k = 0; k < n; k++)
-				elfscan_target_name(&ctx->targets[ctx->ntargets + k],
-						    ctx->target_names[ctx->ntargets + k],
-						    ELFSCAN_ARCH_NAME_MAX);
-			ctx->ntargets += n;
-			continue;
-		}
-		if (ctx->ntargets == MAX_TARGETS) {
-			ct_error("--arch: at most %d targets", MAX_TARGETS);
-			rc = -1;
-			break;
-		}
-		if (elfscan_target_parse(tok, &ctx->targets[ctx->ntargets]) != 0) {
-			ct_error("--arch: '%s' is not an arch (sm_90, sm_90a, "
-				 "sm_100f, 9.0, 90 or native)",
-				 tok);
-			rc = -1;
-			break;
-		}
-		/* Spell it as users do: sm_90, whatever the input. */
-		elfscan_target_name(&ctx->targets[ctx->ntargets],
-				    ctx->target_names[ctx->ntargets],
-				    ELFSCAN_ARCH_NAME_MAX);
-		ctx->ntargets++;
-	}
-	free(copy);
-	return rc;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -380,7 +335,8 @@ int ct_cmd_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (add_targets(ctx, optarg) != 0) {
+			if (ct_parse_targets(optarg, ctx->targets, ctx->target_names,
+					     &ctx->ntargets, MAX_TARGETS) != 0) {
 				free(ctx);
 				return CT_EXIT_BAD_INPUT;
 			}

@@ -164,14 +164,6 @@ static bool own_choice(struct ctx *c, const char *requester, const char *name, c
 	return found;
 }
 
-/* Versions for evidence: only past the major (a bare major repeats the name). */
-static void dotted_version(const char *path, char *buf, size_t size)
-{
-	ct_library_version(path, buf, size);
-	if (!strchr(buf, '.'))
-		buf[0] = '\0';
-}
-
 /*
  * The first object mapped under a soname serves everyone after it: a
  * library whose own RPATH/RUNPATH names another copy gets the earlier one
@@ -210,8 +202,8 @@ static void shadowed_by_earlier(struct ctx *c)
 			if (!own_choice(c, r->path, name, own, sizeof(own), rule, sizeof(rule)) ||
 			    ct_dx_same_file(own, o->path))
 				continue;
-			dotted_version(o->path, v1, sizeof(v1));
-			dotted_version(own, v2, sizeof(v2));
+			ct_library_release(o->path, v1, sizeof(v1));
+			ct_library_release(own, v2, sizeof(v2));
 			ct_dx_asker(o, who, sizeof(who));
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 					   "'%s' was already loaded when %s needed it, while the RPATH "
@@ -251,8 +243,8 @@ void ct_dx_rule_shadowed(struct ctx *c)
 		    !own_choice(c, requester, name, own, sizeof(own), rule, sizeof(rule)) ||
 		    ct_dx_same_file(own, o->path))
 			continue;
-		dotted_version(o->path, v1, sizeof(v1));
-		dotted_version(own, v2, sizeof(v2));
+		ct_library_release(o->path, v1, sizeof(v1));
+		ct_library_release(own, v2, sizeof(v2));
 		f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 				   "'%s' came from %s, while the RPATH or RUNPATH of %s names "
 				   "another copy",

@@ -84,27 +84,8 @@ void ct_dx_where(const struct ctx *c, struct ct_finding *f)
 
 static void describe_proc(struct ctx *c)
 {
-	static const char *const rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-						 "PMI_RANK", "PMIX_RANK" };
-	const struct ct_proc *p = c->p;
-	size_t i, n = 0;
-
-	c->rank = NULL;
-	for (i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && !c->rank; i++)
-		c->rank = ct_jstr(p->ranks, rank_vars[i], NULL);
-	c->program[0] = '\0';
-	if (p->argv && p->argv->type == CT_J_ARR)
-		for (i = 0; i < p->argv->u.c.n && n + 1 < sizeof(c->program); i++) {
-			const struct ct_jv *a = p->argv->u.c.items[i];
-
-			if (a->type == CT_J_STR)
-				n += (size_t)snprintf(c->program + n, sizeof(c->program) - n, "%s%s",
-						      n ? " " : "", i ? a->u.str.s : ct_dx_base(a->u.str.s));
-		}
-	if (!c->program[0])
-		snprintf(c->program, sizeof(c->program), "%s", ct_dx_base(p->exe));
-	if (strlen(c->program) > 60)
-		strcpy(c->program + 57, "...");
+	c->rank = ct_proc_rank(c->p);
+	ct_proc_command(c->p, c->program, sizeof(c->program), 60);
 }
 
 /* ---- small helpers ---------------------------------------------------------- */
@@ -420,9 +401,7 @@ static void rule_driver(struct ctx *c)
 		return;
 	dpath = ct_jstr(p->driver, "path", "libcuda.so.1");
 	version = ct_jint(p->driver, "version", 0);
-	ct_library_version(dpath, dver, sizeof(dver));
-	if (!strchr(dver, '.'))
-		dver[0] = '\0'; /* libcuda.so.1 as a file: no version in its name */
+	ct_library_release(dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
 	rt = runtime_of(c, runtime, sizeof(runtime));
 	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */
 	if (version > 0 && rt > 0 && rt / 1000 > version / 1000) {

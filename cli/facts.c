@@ -20,28 +20,6 @@ static const char *base(const char *path)
 	return b ? b + 1 : path ? path : "?";
 }
 
-/* "python3 train.py --epochs 3", shortened for a heading. */
-static void command_line(const struct ct_proc *p, char *buf, size_t size)
-{
-	size_t n = 0, i;
-
-	buf[0] = '\0';
-	if (p->argv && p->argv->type == CT_J_ARR) {
-		for (i = 0; i < p->argv->u.c.n && n + 1 < size; i++) {
-			const struct ct_jv *a = p->argv->u.c.items[i];
-
-			if (a->type != CT_J_STR)
-				continue;
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? " " : "",
-					      i == 0 ? base(a->u.str.s) : a->u.str.s);
-		}
-	}
-	if (!buf[0])
-		snprintf(buf, size, "%s", p->exe ? base(p->exe) : "?");
-	if (strlen(buf) > 72)
-		strcpy(buf + 69, "...");
-}
-
 /* Same program, same objects from the same files, same driver results. */
 static bool alike(const struct ct_proc *a, const struct ct_proc *b)
 {
@@ -150,9 +128,7 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 
 		if (c->main || parent_of(p, c) != o || !wanted(p, c, d, 0))
 			continue;
-		ct_library_version(c->path, ver, sizeof(ver));
-		if (!strchr(ver, '.'))
-			ver[0] = '\0'; /* a bare major only repeats the soname */
+		ct_library_release(c->path, ver, sizeof(ver));
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
 		fprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
@@ -471,19 +447,6 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
 }
 
-/* The process's rank under its launcher, or NULL. */
-static const char *rank_of(const struct ct_proc *p)
-{
-	static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-					    "PMI_RANK", "PMIX_RANK" };
-	size_t i;
-
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (ct_jstr(p->ranks, vars[i], NULL))
-			return ct_jstr(p->ranks, vars[i], NULL);
-	return NULL;
-}
-
 void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 {
 	size_t i, k, quiet = 0, shown = 0, similar = 0, hosts = 0;
@@ -510,7 +473,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 			quiet++;
 			continue;
 		}
-		command_line(p, cmd, sizeof(cmd));
+		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them. */
 		for (k = 0; k < i; k++)
 			if (cuda_activity(&t->procs[k]) && alike(&t->procs[k], p))
@@ -521,7 +484,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, struct ct_diagnosis *d)
 		}
 		fprintf(out, "%sprocess %lld%s%s%s%s: %s", shown++ ? "\n" : "", (long long)p->pid,
 			hosts > 1 && p->host ? " on " : "", hosts > 1 && p->host ? p->host : "",
-			rank_of(p) ? ", rank " : "", rank_of(p) ? rank_of(p) : "", cmd);
+			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "", cmd);
 		if (p->parent && p->parent->pid == p->pid)
 			fprintf(out, " (exec'd by %s)",
 				p->parent->exe ? base(p->parent->exe) : "?");

@@ -521,6 +521,46 @@ bool ct_cuda_library(const char *path)
 	return false;
 }
 
+const char *ct_proc_rank(const struct ct_proc *p)
+{
+	static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+					    "PMI_RANK", "PMIX_RANK" };
+	const char *rank = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && !rank; i++)
+		rank = ct_jstr(p->ranks, vars[i], NULL);
+	return rank;
+}
+
+void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t width)
+{
+	size_t n = 0, i;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (p->argv && p->argv->type == CT_J_ARR)
+		for (i = 0; i < p->argv->u.c.n && n + 1 < size; i++) {
+			const struct ct_jv *a = p->argv->u.c.items[i];
+			const char *s;
+
+			if (a->type != CT_J_STR)
+				continue;
+			s = a->u.str.s;
+			if (i == 0 && strrchr(s, '/'))
+				s = strrchr(s, '/') + 1;
+			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", s);
+		}
+	if (!buf[0]) {
+		const char *s = p->exe && strrchr(p->exe, '/') ? strrchr(p->exe, '/') + 1 : p->exe;
+
+		snprintf(buf, size, "%s", s ? s : "?");
+	}
+	if (width >= 4 && width < size && strlen(buf) > width)
+		strcpy(buf + width - 3, "...");
+}
+
 const char *ct_library_version(const char *path, char *buf, size_t size)
 {
 	char real[PATH_MAX];
@@ -536,5 +576,13 @@ const char *ct_library_version(const char *path, char *buf, size_t size)
 	v = strstr(b, ".so.");
 	if (v)
 		snprintf(buf, size, "%s", v + 4);
+	return buf;
+}
+
+const char *ct_library_release(const char *path, char *buf, size_t size)
+{
+	ct_library_version(path, buf, size);
+	if (size && !strchr(buf, '.'))
+		buf[0] = '\0';
 	return buf;
 }

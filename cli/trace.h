@@ -121,10 +121,25 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 /* Join processes to their parents; call once after reading. */
 void ct_trace_link(struct ct_trace *t);
 
+/* The process's rank under its launcher (RANK, SLURM_PROCID, ...), or NULL. */
+const char *ct_proc_rank(const struct ct_proc *p);
+
+/*
+ * "python3 train.py --epochs 3" into buf, the program by its base name,
+ * cut to width characters with "..." when longer.
+ */
+void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t width);
+
 /* Is this a library whose loading cudatrace reports (CUDA's own)? */
 bool ct_cuda_library(const char *path);
 
 /* "13.0.96" from ".../libcudart.so.13.0.96" (the real file); into buf. */
 const char *ct_library_version(const char *path, char *buf, size_t size);
+
+/*
+ * The same, or "" when the name carries only a major (libcuda.so.1): for
+ * evidence, where a bare major only repeats the soname.
+ */
+const char *ct_library_release(const char *path, char *buf, size_t size);
 
 #endif

@@ -410,38 +410,30 @@ static void note_exit(const char *api, int status)
 	}
 }
 
-CT_EXPORT void exit(int status)
+/* Record the exit, then leave through the real function (or the kernel). */
+__attribute__((noreturn)) static void leave(int which, const char *api, int status)
 {
 	void (*fn)(int);
 
-	*(void **)&fn = real(R_EXIT);
-	note_exit("exit", status);
+	*(void **)&fn = real(which);
+	note_exit(api, status);
 	if (fn)
 		fn(status);
 	syscall(SYS_exit_group, status);
 	__builtin_unreachable();
+}
+
+CT_EXPORT void exit(int status)
+{
+	leave(R_EXIT, "exit", status);
 }
 
 CT_EXPORT void _exit(int status)
 {
-	void (*fn)(int);
-
-	*(void **)&fn = real(R__EXIT);
-	note_exit("_exit", status);
-	if (fn)
-		fn(status);
-	syscall(SYS_exit_group, status);
-	__builtin_unreachable();
+	leave(R__EXIT, "_exit", status);
 }
 
 CT_EXPORT void _Exit(int status)
 {
-	void (*fn)(int);
-
-	*(void **)&fn = real(R__EXIT2);
-	note_exit("_Exit", status);
-	if (fn)
-		fn(status);
-	syscall(SYS_exit_group, status);
-	__builtin_unreachable();
+	leave(R__EXIT2, "_Exit", status);
 }
