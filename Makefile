@@ -41,7 +41,7 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
-	-DCUDATRACE_VERSION='"$(VERSION)"' -Iinclude -Ielfscan -Icli $(DEPS_CFLAGS) \
+	-DCUDATRACE_VERSION='"$(VERSION)"' $(DEPS_CFLAGS) \
 	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
 	-DCT_LIBDIR='"$(LIBDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
@@ -52,13 +52,26 @@ ALL_LDFLAGS = $(LDFLAGS) $(CT_LDFLAGS)
 
 ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c \
 	elfscan/arch.c elfscan/elf.c elfscan/scan.c elfscan/verify.c
-CLI_SRC := cli/main.c cli/json.c cli/inputs.c cli/cmd_scan.c cli/cmd_check.c \
-	cli/util.c cli/summary.c cli/gpu.c cli/cuda_errors.c cli/zipload.c \
-	cli/cmd_run.c cli/jsonparse.c cli/trace.c cli/facts.c \
-	cli/elfinfo.c cli/platform.c cli/ldcache.c cli/resolve.c cli/copies.c \
-	cli/explain.c cli/cmd_ldd.c cli/cmd_why.c cli/findings.c cli/compat.c \
-	cli/cmd_doctor.c cli/doctor.c cli/doctor_rules.c cli/diagnose.c cli/diag_libs.c \
-	cli/report.c cli/cmd_report.c
+
+# cli/ in layers (cli/README): each folder may include its own headers and
+# those of the layers below it, and no others, so a wrong include does not
+# compile. commands -> render -> diagnose -> {loader, trace} -> common -> elfscan.
+CLI_COMMON_SRC := $(wildcard cli/common/*.c)
+CLI_TRACE_SRC := $(wildcard cli/trace/*.c)
+CLI_LOADER_SRC := $(wildcard cli/loader/*.c)
+CLI_DIAGNOSE_SRC := $(wildcard cli/diagnose/*.c)
+CLI_RENDER_SRC := $(wildcard cli/render/*.c)
+CLI_CMD_SRC := $(wildcard cli/*.c)
+CLI_SRC := $(CLI_CMD_SRC) $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) $(CLI_LOADER_SRC) \
+	$(CLI_TRACE_SRC) $(CLI_COMMON_SRC)
+
+INC_ELFSCAN := -Iinclude -Ielfscan
+INC_COMMON := -Icli/common $(INC_ELFSCAN)
+INC_TRACE := -Icli/trace $(INC_COMMON)
+INC_LOADER := -Icli/loader $(INC_COMMON)
+INC_DIAGNOSE := -Icli/diagnose -Icli/loader -Icli/trace $(INC_COMMON)
+INC_RENDER := -Icli/render $(INC_DIAGNOSE)
+INC_CLI := -Icli $(INC_RENDER)
 
 # The shim: its own sources, the libc-only part of the scanner (the fatbin
 # walker, not the libelf reader), hidden and linked in, and no sanitizer:
@@ -80,9 +93,22 @@ CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 .PHONY: all clean install deps check check-gpu demo fuzz bench fixtures programs
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
+$(B)/elfscan/%.o: LAYER_INC = $(INC_ELFSCAN)
+$(B)/cli/common/%.o: LAYER_INC = $(INC_COMMON)
+$(B)/cli/trace/%.o: LAYER_INC = $(INC_TRACE)
+$(B)/cli/loader/%.o: LAYER_INC = $(INC_LOADER)
+$(B)/cli/diagnose/%.o: LAYER_INC = $(INC_DIAGNOSE)
+$(B)/cli/render/%.o: LAYER_INC = $(INC_RENDER)
+$(B)/cli/%.o: LAYER_INC = $(INC_CLI)
+
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(LAYER_INC) -MMD -MP -c -o $@ $<
+
+# The include path of one layer (LAYER=loader ...), for tests/e2e/layers.
+.PHONY: print-layer-flags
+print-layer-flags:
+	@echo $(INC_$(shell echo $(LAYER) | tr a-z A-Z))
 
 $(B)/libelfscan.a: $(ELFSCAN_OBJ)
 	$(AR) rcs $@ $^
@@ -113,7 +139,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_
 
 $(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h $(B)/libct.a $(B)/libelfscan.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
+	$(CC) $(ALL_CFLAGS) $(INC_CLI) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
 		$(B)/libct.a $(B)/libelfscan.a $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(DEPS_LIBS)
 
 # Fixtures built from tests/fixtures/src with nvcc when it is there; test
@@ -158,7 +184,7 @@ $(B)/examples/trace-demo: examples/trace-demo/app.c
 # files. Crashes land in $(B)/fuzz-crashes/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS)
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS) $(INC_CLI)
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
 	-print_final_stats=1
 LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
@@ -183,13 +209,13 @@ $(B)/fuzz_scan: tests/fuzz/fuzz_scan.c $(ELFSCAN_SRC)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ $(DEPS_LIBS)
 
-$(B)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c cli/ldcache.c cli/util.c \
-		cli/ldcache.h cli/platform.h cli/cudatrace.h
+$(B)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c cli/loader/ldcache.c cli/common/util.c \
+		cli/loader/ldcache.h cli/loader/platform.h cli/common/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
-$(B)/fuzz_elfinfo: tests/fuzz/fuzz_elfinfo.c cli/elfinfo.c cli/util.c \
-		cli/elfinfo.h cli/cudatrace.h
+$(B)/fuzz_elfinfo: tests/fuzz/fuzz_elfinfo.c cli/loader/elfinfo.c cli/common/util.c \
+		cli/loader/elfinfo.h cli/common/util.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LIBELF_LIBS)
 

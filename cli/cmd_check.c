@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "arch.h"
-#include "cudatrace.h"
+#include "util.h"
+#include "inputs.h"
+#include "commands.h"
+#include "elfscan.h"
 #include "diagnose.h"
 #include "json.h"
 #include "summary.h"
@@ -335,7 +338,7 @@ int ct_cmd_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (ct_parse_targets(optarg, ctx->targets, ctx->target_names,
+			if (ct_cmd_targets(optarg, ctx->targets, ctx->target_names,
 					     &ctx->ntargets, MAX_TARGETS) != 0) {
 				free(ctx);
 				return CT_EXIT_BAD_INPUT;

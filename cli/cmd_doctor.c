@@ -11,8 +11,11 @@
 
 #include "compat.h"
 #include "cuda_errors.h"
-#include "cudatrace.h"
+#include "util.h"
+#include "gpu.h"
+#include "commands.h"
 #include "doctor.h"
+#include "describe.h"
 #include "explain.h"
 #include "facts.h"
 #include "findings.h"
@@ -222,7 +225,7 @@ static void json_driver(struct ct_json *j, const struct ct_doctor *d)
 
 	ct_json_object_begin(j);
 	ct_json_kv_string(j, "path", drv->path);
-	ct_json_kv_string(j, "found_via", drv->search->found_via);
+	ct_json_kv_string(j, "found_via", ct_rule_id(drv->search->found_via));
 	ct_json_key(j, "candidates");
 	ct_json_candidates(j, drv->search);
 	ct_json_kv_bool(j, "loaded", p->opened);
@@ -316,7 +319,7 @@ static void json_rest(struct ct_json *j, const struct ct_doctor *d)
 					      : NULL);
 		ct_json_kv_string(j, "where", r->where);
 		ct_json_kv_bool(j, "taken", r->taken);
-		ct_json_kv_string(j, "found_via", r->taken ? r->found_via : NULL);
+		ct_json_kv_string(j, "found_via", r->taken ? ct_rule_id(r->found_via) : NULL);
 		ct_json_kv_string(j, "verdict", ct_runtime_verdict_id(r->verdict));
 		ct_json_kv_string(j, "min_driver", ct_family_driver(r->major));
 		ct_json_object_end(j);

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "copies.h"
-#include "cudatrace.h"
+#include "util.h"
+#include "commands.h"
+#include "describe.h"
 #include "explain.h"
 #include "json.h"
 #include "resolve.h"
@@ -279,7 +281,7 @@ static void print_json(struct ldd *d)
 			ct_json_kv_string(&j, "expanded", k->expanded);
 		ct_json_kv_string(&j, "path", k->object ? k->object->path : NULL);
 		ct_json_kv_string(&j, "requested_by", k->requester->path);
-		ct_json_kv_string(&j, "found_via", k->found_via);
+		ct_json_kv_string(&j, "found_via", ct_rule_id(k->found_via));
 		ct_json_kv_string(&j, "via_object", k->via_owner ? k->via_owner->path : NULL);
 		ct_json_kv_u64(&j, "depth", d->depth[k->requester->index] + 1);
 		ct_json_kv_bool(&j, "preload", k->preload);

@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudatrace.h"
+#include "util.h"
+#include "commands.h"
+#include "elfscan.h"
 #include "report.h"
+#include "resolve.h"
 
 static void usage(FILE *out)
 {
@@ -41,6 +44,7 @@ int ct_cmd_report(int argc, char **argv)
 	struct elfscan_target targets[CT_MAX_TARGETS];
 	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
 	struct ct_report_options o;
+	struct ct_loader machine;
 	struct ct_trace t;
 	bool json = false;
 	size_t ntargets = 0;
@@ -55,7 +59,7 @@ int ct_cmd_report(int argc, char **argv)
 			json = true;
 			break;
 		case 'a':
-			if (ct_parse_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
 				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'q':
@@ -98,7 +102,10 @@ int ct_cmd_report(int argc, char **argv)
 	o.targets = ntargets ? targets : NULL;
 	o.ntargets = ntargets;
 	o.colour = !json && ct_want_colour(stdout);
+	ct_machine_open(&machine);
+	o.machine = &machine;
 	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
+	ct_loader_release(&machine);
 	ct_trace_release(&t);
 	return worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
 }

@@ -21,9 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cudatrace.h"
+#include "util.h"
+#include "commands.h"
+#include "elfscan.h"
 #include "facts.h"
 #include "report.h"
+#include "resolve.h"
 #include "json.h"
 #include "trace.h"
 
@@ -298,7 +301,7 @@ int ct_cmd_run(int argc, char **argv)
 			json_file = optarg;
 			break;
 		case 'a':
-			if (ct_parse_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
 				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':
@@ -383,9 +386,12 @@ int ct_cmd_run(int argc, char **argv)
 			ct_error("%s", why);
 		} else {
 			struct ct_report_options o;
+			struct ct_loader machine;
 			FILE *json = NULL;
 
 			memset(&o, 0, sizeof(o));
+			ct_machine_open(&machine);
+			o.machine = &machine;
 			o.targets = ntargets ? targets : NULL;
 			o.ntargets = ntargets;
 			o.findings_only = quiet == 1;
@@ -402,6 +408,7 @@ int ct_cmd_run(int argc, char **argv)
 				ct_error("cannot write '%s': %s", json_file, strerror(errno));
 			if (keep && !quiet)
 				fprintf(stderr, "\ntrace kept in %s\n", dir);
+			ct_loader_release(&machine);
 		}
 		ct_trace_release(&trace);
 	}

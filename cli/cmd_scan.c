@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudatrace.h"
+#include "util.h"
+#include "inputs.h"
+#include "commands.h"
+#include "elfscan.h"
 #include "json.h"
 #include "summary.h"
 

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "copies.h"
-#include "cudatrace.h"
+#include "util.h"
+#include "commands.h"
+#include "describe.h"
 #include "explain.h"
 #include "json.h"
 #include "resolve.h"
@@ -86,7 +88,7 @@ static void print_text(struct why *w)
 	if (w->L.ld_library_path)
 		printf(" (LD_LIBRARY_PATH=%s)", w->L.ld_library_path);
 	printf(":\n");
-	if (a->found_via && strcmp(a->found_via, "already-loaded") == 0) {
+	if (a->found_via == CT_RULE_ALREADY_LOADED) {
 		const struct ct_lobj *o = a->object;
 
 		printf("  already loaded: %s", o->path);
@@ -193,13 +195,13 @@ static void print_json(struct why *w)
 	ct_json_kv_string(&j, "error", NULL);
 	ct_json_kv_string(&j, "path", winner(w));
 	ct_json_kv_string(&j, "requested_by", w->from);
-	ct_json_kv_string(&j, "found_via", a->found_via);
+	ct_json_kv_string(&j, "found_via", ct_rule_id(a->found_via));
 	ct_json_kv_string(&j, "via_object", a->via_owner ? a->via_owner->path : NULL);
 	ct_json_kv_string(&j, "loaded_for",
 			  a->object && !a->new_object && a->object->loader
 				  ? a->object->loader->path
 				  : NULL);
-	ct_json_kv_string(&j, "search_found_via", s->path ? s->found_via : NULL);
+	ct_json_kv_string(&j, "search_found_via", s->path ? ct_rule_id(s->found_via) : NULL);
 	ct_json_kv_string(&j, "search_path", s->path);
 	ct_json_kv_string(&j, "load_error", winner(w) ? NULL
 				 : a->error ? a->error : "cannot open shared object file");
@@ -215,7 +217,7 @@ static void print_json(struct why *w)
 			continue;
 		ct_json_object_begin(&j);
 		ct_json_kv_string(&j, "path", c->path);
-		ct_json_kv_string(&j, "via", c->via);
+		ct_json_kv_string(&j, "via", ct_rule_id(c->via));
 		ct_json_kv_string(&j, "via_object", c->owner ? c->owner->path : NULL);
 		ct_json_kv_string(&j, "outcome", ct_outcome_id(c->outcome));
 		ct_json_object_end(&j);

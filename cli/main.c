@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudatrace.h"
+#include "util.h"
+#include "commands.h"
 
 static const struct {
 	const char *name;

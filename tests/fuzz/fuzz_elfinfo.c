@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the loader's view of an ELF file (cli/elfinfo.c):
+ * libFuzzer target for the loader's view of an ELF file (cli/loader/elfinfo.c):
  * any bytes, written to a file because ct_elfinfo_read takes a path, are
  * read with libelf for DT_NEEDED, SONAME, RPATH/RUNPATH, PT_INTERP and
  * the symbol versions needed and defined, then asked for a version. ASan

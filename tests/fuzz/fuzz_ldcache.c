@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the ld.so.cache reader (cli/ldcache.c): any bytes,
+ * libFuzzer target for the ld.so.cache reader (cli/loader/ldcache.c): any bytes,
  * written to a file because ct_ldcache_read takes a path, are read as a
  * cache and looked up, for fixed names and for names the input holds, on a
  * fixed x86-64 haswell platform (ct_platform_load would run the loader)

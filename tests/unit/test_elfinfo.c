@@ -1,5 +1,5 @@
 /*
- * What the loader model reads of an ELF file (cli/elfinfo.c): a real
+ * What the loader model reads of an ELF file (cli/loader/elfinfo.c): a real
  * shared object, and two crafted files fuzz_elfinfo found trouble in (two
  * PT_INTERP headers leaked the first; a VERDEF chain whose vd_next wraps
  * back looped for ever). Both must read quickly, without leaks (the

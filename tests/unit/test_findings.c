@@ -1,6 +1,6 @@
 /*
  * Findings (grouping, ordering, where they were seen, JSON) and the data
- * tables they rest on (cli/compat.c).
+ * tables they rest on (cli/common/compat.c).
  */
 #include "helpers.h"
 

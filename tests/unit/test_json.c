@@ -1,5 +1,5 @@
 /*
- * The CLI's JSON writer (cli/json.c), written to a memory stream: string
+ * The CLI's JSON writer (cli/common/json.c), written to a memory stream: string
  * escaping, UTF-8 handling (valid sequences pass through, every other
  * byte becomes \u00XX so that any path still gives valid JSON) and the
  * comma/colon state across nesting.

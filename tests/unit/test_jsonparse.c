@@ -1,5 +1,5 @@
 /*
- * The trace records' JSON parser (cli/jsonparse.c): values of every type,
+ * The trace records' JSON parser (cli/trace/jsonparse.c): values of every type,
  * every escape (surrogate pairs, lone surrogates as U+FFFD), what must be
  * rejected (control characters in strings, malformed numbers, trailing
  * text, unterminated containers, nesting past 64), the typed getters'

@@ -1,5 +1,5 @@
 /*
- * Reading traces (cli/trace.c, docs/trace-format.md): hand-written .jsonl
+ * Reading traces (cli/trace/trace.c, docs/trace-format.md): hand-written .jsonl
  * files in a temporary directory go through ct_trace_read_dir and
  * ct_trace_link, and the joins come out right: searches with their
  * candidates and the object they found (or the one already loaded),
@@ -256,16 +256,16 @@ static void test_normal_process(void **state)
 	assert_string_equal(s->by, "/opt/app/bin/prog");
 	assert_int_equal(s->ntries, 2);
 	assert_string_equal(s->tries[0].path, "/opt/app/lib/libfoo.so.1");
-	assert_string_equal(s->tries[0].via, "runpath");
+	assert_int_equal(s->tries[0].via, CT_RULE_RUNPATH);
 	assert_string_equal(s->tries[1].path, "/usr/lib/libfoo.so.1");
-	assert_string_equal(s->tries[1].via, "ld.so.cache");
+	assert_int_equal(s->tries[1].via, CT_RULE_LD_SO_CACHE);
 	o = object_at(p, "/usr/lib/libfoo.so.1");
 	assert_ptr_equal(s->found, o);
 	assert_ptr_equal(o->search, s);
 	assert_false(s->already_loaded);
 	assert_null(s->request);
 	assert_null(o->request);
-	assert_string_equal(o->via, "ld.so.cache");
+	assert_int_equal(o->via, CT_RULE_LD_SO_CACHE);
 	assert_string_equal(o->by, "/opt/app/bin/prog");
 	assert_string_equal(o->name, "libfoo.so.1");
 	assert_string_equal(o->soname, "libfoo.so.1");

@@ -1,0 +1,350 @@
+/*
+ * Turning command-line paths into scanned objects: plain files,
+ * directories walked recursively, and wheels whose members are read into
+ * memory (nothing is extracted to disk).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <uthash.h>
+
+#include "util.h"
+#include "inputs.h"
+#include "elfscan.h"
+#include "zipload.h"
+
+/* Members larger than this are reported, not read into memory. */
+#define MEMBER_MAX ((zip_uint64_t)16 << 30)
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct seen {
+	struct file_id id;
+	UT_hash_handle hh;
+};
+
+struct walk {
+	const struct ct_walk_options *opt;
+	ct_object_fn fn;
+	void *ctx;
+	struct seen *dirs;  /* directories entered: loops end here */
+	struct seen *files; /* files scanned: two names, one scan */
+};
+
+/* Adds id to the set; returns 1 when it was already there. */
+static int seen_add(struct seen **set, const struct stat *st)
+{
+	struct seen *s;
+	struct file_id id;
+
+	memset(&id, 0, sizeof(id));
+	id.dev = st->st_dev;
+	id.ino = st->st_ino;
+	HASH_FIND(hh, *set, &id, sizeof(id), s);
+	if (s)
+		return 1;
+	s = ct_xcalloc(1, sizeof(*s));
+	s->id = id;
+	HASH_ADD(hh, *set, id, sizeof(s->id), s);
+	return 0;
+}
+
+static void seen_free(struct seen **set)
+{
+	struct seen *s, *tmp;
+
+	HASH_ITER(hh, *set, s, tmp)
+	{
+		HASH_DEL(*set, s);
+		free(s);
+	}
+}
+
+static int report_error(struct walk *w, const char *path, const char *why)
+{
+	struct ct_object obj = { path, NULL, why };
+
+	return w->fn(w->ctx, &obj);
+}
+
+static const char *scan_error_text(int rc)
+{
+	if (rc == -EINVAL)
+		return "not an ELF, cubin, fatbin or PTX file";
+	if (rc == -ENODEV)
+		return "not a regular file";
+	return strerror(-rc);
+}
+
+/* Scan f's bytes (already set up) and hand the object over. */
+static int deliver(struct walk *w, const char *path, struct elfscan_file *f,
+		   int rc)
+{
+	struct ct_object obj = { path, f, NULL };
+	char why[256];
+	int stop;
+
+	if (rc == 0 && f->nproblems &&
+	    elfscan_problem_is_fatal(f->problems[0].code)) {
+		obj.scan = NULL;
+		obj.error = elfscan_problem_describe(f, &f->problems[0], why,
+						     sizeof(why));
+	} else if (rc == 0 && w->opt->verify) {
+		rc = elfscan_verify(f);
+	}
+	if (rc) {
+		obj.scan = NULL;
+		obj.error = scan_error_text(rc);
+	}
+	stop = w->fn(w->ctx, &obj);
+	elfscan_file_release(f);
+	return stop;
+}
+
+static int scan_file(struct walk *w, const char *path)
+{
+	struct elfscan_file f;
+	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan };
+	int rc;
+
+	elfscan_file_init(&f);
+	rc = elfscan_scan_path(&f, path, &o);
+	return deliver(w, path, &f, rc);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int named_device_file(const char *name)
+{
+	return has_suffix(name, ".ptx") || has_suffix(name, ".cubin") ||
+	       has_suffix(name, ".fatbin");
+}
+
+/* Magic numbers of what we read; the zip magic marks a wheel. */
+enum magic { M_OTHER, M_DEVICE, M_ZIP };
+
+static enum magic classify(const unsigned char *b, size_t n)
+{
+	if (n >= 4 && memcmp(b, "\177ELF", 4) == 0)
+		return M_DEVICE;
+	if (n >= 4 && b[0] == 0x50 && b[1] == 0xED && b[2] == 0x55 &&
+	    b[3] == 0xBA)
+		return M_DEVICE;
+	if (n >= 4 && memcmp(b, "PK\003\004", 4) == 0)
+		return M_ZIP;
+	return M_OTHER;
+}
+
+static enum magic file_magic(const char *path)
+{
+	unsigned char b[4];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return M_OTHER;
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	return classify(b, n > 0 ? (size_t)n : 0);
+}
+
+static int scan_wheel(struct walk *w, const char *path)
+{
+	const struct ct_zip *z;
+	zip_t *za;
+	zip_int64_t n, i;
+	int err = 0, stop = 0;
+	char why[256];
+
+	if (!(z = ct_zip_load(why, sizeof(why))))
+		return report_error(w, path, why);
+	za = z->zip_open(path, ZIP_RDONLY, &err);
+	if (!za) {
+		zip_error_t ze;
+
+		z->zip_error_init_with_code(&ze, err);
+		snprintf(why, sizeof(why), "cannot read as a wheel: %s",
+			 z->zip_error_strerror(&ze));
+		z->zip_error_fini(&ze);
+		return report_error(w, path, why);
+	}
+	n = z->zip_get_num_entries(za, 0);
+	for (i = 0; i < n && !stop; i++) {
+		const char *name = z->zip_get_name(za, (zip_uint64_t)i, 0);
+		zip_stat_t st;
+		zip_file_t *zf;
+		unsigned char head[4], *buf;
+		zip_int64_t got;
+		char *mpath;
+		struct elfscan_file f;
+		struct elfscan_options o = { .no_magic_scan =
+						     w->opt->no_magic_scan };
+		int rc;
+
+		if (!name || has_suffix(name, "/"))
+			continue;
+		if (z->zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 ||
+		    !(st.valid & ZIP_STAT_SIZE) || st.size < 4)
+			continue;
+		mpath = ct_xmalloc(strlen(path) + strlen(name) + 2);
+		sprintf(mpath, "%s!%s", path, name);
+		zf = z->zip_fopen_index(za, (zip_uint64_t)i, 0);
+		if (!zf) {
+			snprintf(why, sizeof(why), "cannot read wheel member: %s",
+				 z->zip_strerror(za));
+			stop = report_error(w, mpath, why);
+			free(mpath);
+			continue;
+		}
+		got = z->zip_fread(zf, head, sizeof(head));
+		if (got != (zip_int64_t)sizeof(head) ||
+		    (classify(head, sizeof(head)) != M_DEVICE &&
+		     !named_device_file(name))) {
+			z->zip_fclose(zf);
+			free(mpath);
+			continue;
+		}
+		if (st.size > MEMBER_MAX) {
+			z->zip_fclose(zf);
+			stop = report_error(w, mpath, "wheel member too large");
+			free(mpath);
+			continue;
+		}
+		buf = ct_xmalloc((size_t)st.size);
+		memcpy(buf, head, sizeof(head));
+		got = z->zip_fread(zf, buf + 4, st.size - 4);
+		if (got != (zip_int64_t)(st.size - 4)) {
+			snprintf(why, sizeof(why), "cannot read wheel member: %s",
+				 z->zip_file_strerror(zf));
+			z->zip_fclose(zf);
+			stop = report_error(w, mpath, why);
+			free(buf);
+			free(mpath);
+			continue;
+		}
+		z->zip_fclose(zf);
+		elfscan_file_init(&f);
+		rc = elfscan_scan_buffer(&f, buf, (size_t)st.size, &o);
+		stop = deliver(w, mpath, &f, rc);
+		free(buf);
+		free(mpath);
+	}
+	z->zip_discard(za);
+	return stop;
+}
+
+static int walk_path(struct walk *w, const char *path, int explicit_arg);
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk_dir(struct walk *w, const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	int stop = 0, pass;
+
+	if (!d)
+		return report_error(w, path, strerror(errno));
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = ct_xrealloc(names, cap * sizeof(*names));
+		}
+		names[n++] = ct_xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+
+	/* Real files first, so a library is named by its file, not a link. */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n && !stop; i++) {
+			char *child;
+			struct stat lst;
+			size_t len = strlen(path);
+			int is_link;
+
+			child = ct_xmalloc(len + strlen(names[i]) + 2);
+			snprintf(child, len + strlen(names[i]) + 2, "%s%s%s", path,
+				len && path[len - 1] == '/' ? "" : "/",
+				names[i]);
+			if (lstat(child, &lst) != 0) {
+				free(child);
+				continue;
+			}
+			is_link = S_ISLNK(lst.st_mode);
+			if (is_link != pass) {
+				free(child);
+				continue;
+			}
+			stop = walk_path(w, child, 0);
+			free(child);
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return stop;
+}
+
+static int walk_path(struct walk *w, const char *path, int explicit_arg)
+{
+	struct stat st;
+	enum magic m;
+
+	if (stat(path, &st) != 0) {
+		/* A dangling link inside a tree is not the user's input. */
+		if (!explicit_arg && errno == ENOENT)
+			return 0;
+		return report_error(w, path, strerror(errno));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		if (seen_add(&w->dirs, &st))
+			return 0;
+		return walk_dir(w, path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		if (explicit_arg)
+			return report_error(w, path, "not a regular file");
+		return 0;
+	}
+	m = file_magic(path);
+	if (!explicit_arg && m == M_OTHER && !named_device_file(path))
+		return 0;
+	if (!explicit_arg && m == M_ZIP && !has_suffix(path, ".whl"))
+		return 0;
+	if (seen_add(&w->files, &st) && !explicit_arg)
+		return 0;
+	if (m == M_ZIP)
+		return scan_wheel(w, path);
+	return scan_file(w, path);
+}
+
+int ct_walk(const char *path, const struct ct_walk_options *opt,
+	    ct_object_fn fn, void *ctx)
+{
+	struct walk w = { opt, fn, ctx, NULL, NULL };
+	int stop = walk_path(&w, path, 1);
+
+	seen_free(&w.dirs);
+	seen_free(&w.files);
+	return stop;
+}

@@ -1,0 +1,36 @@
+/*
+ * The inputs of scan and check: files, directories (recursive) and
+ * wheels, one object each, scanned by elfscan.
+ */
+#ifndef CT_INPUTS_H
+#define CT_INPUTS_H
+
+#include <stdbool.h>
+
+#include "elfscan.h"
+
+struct ct_object {
+	const char *path;          /* "dir/x.so" or "dist/x.whl!x/_C.so" */
+	struct elfscan_file *scan; /* NULL when error is set */
+	const char *error;         /* why it could not be read, or NULL */
+};
+
+/* Return nonzero to stop the walk. */
+typedef int (*ct_object_fn)(void *ctx, const struct ct_object *obj);
+
+struct ct_walk_options {
+	bool verify;        /* run elfscan_verify() on each object */
+	bool no_magic_scan; /* only .nv_fatbin and __nv_relfatbin */
+};
+
+/*
+ * Calls fn for each object under path: the file itself, every device-code
+ * candidate below a directory (symlinked directories followed once, files
+ * reached twice scanned once), or every ELF, cubin, fatbin or PTX member
+ * of a wheel, read in memory. Unreadable paths reach fn with error set.
+ * Returns fn's nonzero value, or 0.
+ */
+int ct_walk(const char *path, const struct ct_walk_options *opt,
+	    ct_object_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,168 @@
+/* Small helpers every layer of the CLI uses (util.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* What ct_run_capture keeps of a program's output. */
+#define CAPTURE_MAX (16u << 20)
+
+char *ct_human_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB" };
+	double v = (double)bytes;
+	unsigned u = 0;
+
+	while (v >= 1000.0 && u < 4) {
+		v /= 1000.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, size, v < 10 ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
+/*
+ * The one message below the commands: without memory there is nothing to
+ * return to. One write(2), so it cannot itself need memory.
+ */
+void ct_out_of_memory(void)
+{
+	static const char msg[] = "cudatrace: out of memory\n";
+	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+	(void)n;
+	exit(CT_EXIT_BAD_INPUT);
+}
+
+static void *check(void *p)
+{
+	if (!p)
+		ct_out_of_memory();
+	return p;
+}
+
+void *ct_xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
+void *ct_xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
+void *ct_xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
+char *ct_xstrdup(const char *s) { return check(strdup(s)); }
+
+int ct_run_start(char *const argv[], char *const envp[], bool want_stderr,
+		 struct ct_capture *c)
+{
+	/*
+	 * The output goes to an anonymous file read once the child is done:
+	 * through a pipe, the loader's hundreds of small writes would wake
+	 * us as many times (2 ms instead of 1 for --list-diagnostics).
+	 */
+	posix_spawn_file_actions_t fa;
+	int rc;
+
+	c->pid = -1;
+	c->fd = memfd_create("cudatrace-capture", MFD_CLOEXEC);
+	if (c->fd < 0) {
+		char tmp[] = "/tmp/cudatrace-capture.XXXXXX";
+
+		if ((c->fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+			return -errno;
+		unlink(tmp);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, c->fd, want_stderr ? 2 : 1);
+	posix_spawn_file_actions_addopen(&fa, want_stderr ? 1 : 2, "/dev/null", O_WRONLY, 0);
+	fflush(NULL);
+	rc = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		close(c->fd);
+		c->fd = -1;
+		c->pid = -1;
+		return -rc;
+	}
+	return 0;
+}
+
+char *ct_run_wait(struct ct_capture *c, int *status)
+{
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	*status = -1;
+	if (c->pid < 0)
+		return NULL;
+	while (waitpid(c->pid, status, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 4096 > cap) {
+			if (cap >= CAPTURE_MAX)
+				break;
+			cap = cap ? cap * 2 : 65536;
+			buf = ct_xrealloc(buf, cap + 1);
+		}
+		r = pread(c->fd, buf + n, cap - n, (off_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(c->fd);
+	c->fd = -1;
+	c->pid = -1;
+	buf = ct_xrealloc(buf, n + 1);
+	buf[n] = '\0';
+	return buf;
+}
+
+char *ct_run_capture(char *const argv[], char *const envp[], bool want_stderr,
+		     int *status)
+{
+	struct ct_capture c;
+
+	*status = -1;
+	if (ct_run_start(argv, envp, want_stderr, &c) != 0)
+		return NULL;
+	return ct_run_wait(&c, status);
+}
+
+char *ct_read_small_file(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	char *buf;
+	size_t n = 0;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max) {
+		close(fd);
+		return NULL;
+	}
+	buf = ct_xmalloc((size_t)st.st_size + 1);
+	while (n < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return buf;
+}

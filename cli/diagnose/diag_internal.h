@@ -1,0 +1,46 @@
+/*
+ * Shared by the parts of the diagnosis engine (diagnose.c, diag_libs.c):
+ * the process under judgement and the helpers every rule uses. Not for
+ * other callers: diagnose.h is the interface.
+ */
+#ifndef CT_DIAG_INTERNAL_H
+#define CT_DIAG_INTERNAL_H
+
+#include "copies.h"
+#include "diagnose.h"
+#include "findings.h"
+#include "resolve.h"
+#include "trace.h"
+
+/* One process under judgement. */
+struct ctx {
+	struct ct_diagnosis *d;
+	const struct ct_proc *p;
+	const struct ct_loader *L; /* the machine: loader facts, for copies and models */
+	char program[160];        /* its command line, shortened */
+	const char *rank;         /* RANK, SLURM_PROCID, ... or NULL */
+};
+
+const char *ct_dx_base(const char *path);
+/* Record that f was seen in c's process. */
+void ct_dx_where(const struct ctx *c, struct ct_finding *f);
+/* The loaded object with this soname or file name, or NULL. */
+const struct ct_loaded *ct_dx_loaded_named(const struct ct_proc *p, const char *name);
+/* "libcudart" of "libcudart.so.12"; into buf. */
+const char *ct_dx_stem(const char *name, char *buf, size_t size);
+/* "dlopen by X, found via RUNPATH"; into buf. */
+void ct_dx_asker(const struct ct_loaded *o, char *buf, size_t size);
+/* The candidates of a traced search as evidence lines. */
+void ct_dx_tries(struct ct_finding *f, const struct ct_search *s);
+/* Copies of name elsewhere on the machine (s: the search that missed it). */
+void ct_dx_copies(struct ctx *c, const char *name, const struct ct_search *s,
+		  struct ct_copies *out);
+bool ct_dx_same_file(const char *a, const char *b);
+bool ct_dx_is_driver(const char *name);
+
+void ct_dx_rule_not_found(struct ctx *c);
+void ct_dx_rule_shadowed(struct ctx *c);
+void ct_dx_rule_mixed(struct ctx *c);
+void ct_dx_rule_symbol_versions(struct ctx *c);
+
+#endif

@@ -1,0 +1,530 @@
+/*
+ * The findings about libraries (diagnose.h): not found, shadowed by
+ * LD_LIBRARY_PATH or a preload, two versions of one family in a process,
+ * and symbol versions a dependency lacks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat.h"
+#include "copies.h"
+#include "util.h"
+#include "diag_internal.h"
+#include "elfinfo.h"
+#include "describe.h"
+#include "symvers.h"
+#include "resolve.h"
+
+/* ---- libraries not found --------------------------------------------------------- */
+
+/* Did the process load the family of name (another copy or major) later? */
+static const struct ct_loaded *loaded_instead(const struct ct_proc *p, const char *name)
+{
+	char a[128], b[128];
+	size_t i;
+
+	ct_dx_stem(name, a, sizeof(a));
+	for (i = 0; i < p->nobjects; i++)
+		if (!p->objects[i].shim &&
+		    strcmp(ct_dx_stem(p->objects[i].soname ? p->objects[i].soname
+							 : p->objects[i].path,
+				   b, sizeof(b)),
+			   a) == 0)
+			return &p->objects[i];
+	return NULL;
+}
+
+static void fix_not_found(struct ct_finding *f, const char *name, const char *requester,
+			  const struct ct_copies *cs)
+{
+	const struct ct_copy *same = NULL, *other = NULL;
+	const char *major_s = strstr(name, ".so.");
+	char pkg[96];
+	size_t i;
+
+	for (i = 0; i < cs->n; i++) {
+		if (cs->c[i].same_name && !same)
+			same = &cs->c[i];
+		if (!cs->c[i].same_name && !other)
+			other = &cs->c[i];
+	}
+	for (i = 0; i < cs->n && i < 4; i++)
+		ct_finding_evidence(f, "elsewhere: %s (%s%s)", cs->c[i].path,
+				    cs->c[i].same_name ? "" : "another major, ", cs->c[i].where);
+	if (same) {
+		char *dir = ct_xstrdup(same->path);
+
+		*strrchr(dir, '/') = '\0';
+		ct_finding_fix(f, "the file is in %s: add that directory to LD_LIBRARY_PATH, or to "
+				  "the RUNPATH of %s",
+			       dir, ct_dx_base(requester));
+		free(dir);
+		return;
+	}
+	if (!ct_pip_package(name, major_s ? atoi(major_s + 4) : 0, pkg, sizeof(pkg)))
+		pkg[0] = '\0';
+	if (other)
+		ct_finding_fix(f, "%s was built for %s and only %s is here: install %s%s%s%s, or "
+				  "use a build of %s made for the one present",
+			       ct_dx_base(requester), name, ct_dx_base(other->path), name,
+			       pkg[0] ? " (pip install " : "", pkg, pkg[0] ? ")" : "",
+			       ct_dx_base(requester));
+	else if (pkg[0])
+		ct_finding_fix(f, "install it: pip install %s (or the CUDA toolkit or distribution "
+				  "package that ships %s)",
+			       pkg, name);
+	else
+		ct_finding_fix(f, "install the package that ships %s, or put its directory on "
+				  "LD_LIBRARY_PATH",
+			       name);
+}
+
+void ct_dx_rule_not_found(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i, k;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct ct_search *s = &p->searches[i];
+		const struct ct_loaded *alt;
+		const char *requester;
+		struct ct_finding *f;
+		struct ct_copies cs;
+		bool needed = !s->request;
+
+		if (s->found || s->already_loaded || ct_dx_is_driver(s->name) ||
+		    (s->request && s->request->noload))
+			continue;
+		/* A dlopen that fails is a program's business unless it is CUDA's. */
+		if (!needed && !ct_cuda_library(s->name))
+			continue;
+		/* The same name missed again: one finding. */
+		for (k = 0; k < i; k++)
+			if (!p->searches[k].found && strcmp(p->searches[k].name, s->name) == 0)
+				break;
+		if (k < i)
+			continue;
+		requester = s->request ? s->request->caller : s->by;
+		alt = loaded_instead(p, s->name);
+		f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+				   "'%s' was not found (%s by %s)", s->name,
+				   needed ? "needed" : s->request->api, ct_dx_base(requester));
+		if (alt && !needed) {
+			/* The program tried another: worth knowing, not the failure. */
+			f->severity = CT_SEV_INFO;
+			ct_finding_evidence(f, "it then loaded %s", alt->path);
+		}
+		if (s->request && s->request->error)
+			ct_finding_evidence(f, "the program got: %s", s->request->error);
+		else if (needed)
+			ct_finding_evidence(f, "the loader stops the program: \"error while loading "
+					       "shared libraries: %s: cannot open shared object "
+					       "file\"",
+					    s->name);
+		ct_dx_tries(f, s);
+		ct_dx_copies(c, s->name, s, &cs);
+		fix_not_found(f, s->name, requester, &cs);
+		if (f->severity == CT_SEV_INFO)
+			ct_finding_fix(f, "nothing to do if %s works with %s, which it loaded instead",
+				       ct_dx_base(requester), ct_dx_base(alt->path));
+		ct_copies_release(&cs);
+		ct_dx_where(c, f);
+	}
+}
+
+/* ---- libraries shadowed -------------------------------------------------------- */
+
+/*
+ * What requester's own RPATH/RUNPATH would give for name, with no
+ * LD_LIBRARY_PATH and no preload: the loader model. Into path; false when
+ * its own paths do not hold the name.
+ */
+static bool own_choice(struct ctx *c, const char *requester, const char *name, char *path,
+		       size_t size, char *rule, size_t rsize)
+{
+	struct ct_loader_env env = { "", "" };
+	struct ct_loader L2;
+	struct ct_lookup *k;
+	int err = 0;
+	bool found = false;
+
+	ct_loader_init_like(&L2, c->L, &env);
+	if (!ct_loader_start(&L2, requester, &err)) {
+		ct_loader_release(&L2);
+		return false;
+	}
+	k = ct_loader_search(&L2, L2.main, name, false);
+	if (k->path && ct_rule_is_own_path(k->found_via)) {
+		snprintf(path, size, "%s", k->path);
+		ct_rule_text(k->found_via, k->via_owner, rule, rsize);
+		found = true;
+	}
+	ct_lookup_free(k);
+	ct_loader_release(&L2);
+	return found;
+}
+
+/*
+ * The first object mapped under a soname serves everyone after it: a
+ * library whose own RPATH/RUNPATH names another copy gets the earlier one
+ * (import order decides which cuDNN torch gets). Its DT_NEEDED and its
+ * dlopen calls, CUDA libraries only.
+ */
+static void shadowed_by_earlier(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i, k;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *r = &p->objects[i];
+		struct ct_elfinfo e;
+
+		if (r->shim)
+			continue;
+		ct_elfinfo_init(&e);
+		if (ct_elfinfo_read(&e, r->path) != 0) {
+			ct_elfinfo_release(&e);
+			continue;
+		}
+		for (k = 0; k < e.nneeded; k++) {
+			const char *name = e.needed[k];
+			const struct ct_loaded *o = ct_dx_loaded_named(p, name);
+			const char *came_for;
+			char own[4096], rule[256], v1[64], v2[64], who[512];
+			struct ct_finding *f;
+
+			if (!o || strchr(name, '/') || !ct_cuda_library(name))
+				continue;
+			came_for = o->request ? o->request->caller : o->by;
+			/* Its own search: the rules above judged it, or it was right. */
+			if (came_for && strcmp(came_for, r->path) == 0)
+				continue;
+			if (!own_choice(c, r->path, name, own, sizeof(own), rule, sizeof(rule)) ||
+			    ct_dx_same_file(own, o->path))
+				continue;
+			ct_library_release(o->path, v1, sizeof(v1));
+			ct_library_release(own, v2, sizeof(v2));
+			ct_dx_asker(o, who, sizeof(who));
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
+					   "'%s' was already loaded when %s needed it, while the RPATH "
+					   "or RUNPATH of %s names another copy",
+					   name, ct_dx_base(r->path), ct_dx_base(r->path));
+			ct_finding_evidence(f, "taken:    %s (%s%s%s)", o->path, v1, v1[0] ? ", " : "",
+					    who);
+			ct_finding_evidence(f, "its own:  %s (%s%s%s)", own, v2, v2[0] ? ", " : "",
+					    rule);
+			ct_finding_fix(f, "the first object loaded under a soname serves every later "
+					  "one: load %s (or what brings it) first, or make both use "
+					  "one copy",
+				       ct_dx_base(r->path));
+			ct_dx_where(c, f);
+		}
+		ct_elfinfo_release(&e);
+	}
+}
+
+void ct_dx_rule_shadowed(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+		char own[4096], rule[256], v1[64], v2[64];
+		const char *requester, *name;
+		struct ct_finding *f;
+
+		if (o->shim || o->main || !ct_cuda_library(o->path) || (o->via != CT_RULE_LD_LIBRARY_PATH && o->via != CT_RULE_PRELOAD))
+			continue;
+		requester = o->request ? o->request->caller : o->by;
+		name = o->name ? o->name : o->soname ? o->soname : ct_dx_base(o->path);
+		if (!requester || !requester[0] || strchr(name, '/') ||
+		    !own_choice(c, requester, name, own, sizeof(own), rule, sizeof(rule)) ||
+		    ct_dx_same_file(own, o->path))
+			continue;
+		ct_library_release(o->path, v1, sizeof(v1));
+		ct_library_release(own, v2, sizeof(v2));
+		f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
+				   "'%s' came from %s, while the RPATH or RUNPATH of %s names "
+				   "another copy",
+				   name, ct_rule_words(o->via), ct_dx_base(requester));
+		ct_finding_evidence(f, "taken:    %s (%s%s%s)", o->path, v1, v1[0] ? ", " : "",
+				    ct_rule_words(o->via));
+		ct_finding_evidence(f, "its own:  %s (%s%s%s)", own, v2, v2[0] ? ", " : "", rule);
+		if (o->via == CT_RULE_PRELOAD)
+			ct_finding_fix(f, "drop %s from LD_PRELOAD so that %s gets the copy it "
+					  "ships with",
+				       o->path, ct_dx_base(requester));
+		else {
+			char *dir = ct_xstrdup(o->path);
+
+			*strrchr(dir, '/') = '\0';
+			ct_finding_fix(f, "take %s off LD_LIBRARY_PATH (or unset it) so that %s gets "
+					  "the copy it ships with",
+				       dir, ct_dx_base(requester));
+			free(dir);
+		}
+		ct_dx_where(c, f);
+	}
+	shadowed_by_earlier(c);
+}
+
+/* ---- two versions of one family ----------------------------------------------- */
+
+/* cuDNN's sub-libraries are one family with the core. */
+static const char *family_of(const char *stem)
+{
+	return strncmp(stem, "libcudnn", 8) == 0 ? "libcudnn" : stem;
+}
+
+void ct_dx_rule_mixed(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i, k;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *a = &p->objects[i];
+		char sa[128], fa[128], va[64];
+		struct ct_finding *f = NULL;
+		bool first_of_family = true;
+
+		if (a->shim || a->main || !ct_cuda_library(a->path))
+			continue;
+		snprintf(fa, sizeof(fa), "%s", family_of(ct_dx_stem(a->soname ? a->soname : a->path,
+								  sa, sizeof(sa))));
+		for (k = 0; k < i && first_of_family; k++) {
+			char sb[128];
+
+			first_of_family = p->objects[k].shim || !ct_cuda_library(p->objects[k].path) ||
+					  strcmp(family_of(ct_dx_stem(p->objects[k].soname
+									  ? p->objects[k].soname
+									  : p->objects[k].path,
+								  sb, sizeof(sb))),
+						 fa) != 0;
+		}
+		if (!first_of_family)
+			continue;
+		ct_library_version(a->path, va, sizeof(va));
+		for (k = i + 1; k < p->nobjects; k++) {
+			const struct ct_loaded *b = &p->objects[k];
+			char sb[128], vb[64], who[512];
+			bool differ, same_stem;
+			int ma = atoi(va), mb;
+
+			if (b->shim || !ct_cuda_library(b->path) ||
+			    strcmp(family_of(ct_dx_stem(b->soname ? b->soname : b->path, sb,
+						     sizeof(sb))),
+				   fa) != 0)
+				continue;
+			ct_library_version(b->path, vb, sizeof(vb));
+			mb = atoi(vb);
+			same_stem = strcmp(sa, sb) == 0;
+			/*
+			 * Two majors of one library; two copies of one library;
+			 * or cuDNN pieces of different releases.
+			 */
+			differ = (same_stem && (ma != mb || !ct_dx_same_file(a->path, b->path))) ||
+				 (!same_stem && strchr(va, '.') && strchr(vb, '.') &&
+				  strcmp(va, vb) != 0);
+			if (!differ)
+				continue;
+			if (!f) {
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
+						   "two versions of %s in one process: %s and %s",
+						   strcmp(fa, "libcudnn") == 0 ? "cuDNN" : fa,
+						   va[0] ? va : ct_dx_base(a->path), vb[0] ? vb : ct_dx_base(b->path));
+				ct_dx_asker(a, who, sizeof(who));
+				ct_finding_evidence(f, "%s, %s", a->path, who);
+				if (strcmp(fa, "libcudnn") == 0 && !same_stem)
+					f->severity = CT_SEV_ERROR;
+			}
+			ct_dx_asker(b, who, sizeof(who));
+			ct_finding_evidence(f, "%s, %s", b->path, who);
+		}
+		if (f) {
+			bool env = false;
+
+			for (k = 0; k < f->nevidence; k++)
+				env |= strstr(f->evidence[k], "LD_LIBRARY_PATH") != NULL;
+			ct_finding_fix(f, "let one installation provide %s: %salign the packages "
+					  "that bring the copies (pip list | grep nvidia)",
+				       strcmp(fa, "libcudnn") == 0 ? "every cuDNN library" : fa,
+				       env ? "take the other off LD_LIBRARY_PATH, or " : "");
+		}
+		if (f)
+			ct_dx_where(c, f);
+	}
+}
+
+/* ---- symbol versions ------------------------------------------------------------ */
+
+/* The copy r's own RPATH/RUNPATH names, when it has what is missing. */
+static bool own_defines(struct ctx *c, const char *r, const char *file, const char *version,
+			const char *symbol, char *having, size_t size)
+{
+	char own[4096], rule[256];
+
+	if (!own_choice(c, r, file, own, sizeof(own), rule, sizeof(rule)) ||
+	    !ct_file_satisfies(own, version, symbol))
+		return false;
+	snprintf(having, size, "%s (%s)", own, rule);
+	return true;
+}
+
+/* A copy elsewhere on the machine that has what is missing. */
+static bool has_version_copy(struct ctx *c, const char *file, const char *version,
+			     const char *symbol, char *having, size_t size)
+{
+	struct ct_lookup k;
+	struct ct_copies cs;
+	size_t i;
+	bool found = false;
+
+	memset(&k, 0, sizeof(k));
+	k.name = (char *)file;
+	ct_find_copies(c->L, &k, &cs);
+	for (i = 0; i < cs.n && !found; i++)
+		if (ct_file_satisfies(cs.c[i].path, version, symbol)) {
+			snprintf(having, size, "%s (%s)", cs.c[i].path, cs.c[i].where);
+			found = true;
+		}
+	ct_copies_release(&cs);
+	return found;
+}
+
+/* The symbol tables of the process's objects, read when first needed. */
+struct tables {
+	struct ct_symtab *t;
+	bool *read;
+	size_t n;
+};
+
+static const struct ct_symtab *table(struct tables *tb, const struct ct_proc *p, size_t i)
+{
+	if (!tb->read[i]) {
+		tb->read[i] = true;
+		ct_symtab_read(&tb->t[i], p->objects[i].path);
+	}
+	return &tb->t[i];
+}
+
+/* What the program itself got, when a failed dlopen said so. */
+static void evidence_errors(struct ct_finding *f, const struct ct_proc *p, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < p->nrequests; i++)
+		if (p->requests[i].error && strstr(p->requests[i].error, what)) {
+			ct_finding_evidence(f, "the program got: %s", p->requests[i].error);
+			return;
+		}
+}
+
+static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded *r,
+		    const struct ct_loaded *o, const struct ct_verneed *need, const char *symbol)
+{
+	char having[4500], *dir;
+
+	if (!own_defines(c, r->path, need->file, need->version, symbol, having, sizeof(having)) &&
+	    !has_version_copy(c, need->file, need->version, symbol, having, sizeof(having))) {
+		ct_finding_fix(f, "install a %s that defines %s%s%s (a newer release of its package)",
+			       need->file, symbol ? symbol : need->version, symbol ? " under " : "",
+			       symbol ? need->version : "");
+		return;
+	}
+	dir = ct_xstrdup(o->path);
+	*strrchr(dir, '/') = '\0';
+	if (o->via == CT_RULE_LD_LIBRARY_PATH)
+		ct_finding_fix(f, "take %s off LD_LIBRARY_PATH, so that %s gets %s", dir,
+			       ct_dx_base(r->path), having);
+	else if (o->via == CT_RULE_PRELOAD)
+		ct_finding_fix(f, "drop %s from LD_PRELOAD, so that %s gets %s", o->path,
+			       ct_dx_base(r->path), having);
+	else
+		ct_finding_fix(f, "make %s get %s: put its directory first on LD_LIBRARY_PATH, or "
+				  "load it before %s",
+			       ct_dx_base(r->path), having, ct_dx_base(r->path));
+	free(dir);
+}
+
+void ct_dx_rule_symbol_versions(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	struct tables tb;
+	size_t i, v, k;
+
+	tb.n = p->nobjects;
+	tb.t = ct_xcalloc(tb.n + 1, sizeof(*tb.t));
+	tb.read = ct_xcalloc(tb.n + 1, sizeof(*tb.read));
+	/* Every object the loader opened, also for a load that then failed. */
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *r = &p->objects[i];
+		struct ct_elfinfo e;
+
+		if (r->shim)
+			continue;
+		ct_elfinfo_init(&e);
+		if (ct_elfinfo_read(&e, r->path) != 0) {
+			ct_elfinfo_release(&e);
+			continue;
+		}
+		for (v = 0; v < e.nverneed; v++) {
+			const struct ct_verneed *need = &e.verneed[v];
+			const struct ct_loaded *o;
+			const struct ct_symtab **others;
+			const char *missing = NULL;
+			struct ct_finding *f;
+			size_t oi, nmissing = 0, n = 0;
+			char who[512];
+
+			if (need->weak || !need->file || !(o = ct_dx_loaded_named(p, need->file)))
+				continue;
+			oi = (size_t)(o - p->objects);
+			if (!table(&tb, p, oi)->versioned)
+				continue; /* the loader only warns */
+			if (ct_file_satisfies(o->path, need->version, NULL)) {
+				/* The version is there: is every symbol under it? */
+				if (!ct_symbols_missing(need, table(&tb, p, oi), NULL, 0, &nmissing))
+					continue;
+				others = ct_xcalloc(p->nobjects + 1, sizeof(*others));
+				for (k = 0; k < p->nobjects; k++)
+					if (k != oi && !p->objects[k].shim && !p->objects[k].main)
+						others[n++] = table(&tb, p, k);
+				missing = ct_symbols_missing(need, table(&tb, p, oi), others, n,
+							     &nmissing);
+				free(others);
+				if (!missing)
+					continue;
+				f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
+						   "'%s' needs %s (version %s), which %s does not "
+						   "define%s",
+						   ct_dx_base(r->path), missing, need->version, o->path,
+						   nmissing > 1 ? " (nor others)" : "");
+				ct_finding_evidence(f, "the loader says: undefined symbol: %s, version %s",
+						    missing, need->version);
+				evidence_errors(f, p, missing);
+			} else {
+				f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
+						   "'%s' needs %s with version '%s'%s%s%s, which %s lacks",
+						   ct_dx_base(r->path), need->file, need->version,
+						   need->symbol ? " (symbol " : "",
+						   need->symbol ? need->symbol : "",
+						   need->symbol ? ")" : "", o->path);
+				ct_finding_evidence(f, "the loader says: version `%s' not found "
+						       "(required by %s)",
+						    need->version, r->path);
+				evidence_errors(f, p, need->version);
+			}
+			ct_dx_asker(o, who, sizeof(who));
+			ct_finding_evidence(f, "%s: %s", o->path, who);
+			gap_fix(c, f, r, o, need, missing);
+			ct_dx_where(c, f);
+		}
+		ct_elfinfo_release(&e);
+	}
+	for (i = 0; i < tb.n; i++)
+		ct_symtab_release(&tb.t[i]);
+	free(tb.t);
+	free(tb.read);
+}
+

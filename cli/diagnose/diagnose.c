@@ -1,0 +1,645 @@
+/*
+ * The diagnosis engine; see diagnose.h. One function per finding code,
+ * each reading one process's facts and adding findings with the place
+ * they were seen; ct_findings_group merges what processes share. The
+ * rules about libraries are in diag_libs.c; here the process, the driver,
+ * the trace's own gaps and the device code.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compat.h"
+#include "copies.h"
+#include "cuda_errors.h"
+#include "util.h"
+#include "gpu.h"
+#include "elfscan.h"
+#include "diag_internal.h"
+#include "diagnose.h"
+#include "elfinfo.h"
+#include "resolve.h"
+#include "summary.h"
+
+struct ct_devcode {
+	char *path;
+	struct elfscan_file f;
+	bool ok;                  /* scanned, and holds images */
+};
+
+/* ---- device code, scanned once per path ---------------------------------- */
+
+/* Scan path once: every path of the trace is scanned before any rule runs. */
+static void scan_code(struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devcode *c;
+	size_t i;
+
+	for (i = 0; i < d->ncode; i++)
+		if (strcmp(d->code[i].path, path) == 0)
+			return;
+	d->code = ct_xrealloc(d->code, (d->ncode + 1) * sizeof(*d->code));
+	c = &d->code[d->ncode++];
+	c->path = ct_xstrdup(path);
+	elfscan_file_init(&c->f);
+	c->ok = elfscan_scan_path(&c->f, path, NULL) == 0 && c->f.nimages > 0;
+}
+
+const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->ncode; i++)
+		if (strcmp(d->code[i].path, path) == 0)
+			return d->code[i].ok ? &d->code[i].f : NULL;
+	return NULL;
+}
+
+bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->ncode; i++)
+		if (d->code[i].ok)
+			return true;
+	return false;
+}
+
+void ct_diagnosis_release(struct ct_diagnosis *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->ncode; i++) {
+		elfscan_file_release(&d->code[i].f);
+		free(d->code[i].path);
+	}
+	free(d->code);
+	ct_findings_release(&d->findings);
+	memset(d, 0, sizeof(*d));
+}
+
+/* ---- places ---------------------------------------------------------------- */
+
+static void describe_proc(struct ctx *c)
+{
+	c->rank = ct_proc_rank(c->p);
+	ct_proc_command(c->p, c->program, sizeof(c->program), 60);
+}
+
+/* ---- small helpers ---------------------------------------------------------- */
+
+/* A library's version from its real file name, as major and minor; 0 when unknown. */
+static int version_of(const char *path, char *words, size_t size)
+{
+	char v[64];
+	int major = 0, minor = 0;
+
+	ct_library_version(path, v, sizeof(v));
+	if (words)
+		snprintf(words, size, "%s", v);
+	if (sscanf(v, "%d.%d", &major, &minor) < 1)
+		return 0;
+	return major * 1000 + minor * 10;
+}
+
+/* Did the exec that started p already say it runs without the auditor? */
+static bool said_by_parent(const struct ct_proc *p)
+{
+	size_t i;
+
+	if (!p->parent || p->parent->pid != p->pid)
+		return false;
+	for (i = 0; i < p->parent->nexecs; i++)
+		if (p->parent->execs[i].no_auditor)
+			return true;
+	return false;
+}
+
+/* ---- trace-incomplete ------------------------------------------------------- */
+
+static void rule_incomplete(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	struct ct_finding *f;
+	size_t i;
+
+	for (i = 0; i < p->nexecs; i++) {
+		const struct ct_exec *e = &p->execs[i];
+		const char *why = e->untraced ? e->untraced : "";
+
+		if (e->traced && e->no_auditor) {
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
+					   "'%s' was started without cudatrace's auditor in LD_AUDIT: "
+					   "its library searches are not recorded",
+					   ct_dx_base(e->path));
+			ct_finding_fix(f, "keep LD_AUDIT as cudatrace sets it when starting it (the "
+					  "shim in LD_PRELOAD alone sees only dlopen and the driver)");
+			ct_finding_evidence(f, "%s of %s by %s", e->api, e->path ? e->path : "?",
+					    c->program);
+			ct_dx_where(c, f);
+			continue;
+		}
+		if (e->traced)
+			continue;
+		if (strcmp(why, "setuid") == 0) {
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
+					   "'%s' runs set-user-ID: the loader ignores LD_AUDIT and "
+					   "LD_PRELOAD, so it was not traced",
+					   ct_dx_base(e->path));
+			ct_finding_fix(f, "trace it without the set-user-ID bit (a copy of it), or "
+					  "read its libraries with: cudatrace ldd %s",
+				       e->path ? e->path : "PROGRAM");
+		} else if (strcmp(why, "static") == 0) {
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
+					   "'%s' is statically linked: no loader runs, nothing to trace",
+					   ct_dx_base(e->path));
+			ct_finding_fix(f, "its device code is in the file: cudatrace check --arch "
+					  "ARCH %s",
+				       e->path ? e->path : "PROGRAM");
+		} else {
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
+					   "'%s' was started with an environment that drops the "
+					   "cudatrace shim, so it was not traced",
+					   ct_dx_base(e->path));
+			ct_finding_fix(f, "keep LD_AUDIT, LD_PRELOAD and CUDATRACE_DIR in the "
+					  "environment it is started with (env -i, sudo and "
+					  "some launchers clear them)");
+		}
+		ct_finding_evidence(f, "%s of %s by %s", e->api, e->path ? e->path : "?",
+				    c->program);
+		ct_dx_where(c, f);
+	}
+	if (p->dropped) {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+				   "%lu trace record%s could not be written", p->dropped,
+				   p->dropped == 1 ? "" : "s");
+		ct_finding_fix(f, "give the trace directory space and the program free file "
+				  "descriptors (ulimit -n), then run again");
+		ct_dx_where(c, f);
+	}
+	if (p->bad_lines || p->cut) {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, p->file,
+				   "the trace file '%s' is damaged: %zu unreadable line%s%s",
+				   ct_dx_base(p->file), p->bad_lines, p->bad_lines == 1 ? "" : "s",
+				   p->cut ? ", the last one cut short" : "");
+		ct_finding_fix(f, "a process killed while writing cuts its last line; "
+				  "anything else means the file was changed");
+		ct_dx_where(c, f);
+	}
+	if (p->start && !p->auditor && !p->secure && !said_by_parent(p)) {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+				   "the loader did not run cudatrace's auditor (LD_AUDIT): library "
+				   "searches were not recorded");
+		ct_finding_fix(f, "keep LD_AUDIT as cudatrace sets it (another auditor "
+				  "first in it, or a loader without audit support, stops it)");
+		ct_dx_where(c, f);
+	}
+}
+
+/* ---- the driver ---------------------------------------------------------------- */
+
+static void rule_driver_missing(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_search *miss = NULL;
+	struct ct_finding *f;
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (ct_dx_is_driver(p->objects[i].path) || (p->objects[i].soname &&
+						       ct_dx_is_driver(p->objects[i].soname)))
+			return;
+	for (i = 0; i < p->nsearches && !miss; i++) {
+		const struct ct_search *s = &p->searches[i];
+
+		if (!s->found && !s->already_loaded && ct_dx_is_driver(s->name) &&
+		    !(s->request && s->request->noload))
+			miss = s;
+	}
+	if (!miss)
+		return;
+	f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+			   "no NVIDIA driver: '%s' could not be loaded", miss->name);
+	ct_finding_evidence(f, "%s by %s", miss->request ? miss->request->api : "needed",
+			    ct_dx_base(miss->request ? miss->request->caller : miss->by));
+	if (miss->request && miss->request->error)
+		ct_finding_evidence(f, "the program got: %s", miss->request->error);
+	ct_dx_tries(f, miss);
+	ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)\n"
+			  "in a container: start it with GPU support (docker run --gpus all, with "
+			  "the NVIDIA Container Toolkit)\n"
+			  "on WSL: keep /usr/lib/wsl/lib on the library path");
+	ct_dx_where(c, f);
+}
+
+/* The CUDA runtime the process runs on: version, and where it is from. */
+static int runtime_of(struct ctx *c, char *what, size_t size)
+{
+	const struct ct_proc *p = c->p;
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+		char v[64], who[512];
+		int ver;
+
+		if (o->shim || !ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)))
+			continue;
+		ver = version_of(o->path, v, sizeof(v));
+		if (!ver)
+			ver = ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)) * 1000;
+		ct_dx_asker(o, who, sizeof(who));
+		/* A bare major only repeats the soname. */
+		if (strchr(v, '.'))
+			snprintf(what, size, "%s (%s), %s", o->path, v, who);
+		else
+			snprintf(what, size, "%s, %s", o->path, who);
+		return ver;
+	}
+	/*
+	 * None loaded: a CUDA runtime linked into the program (nvcc's
+	 * default). It is as old as the compiler that built the program's
+	 * device code, which says so in it.
+	 */
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+		const struct elfscan_file *f;
+		size_t s;
+
+		if (!o->main || !(f = ct_diagnosis_code(c->d, o->path)))
+			continue;
+		for (s = 0; s < f->nsections; s++) {
+			static const char tag[] = "Cuda compilation tools, release ";
+			const struct elfscan_section *sec = &f->sections[s];
+			const char *hit;
+			int major, minor;
+
+			if (strcmp(sec->name, ".nv_fatbin") != 0 || sec->offset > f->len ||
+			    sec->size > f->len - sec->offset)
+				continue;
+			hit = memmem(f->buf + sec->offset, sec->size, tag, sizeof(tag) - 1);
+			if (hit && sscanf(hit + sizeof(tag) - 1, "%d.%d", &major, &minor) == 2) {
+				snprintf(what, size,
+					 "the CUDA runtime built into %s (its device code was "
+					 "compiled by CUDA %d.%d)",
+					 ct_dx_base(o->path), major, minor);
+				return major * 1000 + minor * 10;
+			}
+		}
+	}
+	return 0;
+}
+
+static void rule_driver(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_jv *devs;
+	const char *dpath, *cvd;
+	char runtime[1024], dver[64], need[32], have[32];
+	struct ct_finding *f;
+	int64_t version;
+	int rt;
+	size_t i, ndev = 0;
+
+	if (!p->driver)
+		return;
+	dpath = ct_jstr(p->driver, "path", "libcuda.so.1");
+	version = ct_jint(p->driver, "version", 0);
+	ct_library_release(dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
+	rt = runtime_of(c, runtime, sizeof(runtime));
+	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */
+	if (version > 0 && rt > 0 && rt / 1000 > version / 1000) {
+		int newer;
+		const char *tk = ct_toolkit_driver(rt, &newer);
+
+		ct_cuda_version_words(rt, need, sizeof(need));
+		ct_cuda_version_words((int)version, have, sizeof(have));
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_TOO_OLD, dpath,
+				   "the driver supports CUDA %s, the CUDA runtime needs %s: "
+				   "\"CUDA driver version is insufficient for CUDA runtime version\"",
+				   have, need);
+		ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", dpath,
+				    dver[0] ? " (" : "", dver, dver[0] ? ")" : "", have);
+		ct_finding_evidence(f, "runtime: %s", runtime);
+		ct_finding_fix(f,
+			       "upgrade the NVIDIA driver to %s or newer (the first driver for CUDA "
+			       "%s; any %.3s or later runs every CUDA %d.x),\nor use a build made for "
+			       "CUDA %d (PyTorch: the cu%d%s wheels)",
+			       tk ? tk : "a newer one", need,
+			       ct_family_driver(rt / 1000) ? ct_family_driver(rt / 1000) : "new",
+			       rt / 1000, (int)version / 1000, (int)version / 1000,
+			       version / 1000 == 12 ? "6" : version / 1000 == 11 ? "8" : "x");
+		ct_dx_where(c, f);
+	} else if (p->ncuinit && p->cuinit == 35) {
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_TOO_OLD, dpath,
+				   "cuInit: \"CUDA driver version is insufficient for CUDA runtime "
+				   "version\" (35)");
+		ct_finding_evidence(f, "driver: %s, supports CUDA %s", dpath,
+				    ct_cuda_version_words((int)version, have, sizeof(have)));
+		ct_finding_fix(f, "upgrade the NVIDIA driver, or use a build made for the CUDA "
+				  "version it supports");
+		ct_dx_where(c, f);
+	}
+	/* no-device: the driver loads but finds no usable GPU. */
+	devs = ct_jget(p->driver, "devices");
+	if (devs && devs->type == CT_J_ARR)
+		ndev = devs->u.c.n;
+	cvd = ct_jstr(p->env, "CUDA_VISIBLE_DEVICES", NULL);
+	if (p->ncuinit && p->cuinit != 0 && p->cuinit != 35) {
+		f = ct_finding_add(&c->d->findings, CT_F_NO_DEVICE, dpath,
+				   "the driver found no usable GPU: cuInit returned %lld (%s: %s)",
+				   (long long)p->cuinit, ct_cu_error_name((int)p->cuinit),
+				   ct_cu_error_text((int)p->cuinit));
+	} else if (p->ncuinit && p->cuinit == 0 && devs && ndev == 0) {
+		f = ct_finding_add(&c->d->findings, CT_F_NO_DEVICE, dpath,
+				   "the driver initialised but reports no GPU");
+	} else {
+		return;
+	}
+	ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", dpath, dver[0] ? " (" : "",
+			    dver, dver[0] ? ")" : "",
+			    ct_cuda_version_words((int)version, have, sizeof(have)));
+	if (cvd)
+		ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES=%s", cvd);
+	if (cvd)
+		ct_finding_fix(f, "CUDA_VISIBLE_DEVICES=%s hides GPUs from the process: unset it "
+				  "or list devices that exist (nvidia-smi -L)",
+			       cvd);
+	else if (p->cuinit == 804)
+		ct_finding_fix(f, "a forward-compatibility libcuda (cuda-compat) runs only on "
+				  "data-center GPUs: take its directory off LD_LIBRARY_PATH");
+	else if (p->cuinit == 803)
+		ct_finding_fix(f, "the driver library and the kernel module are of different "
+				  "versions: reinstall the driver, or reboot after an upgrade");
+	else
+		ct_finding_fix(f, "check that the machine has an NVIDIA GPU and that this process "
+				  "may use it: nvidia-smi; in a container, start it with --gpus "
+				  "all");
+	for (i = 0; i < ndev && i < 8; i++)
+		ct_finding_evidence(f, "GPU %zu: %s", i,
+				    ct_jstr(devs->u.c.items[i], "name", "?"));
+	ct_dx_where(c, f);
+}
+
+/* ---- device code --------------------------------------------------------------- */
+
+static void add_target(struct ct_diagnosis *d, const struct elfscan_target *t, const char *what)
+{
+	char name[ELFSCAN_ARCH_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i < d->ntargets; i++)
+		if (d->targets[i].major == t->major && d->targets[i].minor == t->minor &&
+		    d->targets[i].variant == t->variant)
+			return;
+	if (d->ntargets == CT_MAX_TARGETS)
+		return;
+	elfscan_target_name(t, name, sizeof(name));
+	d->targets[d->ntargets] = *t;
+	if (what && *what)
+		snprintf(d->target_names[d->ntargets], sizeof(d->target_names[0]), "%s (%.32s)",
+			 name, what);
+	else
+		snprintf(d->target_names[d->ntargets], sizeof(d->target_names[0]), "%s", name);
+	d->ntargets++;
+}
+
+static void trace_targets(struct ct_diagnosis *d, const struct ct_trace *t)
+{
+	size_t i, k;
+
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_jv *devs = ct_jget(t->procs[i].driver, "devices");
+
+		for (k = 0; devs && devs->type == CT_J_ARR && k < devs->u.c.n; k++) {
+			struct elfscan_target tg;
+
+			if (elfscan_target_parse(ct_jstr(devs->u.c.items[k], "cc", ""), &tg) == 0)
+				add_target(d, &tg, ct_jstr(devs->u.c.items[k], "name", NULL));
+		}
+	}
+	d->targets_from_trace = d->ntargets > 0;
+}
+
+static void archs_words(const struct elfscan_file *f, char *buf, size_t size)
+{
+	struct ct_summary s;
+
+	ct_summary_build(&s, f, 0, f->nimages);
+	ct_summary_oneline(&s, buf, size);
+	ct_summary_release(&s);
+}
+
+static void rule_device_code(struct ctx *c)
+{
+	struct ct_diagnosis *d = c->d;
+	const struct ct_proc *p = c->p;
+	int64_t driver = ct_jint(p->driver, "version", 0);
+	size_t i, t;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+		const struct elfscan_file *f;
+		char archs[512], need[32], have[32];
+
+		if (o->shim || !(f = ct_diagnosis_code(d, o->path)))
+			continue;
+		archs_words(f, archs, sizeof(archs));
+		for (t = 0; t < d->ntargets; t++) {
+			const struct elfscan_target *tg = &d->targets[t];
+			long pick = elfscan_pick_image(f->images, f->nimages, tg);
+			struct ct_finding *fd;
+			bool runnable = false;
+			size_t k;
+
+			for (k = 0; k < f->nimages; k++)
+				runnable |= f->images[k].kind == ELFSCAN_KIND_SASS ||
+					    f->images[k].kind == ELFSCAN_KIND_PTX;
+			if (!runnable)
+				break;
+			if (pick < 0) {
+				fd = ct_finding_add(&d->findings, CT_F_NO_KERNEL_IMAGE, o->path,
+						    "'%s' has no kernel image for %s", ct_dx_base(o->path),
+						    d->target_names[t]);
+				ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
+				ct_finding_evidence(fd, "SASS sm_XY runs on X.Z for Z >= Y, sm_XYf within "
+							"major X, sm_XYa only on X.Y; plain PTX on any "
+							"later GPU");
+				ct_finding_evidence(fd, "kernel launches fail with \"no kernel image is "
+							"available for execution on the device\"");
+				ct_finding_fix(fd, "rebuild %s with -gencode arch=compute_%u%u,code=sm_%u%u "
+						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\"), or install a "
+						   "build that has it",
+					       ct_dx_base(o->path), tg->major, tg->minor, tg->major,
+					       tg->minor, tg->major, tg->minor);
+				ct_dx_where(c, fd);
+				continue;
+			}
+			if (f->images[pick].kind != ELFSCAN_KIND_PTX)
+				continue;
+			{
+				const struct elfscan_image *img = &f->images[pick];
+				int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
+				char name[ELFSCAN_ARCH_NAME_MAX];
+
+				elfscan_image_arch_name(img, name, sizeof(name));
+				if (driver > 0 && (isa < 0 || isa > driver)) {
+					fd = ct_finding_add(&d->findings, CT_F_PTX_TOO_NEW, o->path,
+							    "'%s' can run on %s only through %s PTX of ISA "
+							    "%u.%u, newer than the driver (CUDA %s) compiles",
+							    ct_dx_base(o->path), d->target_names[t], name,
+							    img->version_major, img->version_minor,
+							    ct_cuda_version_words((int)driver, have,
+										  sizeof(have)));
+					ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
+					if (isa > 0)
+						ct_finding_evidence(fd, "PTX ISA %u.%u needs a driver for "
+									"CUDA %s",
+								    img->version_major, img->version_minor,
+								    ct_cuda_version_words(isa, need,
+											  sizeof(need)));
+					ct_finding_evidence(fd, "loading it (with lazy loading: its first "
+								"kernel launch) fails with \"the provided "
+								"PTX was compiled with an unsupported "
+								"toolchain\" (222)");
+					ct_finding_fix(fd, "upgrade the driver (to CUDA %s or later), or "
+							   "rebuild %s with SASS for %u.%u",
+						       isa > 0 ? need : "the PTX's", ct_dx_base(o->path),
+						       tg->major, tg->minor);
+					ct_dx_where(c, fd);
+					continue;
+				}
+				fd = ct_finding_add(&d->findings, CT_F_PTX_JIT_ONLY, o->path,
+						    "'%s' runs on %s only by JIT-compiling %s PTX at "
+						    "first launch",
+						    ct_dx_base(o->path), d->target_names[t], name);
+				ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
+				ct_finding_evidence(fd, "the first launch is slow (the JIT cache is "
+							"~/.nv/ComputeCache)");
+				ct_finding_fix(fd, "add SASS for %u.%u: -gencode "
+						   "arch=compute_%u%u,code=sm_%u%u "
+						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+					       tg->major, tg->minor, tg->major, tg->minor, tg->major,
+					       tg->minor, tg->major, tg->minor);
+				ct_dx_where(c, fd);
+			}
+		}
+	}
+}
+
+/* What the driver said of the device code it was handed. */
+/* The first GPU the process saw, as a target; false when none was recorded. */
+static bool first_gpu(const struct ct_proc *p, struct elfscan_target *t, const char **name)
+{
+	const struct ct_jv *devs = ct_jget(p->driver, "devices");
+
+	if (!devs || devs->type != CT_J_ARR || !devs->u.c.n ||
+	    elfscan_target_parse(ct_jstr(devs->u.c.items[0], "cc", ""), t) != 0)
+		return false;
+	*name = ct_jstr(devs->u.c.items[0], "name", "the GPU");
+	return true;
+}
+
+static void rule_modules(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i;
+
+	for (i = 0; i < p->nmodules; i++) {
+		const struct ct_module *m = &p->modules[i];
+		enum ct_finding_code code;
+		struct elfscan_target gpu;
+		const char *gpu_name = NULL;
+		struct ct_finding *f;
+		char archs[256], text[256];
+		size_t n;
+
+		if (m->registration || m->result == 0)
+			continue;
+		if (m->result == 209 || m->result == 200 || m->result == 223)
+			code = CT_F_NO_KERNEL_IMAGE;
+		else if (m->result == 222)
+			code = CT_F_PTX_TOO_NEW;
+		else if (m->result == 35)
+			code = CT_F_DRIVER_TOO_OLD;
+		else
+			continue;
+		ct_images_words(m->images, archs, sizeof(archs));
+		/* CUDA's texts end with a full stop; ours go on after them. */
+		snprintf(text, sizeof(text), "%s", ct_cu_error_text((int)m->result));
+		n = strlen(text);
+		if (n && text[n - 1] == '.')
+			text[n - 1] = '\0';
+		f = ct_finding_add(&c->d->findings, code, m->caller, "%s by '%s' failed: %s (%lld)",
+				   m->api, ct_dx_base(m->caller), text, (long long)m->result);
+		if (m->file)
+			ct_finding_evidence(f, "file: %s", m->file);
+		/* The shim reads images only when it could: say so, not "unreadable". */
+		ct_finding_evidence(f, "the image holds: %s", archs[0] ? archs : "(not read)");
+		if (p->driver)
+			ct_finding_evidence(f, "driver: %s, supports CUDA %lld.%lld",
+					    ct_jstr(p->driver, "path", "?"),
+					    (long long)(ct_jint(p->driver, "version", 0) / 1000),
+					    (long long)(ct_jint(p->driver, "version", 0) % 1000 / 10));
+		if (m->result == 223)
+			ct_finding_fix(f, "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1?): allow it, or "
+					  "ship SASS for the GPU");
+		else if (code == CT_F_NO_KERNEL_IMAGE && first_gpu(p, &gpu, &gpu_name))
+			ct_finding_fix(f, "rebuild the code %s loads with SASS for sm_%u%u (%s): "
+					  "-gencode arch=compute_%u%u,code=sm_%u%u",
+				       ct_dx_base(m->caller), gpu.major, gpu.minor, gpu_name, gpu.major,
+				       gpu.minor, gpu.major, gpu.minor);
+		else if (code == CT_F_NO_KERNEL_IMAGE)
+			ct_finding_fix(f, "rebuild the code %s loads with SASS (or PTX) for the GPU: "
+					  "-gencode arch=compute_XY,code=sm_XY for its compute "
+					  "capability",
+				       ct_dx_base(m->caller));
+		else if (code == CT_F_PTX_TOO_NEW)
+			ct_finding_fix(f, "upgrade the driver, or ship SASS for the GPU so that no "
+					  "PTX needs compiling");
+		else
+			ct_finding_fix(f, "upgrade the NVIDIA driver, or use a build made for the CUDA "
+					  "version it supports");
+		ct_dx_where(c, f);
+	}
+}
+
+/* ---- the whole trace ------------------------------------------------------------- */
+
+void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
+		 const struct elfscan_target *targets, size_t ntargets,
+		 const struct ct_loader *machine)
+{
+	size_t i, k;
+
+	memset(d, 0, sizeof(*d));
+	ct_findings_init(&d->findings);
+	for (i = 0; i < ntargets; i++)
+		add_target(d, &targets[i], NULL);
+	if (!ntargets)
+		trace_targets(d, t);
+	/* The device code of every object, once, for the rules and the printers. */
+	for (i = 0; i < t->nprocs; i++)
+		for (k = 0; k < t->procs[i].nobjects; k++)
+			if (!t->procs[i].objects[k].shim)
+				scan_code(d, t->procs[i].objects[k].path);
+	for (i = 0; i < t->nprocs; i++) {
+		struct ctx c;
+
+		memset(&c, 0, sizeof(c));
+		c.d = d;
+		c.p = &t->procs[i];
+		c.L = machine;
+		describe_proc(&c);
+		rule_incomplete(&c);
+		rule_driver_missing(&c);
+		rule_driver(&c);
+		ct_dx_rule_not_found(&c);
+		ct_dx_rule_shadowed(&c);
+		ct_dx_rule_mixed(&c);
+		ct_dx_rule_symbol_versions(&c);
+		rule_modules(&c);
+		rule_device_code(&c);
+	}
+	ct_findings_group(&d->findings);
+}

@@ -1,0 +1,62 @@
+/*
+ * The diagnosis engine: from a trace (and the files it names), findings
+ * with their evidence and fixes (findings.h). Inputs: what each process
+ * loaded and failed to load, the driver and GPUs it saw, the module loads
+ * and their results; the scanner's view of every loaded object with device
+ * code; the loader model (resolve.h) for what a requester's own paths
+ * would have given; the tables of compat.h. The device is the GPUs the
+ * trace recorded, or the targets given (--arch); with neither, device code
+ * is not judged, and the report says so.
+ *
+ * Ownership: struct ct_diagnosis owns its findings and per-object caches;
+ * ct_diagnosis_release frees them. The trace must outlive nothing here.
+ */
+#ifndef CT_DIAGNOSE_H
+#define CT_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arch.h"
+#include "findings.h"
+#include "targets.h"
+#include "trace.h"
+
+
+struct ct_devcode;
+
+struct ct_diagnosis {
+	struct ct_findings findings;
+	struct elfscan_target targets[CT_MAX_TARGETS];
+	char target_names[CT_MAX_TARGETS][CT_TARGET_NAME]; /* "sm_90 (NVIDIA H100)" */
+	size_t ntargets;
+	bool targets_from_trace;  /* the GPUs recorded; else --arch or none */
+	struct ct_devcode *code;  /* scanned objects, by path */
+	size_t ncode;
+};
+
+struct ct_loader;
+
+/*
+ * Every finding for t; targets (NULL/0: the GPUs the trace recorded).
+ * machine is the loader model of the machine the trace is judged on
+ * (resolve.h: its platform facts, ld.so.cache and environment, started
+ * with a stand-in program, as ct_loader_open(L, NULL, ...) gives): what a
+ * requester's own RPATH/RUNPATH would give, and copies elsewhere, are
+ * asked of it. Borrowed; it must outlive the call only.
+ */
+void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
+		 const struct elfscan_target *targets, size_t ntargets,
+		 const struct ct_loader *machine);
+void ct_diagnosis_release(struct ct_diagnosis *d);
+
+/*
+ * The device code of an object of the trace, scanned once per path by
+ * ct_diagnose: NULL when it has none, cannot be read, or is not in the
+ * trace. images/nimages as elfscan gives them; owned by d.
+ */
+const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path);
+/* Did any object of the trace hold device code? */
+bool ct_diagnosis_has_code(const struct ct_diagnosis *d);
+
+#endif

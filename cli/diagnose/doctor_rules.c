@@ -1,0 +1,340 @@
+/*
+ * The rules of cudatrace doctor: the machine's facts (doctor.c) turned into
+ * findings (driver-missing, no-device, driver-too-old, lib-shadowed), each
+ * with its evidence and fix. docs/doctor.md says when each fires.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat.h"
+#include "cuda_errors.h"
+#include "util.h"
+#include "gpu.h"
+#include "doctor.h"
+#include "describe.h"
+#include "libnames.h"
+#include "findings.h"
+
+static const char *cuda_words(int cuda, char *buf, size_t size)
+{
+	char v[32];
+
+	if (cuda <= 0)
+		snprintf(buf, size, "an unknown CUDA version");
+	else
+		snprintf(buf, size, "CUDA %s", ct_cuda_version_words(cuda, v, sizeof(v)));
+	return buf;
+}
+
+static const char *dir_of(const char *path, char *buf, size_t size)
+{
+	const char *s = strrchr(path, '/');
+
+	snprintf(buf, size, "%.*s", s ? (int)(s - path) : 0, path);
+	return buf;
+}
+
+/* ---- rules ------------------------------------------------------------------ */
+
+static void module_evidence(struct ct_finding *f, const struct ct_doctor_driver *drv)
+{
+	if (!drv->module_version[0])
+		ct_finding_evidence(f, "no NVIDIA kernel module: %s/version does not exist",
+				    drv->proc);
+	else if (drv->module_gpus >= 0)
+		ct_finding_evidence(f, "the NVIDIA kernel module %s is loaded (%s/version), "
+				       "%d GPU%s", drv->module_version, drv->proc, drv->module_gpus,
+				    drv->module_gpus == 1 ? "" : "s");
+	else
+		ct_finding_evidence(f, "the NVIDIA kernel module %s is loaded (%s/version)",
+				    drv->module_version, drv->proc);
+}
+
+static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	struct ct_finding *f;
+	char rule[256], dir[4096];
+	size_t i;
+
+	if (drv->probe.opened)
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, drv->probe.path,
+				   "'%s' is not a usable driver: %s", drv->probe.path,
+				   drv->probe.error);
+	else if (drv->path)
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, drv->path,
+				   "'libcuda.so.1' cannot be loaded: %s", drv->probe.error);
+	else
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, NULL,
+				   "no NVIDIA driver: 'libcuda.so.1' is not found");
+	for (i = 0; i < drv->search->ncands; i++) {
+		const struct ct_cand *c = &drv->search->cands[i];
+
+		if (c->subdir)
+			continue;
+		if (!c->path[0]) /* the cache, asked by name */
+			ct_finding_evidence(f, "searched ld.so.cache: %s", ct_outcome_name(c->outcome));
+		else
+			ct_finding_evidence(f, "searched %s (%s): %s", c->path,
+					    ct_rule_text(c->via, c->owner, rule, sizeof(rule)),
+					    ct_outcome_name(c->outcome));
+	}
+	for (i = 0; i < drv->copies.n; i++)
+		if (drv->copies.c[i].same_name)
+			ct_finding_evidence(f, "a copy not on the path: %s (%s)",
+					    drv->copies.c[i].path, drv->copies.c[i].where);
+	module_evidence(f, drv);
+	for (i = 0; i < drv->copies.n && !drv->copies.c[i].same_name; i++)
+		;
+	if (i < drv->copies.n)
+		ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
+				  "ldconfig) if it is the driver of this machine's kernel module",
+			       dir_of(drv->copies.c[i].path, dir, sizeof(dir)));
+	else if (drv->module_version[0])
+		ct_finding_fix(f, "the kernel module is there but not its library: in a container, "
+				  "start it with GPU support (docker run --gpus all, with "
+				  "nvidia-container-toolkit) so the host's libcuda.so.1 is "
+				  "mounted;\n"
+				  "on the host, install the driver's libraries of version %s",
+			       drv->module_version);
+	else
+		ct_finding_fix(f, "install the NVIDIA driver (nvidia-smi must list the GPU), or "
+				  "start the container with GPU support (docker run --gpus all, "
+				  "with nvidia-container-toolkit);\n"
+				  "on WSL the driver is in /usr/lib/wsl/lib: put it on "
+				  "LD_LIBRARY_PATH");
+}
+
+/* cuInit failed, or it found no GPU. */
+static void no_device(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	const struct ct_driver_probe *p = &drv->probe;
+	bool mismatch = drv->module_version[0] && drv->version[0] && !drv->compat &&
+			strcmp(drv->module_version, drv->version) != 0;
+	const struct ct_doctor_compat *compat = NULL;
+	struct ct_finding *f;
+	char dir[4096];
+	size_t i;
+
+	for (i = 0; i < drv->ncompat; i++)
+		if (drv->compat_libs[i].taken)
+			compat = &drv->compat_libs[i];
+	if (p->init_result > 0)
+		f = ct_finding_add(fs, CT_F_NO_DEVICE, drv->path,
+				   "the driver cannot be used: cuInit returned %d (%s: %s)",
+				   p->init_result, ct_cu_error_name(p->init_result),
+				   ct_cu_error_text(p->init_result));
+	else
+		f = ct_finding_add(fs, CT_F_NO_DEVICE, drv->path, "the driver reports no GPU");
+	ct_finding_evidence(f, "libcuda.so.1: %s%s%s", drv->path ? drv->path : p->path,
+			    drv->version[0] ? ", version " : "", drv->version);
+	module_evidence(f, drv);
+	if (drv->visible_devices)
+		ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES='%s'", drv->visible_devices);
+
+	if (drv->visible_devices && (p->init_result == 100 || p->init_result == 0)) {
+		ct_finding_fix(f, "CUDA_VISIBLE_DEVICES='%s' may hide every GPU: unset it, or list "
+				  "GPUs that exist (indices from 0, or UUIDs from nvidia-smi -L)",
+			       drv->visible_devices);
+	} else if (p->init_result == 34) {
+		ct_finding_fix(f, "'%s' is the CUDA toolkit's stub, for linking only: take '%s' "
+				  "off LD_LIBRARY_PATH so the real driver is found",
+			       drv->path ? drv->path : p->path,
+			       dir_of(drv->path ? drv->path : p->path, dir, sizeof(dir)));
+	} else if (compat || p->init_result == 804) {
+		ct_finding_evidence(f, "forward compatibility: this libcuda.so.1 is newer than the "
+				       "kernel module, which only data-center GPUs allow");
+		ct_finding_fix(f, "take '%s' off LD_LIBRARY_PATH to use the installed driver, or "
+				  "update the driver itself",
+			       dir_of(compat ? compat->path : drv->path, dir, sizeof(dir)));
+	} else if (mismatch) {
+		ct_finding_evidence(f, "the kernel module is %s but libcuda.so.1 is %s: the two "
+				       "come from different driver releases",
+				    drv->module_version, drv->version);
+		ct_finding_fix(f, "after a driver update the old module stays loaded: reboot (or "
+				  "reload the nvidia modules);\n"
+				  "in a container, do not install the driver's libraries in the "
+				  "image: nvidia-container-toolkit mounts the host's");
+	} else if (!drv->module_version[0]) {
+		ct_finding_fix(f, "no NVIDIA kernel module is loaded here: on a host, install or "
+				  "load the driver (nvidia-smi must list the GPU);\n"
+				  "in a container, start it with GPU support (docker run --gpus "
+				  "all, with nvidia-container-toolkit; on Kubernetes a "
+				  "nvidia.com/gpu request)");
+	} else {
+		ct_finding_fix(f, "check that /dev/nvidia* exist and can be opened (container "
+				  "device rules, permissions) and that nvidia-smi lists the GPU");
+	}
+}
+
+/* The forward-compatibility copy that would run a runtime of this major. */
+static const struct ct_doctor_compat *compat_for(const struct ct_doctor *d, int major)
+{
+	const char *family = ct_family_driver(major);
+	size_t i;
+
+	for (i = 0; family && i < d->drv.ncompat; i++)
+		if (!d->drv.compat_libs[i].taken &&
+		    atoi(d->drv.compat_libs[i].version) >= atoi(family))
+			return &d->drv.compat_libs[i];
+	return NULL;
+}
+
+static void runtime_evidence(struct ct_finding *f, const struct ct_doctor_runtime *r)
+{
+	if (r->taken)
+		ct_finding_evidence(f, "%s (%s, %s): the loader takes it for %s [%s]", r->path,
+				    r->version, r->where, r->soname, ct_rule_words(r->found_via));
+	else
+		ct_finding_evidence(f, "%s (%s, %s)", r->path, r->version, r->where);
+}
+
+/* One finding per major: every copy of it is judged the same way. */
+static void runtime_findings(const struct ct_doctor *d, struct ct_findings *fs,
+			     enum ct_runtime_verdict verdict)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	char dw[64], rw[64], dir[4096], or_compat[4352];
+	size_t i, k;
+
+	for (i = 0; i < d->nrt; i++) {
+		const struct ct_doctor_runtime *r = &d->rt[i], *lead = r;
+		const struct ct_doctor_compat *compat;
+		const char *family;
+		struct ct_finding *f;
+		bool taken = false, seen = false;
+		int newest = r->cuda, have;
+
+		if (r->verdict != verdict)
+			continue;
+		for (k = 0; k < i; k++)
+			seen |= d->rt[k].verdict == verdict && d->rt[k].major == r->major;
+		if (seen)
+			continue;
+		for (k = i; k < d->nrt; k++)
+			if (d->rt[k].verdict == verdict && d->rt[k].major == r->major) {
+				if (d->rt[k].taken && !taken)
+					lead = &d->rt[k];
+				taken |= d->rt[k].taken;
+				newest = d->rt[k].cuda > newest ? d->rt[k].cuda : newest;
+			}
+		cuda_words(drv->probe.version, dw, sizeof(dw));
+		if (verdict == CT_RT_TOO_NEW) {
+			if (lead->cuda > 0)
+				cuda_words(lead->cuda, rw, sizeof(rw));
+			else
+				snprintf(rw, sizeof(rw), "CUDA %d", r->major);
+			f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
+					   "the %s runtime '%s' needs a newer driver than %s%s, "
+					   "which supports %s",
+					   rw, lead->path,
+					   drv->version[0] ? "libcuda.so.1 " : "this one",
+					   drv->version, dw);
+			/*
+			 * Every program without RPATH/RUNPATH gets the copy the
+			 * loader takes: that one fails for sure. The others fail
+			 * only for programs pointed at them.
+			 */
+			if (!taken)
+				f->severity = CT_SEV_WARNING;
+		} else {
+			f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
+					   "the %s runtime '%s' runs on the %s driver through "
+					   "minor-version compatibility",
+					   cuda_words(newest, rw, sizeof(rw)), lead->path, dw);
+			f->severity = CT_SEV_INFO;
+		}
+		for (k = i; k < d->nrt; k++)
+			if (d->rt[k].verdict == verdict && d->rt[k].major == r->major)
+				runtime_evidence(f, &d->rt[k]);
+		ct_finding_evidence(f, "the driver: %s%s%s, %s (cuDriverGetVersion)",
+				    drv->path ? drv->path : drv->probe.path,
+				    drv->version[0] ? ", version " : "", drv->version, dw);
+		if (verdict == CT_RT_MINOR_COMPAT) {
+			int newer;
+			const char *ships = ct_toolkit_driver(newest, &newer);
+
+			ct_finding_evidence(f, "features newer than %s fail, and so does PTX the "
+					       "driver's JIT cannot read (%s, 222)",
+					    dw, ct_cu_error_name(222));
+			ct_finding_fix(f, "nothing to do for programs that carry SASS for the GPU; "
+					  "for PTX or newer features, update the driver to %s%s%s",
+				       ships ? ships : "a newer release",
+				       ships ? ", the one shipped with " : "",
+				       ships ? cuda_words(newest, rw, sizeof(rw)) : "");
+			continue;
+		}
+		ct_finding_evidence(f, "programs using it fail with \"%s\" (%s, 35)",
+				    ct_cu_error_text(35), ct_cu_error_name(35));
+		/* A forward-compatibility copy is the way out without a new driver. */
+		compat = compat_for(d, r->major);
+		family = ct_family_driver(r->major);
+		have = drv->probe.version / 1000;
+		if (compat)
+			snprintf(or_compat, sizeof(or_compat),
+				 ";\nor, on a data-center GPU, put '%s' first on LD_LIBRARY_PATH "
+				 "(forward compatibility, libcuda %s)",
+				 dir_of(compat->path, dir, sizeof(dir)), compat->version);
+		ct_finding_fix(f, "update the driver to %s or newer (any driver of that branch "
+				  "runs every CUDA %d release);\n"
+				  "or use a CUDA %d runtime: a build of your framework for CUDA %d "
+				  "(pip: the -cu%d wheels)%s",
+			       family ? family : "a newer release", r->major, have, have, have,
+			       compat ? or_compat : "");
+	}
+}
+
+static const char *or_unknown(const char *version)
+{
+	return version[0] ? version : "version unknown";
+}
+
+static void shadow_findings(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	size_t i, k, n;
+
+	for (i = 0; i < d->nld; i++) {
+		const struct ct_doctor_ldentry *en = &d->ld[i];
+		const struct ct_doctor_shadow *first = NULL;
+		struct ct_finding *f;
+
+		for (k = n = 0; k < en->nshadows; k++)
+			if (en->shadows[k].differ && !n++)
+				first = &en->shadows[k];
+		if (!first)
+			continue;
+		f = ct_finding_add(fs, CT_F_LIB_SHADOWED, en->dir,
+				   "LD_LIBRARY_PATH puts '%s' before '%s'%s", first->path,
+				   first->other,
+				   n > 1 ? ", and other CUDA libraries before their copies" : "");
+		for (k = 0; k < en->nshadows; k++) {
+			const struct ct_doctor_shadow *s = &en->shadows[k];
+
+			if (s->differ)
+				ct_finding_evidence(f, "%s: %s (%s) is taken before %s (%s, %s)",
+						    s->soname, s->path, or_unknown(s->version),
+						    s->other, or_unknown(s->other_version),
+						    s->other_where);
+		}
+		ct_finding_fix(f, "LD_LIBRARY_PATH is searched before every RUNPATH and "
+				  "ld.so.cache: take '%s' off it so programs and wheels find the "
+				  "copies they were built with;\n"
+				  "or, if it is meant to win, give it the versions the others have",
+			       en->dir);
+	}
+}
+
+void ct_doctor_findings(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_driver_probe *p = &d->drv.probe;
+
+	if (!p->opened || p->init_result < 0)
+		driver_missing(d, fs);
+	else if (p->init_result != 0 || p->count == 0)
+		no_device(d, fs);
+	runtime_findings(d, fs, CT_RT_TOO_NEW);
+	runtime_findings(d, fs, CT_RT_MINOR_COMPAT);
+	shadow_findings(d, fs);
+	ct_findings_group(fs);
+}

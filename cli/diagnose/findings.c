@@ -1,0 +1,297 @@
+/* Findings: adding, grouping, printing; see findings.h. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "findings.h"
+#include "json.h"
+
+static const struct {
+	const char *id, *title;
+	int severity;
+} table[] = {
+#define CT_FINDING(name, id, severity, title) { id, title, severity },
+#include "findings.def"
+#undef CT_FINDING
+};
+
+const char *ct_finding_id(enum ct_finding_code code)
+{
+	return (unsigned)code < CT_F_COUNT ? table[code].id : "?";
+}
+
+const char *ct_finding_title(enum ct_finding_code code)
+{
+	return (unsigned)code < CT_F_COUNT ? table[code].title : "?";
+}
+
+const char *ct_severity_name(enum ct_severity s)
+{
+	return s == CT_SEV_ERROR ? "error" : s == CT_SEV_WARNING ? "warning" : "info";
+}
+
+void ct_findings_init(struct ct_findings *fs)
+{
+	memset(fs, 0, sizeof(*fs));
+}
+
+static void where_free(struct ct_where *w)
+{
+	free(w->host);
+	free(w->rank);
+	free(w->program);
+}
+
+static void finding_free(struct ct_finding *f)
+{
+	size_t i;
+
+	free(f->object);
+	free(f->message);
+	free(f->fix);
+	for (i = 0; i < f->nevidence; i++)
+		free(f->evidence[i]);
+	free(f->evidence);
+	for (i = 0; i < f->nwhere; i++)
+		where_free(&f->where[i]);
+	free(f->where);
+}
+
+void ct_findings_release(struct ct_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		finding_free(&fs->f[i]);
+	free(fs->f);
+	ct_findings_init(fs);
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		ct_out_of_memory();
+	return s;
+}
+
+struct ct_finding *ct_finding_add(struct ct_findings *fs, enum ct_finding_code code,
+				  const char *object, const char *fmt, ...)
+{
+	struct ct_finding *f;
+	va_list ap;
+
+	fs->f = ct_xrealloc(fs->f, (fs->n + 1) * sizeof(*fs->f));
+	f = &fs->f[fs->n++];
+	memset(f, 0, sizeof(*f));
+	f->code = code;
+	f->severity = (enum ct_severity)table[code].severity;
+	f->object = object ? ct_xstrdup(object) : NULL;
+	va_start(ap, fmt);
+	f->message = vformat(fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+void ct_finding_fix(struct ct_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->fix);
+	va_start(ap, fmt);
+	f->fix = vformat(fmt, ap);
+	va_end(ap);
+}
+
+void ct_finding_evidence(struct ct_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->evidence = ct_xrealloc(f->evidence, (f->nevidence + 1) * sizeof(char *));
+	va_start(ap, fmt);
+	f->evidence[f->nevidence++] = vformat(fmt, ap);
+	va_end(ap);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? ct_xstrdup(s) : NULL;
+}
+
+void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
+		      const char *rank, const char *program)
+{
+	struct ct_where *w;
+
+	f->where = ct_xrealloc(f->where, (f->nwhere + 1) * sizeof(*f->where));
+	w = &f->where[f->nwhere++];
+	w->pid = pid;
+	w->host = dup_or_null(host);
+	w->rank = dup_or_null(rank);
+	w->program = dup_or_null(program);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_finding(const struct ct_finding *a, const struct ct_finding *b)
+{
+	return a->code == b->code && a->severity == b->severity && same_str(a->object, b->object) &&
+	       same_str(a->message, b->message) && same_str(a->fix, b->fix);
+}
+
+void ct_findings_group(struct ct_findings *fs)
+{
+	struct ct_finding *out = ct_xcalloc(fs->n + 1, sizeof(*out));
+	size_t n = 0, i, k;
+	int sev;
+
+	/* Merge into the first of each kind; then order by severity, stably. */
+	for (i = 0; i < fs->n; i++) {
+		struct ct_finding *f = &fs->f[i];
+
+		for (k = 0; k < i; k++)
+			if (fs->f[k].message && same_finding(&fs->f[k], f))
+				break;
+		if (k == i)
+			continue;
+		fs->f[k].where = ct_xrealloc(fs->f[k].where,
+					     (fs->f[k].nwhere + f->nwhere + 1) * sizeof(*f->where));
+		memcpy(fs->f[k].where + fs->f[k].nwhere, f->where, f->nwhere * sizeof(*f->where));
+		fs->f[k].nwhere += f->nwhere;
+		free(f->where);
+		f->where = NULL;
+		f->nwhere = 0;
+		finding_free(f);
+		f->message = NULL; /* merged away */
+	}
+	for (sev = CT_SEV_ERROR; sev >= CT_SEV_INFO; sev--)
+		for (i = 0; i < fs->n; i++)
+			if (fs->f[i].message && (int)fs->f[i].severity == sev)
+				out[n++] = fs->f[i];
+	free(fs->f);
+	fs->f = out;
+	fs->n = n;
+}
+
+int ct_findings_worst(const struct ct_findings *fs)
+{
+	int worst = -1;
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if ((int)fs->f[i].severity > worst)
+			worst = (int)fs->f[i].severity;
+	return worst;
+}
+
+/* Distinct values among the places (NULLs not counted). */
+static size_t distinct(const struct ct_finding *f, bool hosts)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < f->nwhere; i++) {
+		const char *v = hosts ? f->where[i].host : f->where[i].rank;
+
+		if (!v)
+			continue;
+		for (k = 0; k < i; k++)
+			if (same_str(hosts ? f->where[k].host : f->where[k].rank, v))
+				break;
+		n += k == i;
+	}
+	return n;
+}
+
+char *ct_where_words(const struct ct_finding *f, char *buf, size_t size)
+{
+	size_t hosts = distinct(f, true), ranks = distinct(f, false), n;
+
+	if (f->nwhere == 0) {
+		snprintf(buf, size, "this machine");
+	} else if (f->nwhere == 1) {
+		const struct ct_where *w = &f->where[0];
+
+		if (w->rank)
+			snprintf(buf, size, "rank %s (process %lld)", w->rank, (long long)w->pid);
+		else
+			snprintf(buf, size, "process %lld%s%s", (long long)w->pid,
+				 w->program ? ": " : "", w->program ? w->program : "");
+	} else {
+		n = ranks > 1 ? (size_t)snprintf(buf, size, "%zu ranks", ranks)
+			      : (size_t)snprintf(buf, size, "%zu processes", f->nwhere);
+		if (hosts > 1 && n < size)
+			snprintf(buf + n, size - n, " on %zu hosts", hosts);
+	}
+	return buf;
+}
+
+void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose)
+{
+	static const char *const colours[] = { "\033[36m", "\033[33m", "\033[1;31m" };
+	size_t i, k;
+
+	for (i = 0; i < fs->n; i++) {
+		const struct ct_finding *f = &fs->f[i];
+		size_t shown = verbose || f->nevidence <= 12 ? f->nevidence : 10;
+		char where[256];
+		const char *p, *nl;
+
+		fprintf(out, "%s%s%s %s: %s\n", colour ? colours[f->severity] : "",
+			ct_severity_name(f->severity), colour ? "\033[0m" : "",
+			ct_finding_id(f->code), f->message);
+		for (k = 0; k < shown; k++)
+			fprintf(out, "    %s\n", f->evidence[k]);
+		if (shown < f->nevidence)
+			fprintf(out, "    (%zu more lines: --json or -v)\n", f->nevidence - shown);
+		for (p = f->fix; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+			nl = strchr(p, '\n');
+			fprintf(out, "  %s %.*s\n", p == f->fix ? "fix:" : "    ",
+				(int)(nl ? nl - p : (long)strlen(p)), p);
+		}
+		if (f->nwhere)
+			fprintf(out, "  seen in %s\n", ct_where_words(f, where, sizeof(where)));
+		if (i + 1 < fs->n)
+			fputc('\n', out);
+	}
+}
+
+void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
+{
+	size_t i, k;
+
+	ct_json_array_begin(j);
+	for (i = 0; i < fs->n; i++) {
+		const struct ct_finding *f = &fs->f[i];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "code", ct_finding_id(f->code));
+		ct_json_kv_string(j, "severity", ct_severity_name(f->severity));
+		ct_json_kv_string(j, "message", f->message);
+		ct_json_kv_string(j, "fix", f->fix);
+		ct_json_kv_string(j, "object", f->object);
+		ct_json_key(j, "evidence");
+		ct_json_array_begin(j);
+		for (k = 0; k < f->nevidence; k++)
+			ct_json_string(j, f->evidence[k]);
+		ct_json_array_end(j);
+		ct_json_key(j, "where");
+		ct_json_array_begin(j);
+		for (k = 0; k < f->nwhere; k++) {
+			ct_json_object_begin(j);
+			ct_json_key(j, "pid");
+			ct_json_i64(j, f->where[k].pid);
+			ct_json_kv_string(j, "host", f->where[k].host);
+			ct_json_kv_string(j, "rank", f->where[k].rank);
+			ct_json_kv_string(j, "program", f->where[k].program);
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}

@@ -1,0 +1,488 @@
+/* The loader's view of an ELF file, read with libelf; see elfinfo.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "elfinfo.h"
+
+#ifndef DF_1_NODEFLIB
+#define DF_1_NODEFLIB 0x800
+#endif
+#ifndef DF_1_PIE
+#define DF_1_PIE 0x08000000
+#endif
+
+void ct_elfinfo_init(struct ct_elfinfo *e)
+{
+	memset(e, 0, sizeof(*e));
+}
+
+void ct_elfinfo_release(struct ct_elfinfo *e)
+{
+	size_t i, k;
+
+	free(e->interp);
+	free(e->soname);
+	free(e->rpath);
+	free(e->runpath);
+	for (i = 0; i < e->nneeded; i++)
+		free(e->needed[i]);
+	free(e->needed);
+	for (i = 0; i < e->nverneed; i++) {
+		free(e->verneed[i].file);
+		free(e->verneed[i].version);
+		free(e->verneed[i].symbol);
+		for (k = 0; k < e->verneed[i].nsymbols; k++)
+			free(e->verneed[i].symbols[k]);
+		free(e->verneed[i].symbols);
+	}
+	free(e->verneed);
+	for (i = 0; i < e->nverdef; i++)
+		free(e->verdef[i]);
+	free(e->verdef);
+	ct_elfinfo_init(e);
+}
+
+static char *dup_str(Elf *elf, size_t strndx, size_t off)
+{
+	const char *s = elf_strptr(elf, strndx, off);
+
+	return s ? ct_xstrdup(s) : NULL;
+}
+
+static void read_dynamic(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!d || sh->sh_entsize == 0)
+		return;
+	e->dynamic = true;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Dyn dyn;
+
+		if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		switch (dyn.d_tag) {
+		case DT_NEEDED:
+			e->needed = ct_xrealloc(e->needed, (e->nneeded + 1) * sizeof(char *));
+			e->needed[e->nneeded] = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			if (e->needed[e->nneeded])
+				e->nneeded++;
+			break;
+		case DT_SONAME:
+			free(e->soname);
+			e->soname = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			break;
+		case DT_RPATH:
+			free(e->rpath);
+			e->rpath = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			break;
+		case DT_RUNPATH:
+			free(e->runpath);
+			e->runpath = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			break;
+		case DT_FLAGS_1:
+			e->nodeflib = (dyn.d_un.d_val & DF_1_NODEFLIB) != 0;
+			e->pie = e->pie || (dyn.d_un.d_val & DF_1_PIE);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* VERNEED: per needed file, the versions it must define. */
+static void read_verneed(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh, unsigned *index_of, size_t nindex)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, k;
+
+	if (!d)
+		return;
+	/*
+	 * Offsets come from the file: each step must move forward inside the
+	 * section, so a crafted chain cannot loop or wrap.
+	 */
+	for (k = 0; k < sh->sh_info && off < d->d_size; k++) {
+		GElf_Verneed vn;
+		size_t aux;
+		unsigned j;
+
+		if (!gelf_getverneed(d, (int)off, &vn) || vn.vn_aux == 0 ||
+		    vn.vn_aux >= d->d_size - off)
+			break;
+		aux = off + vn.vn_aux;
+		for (j = 0; j < vn.vn_cnt && aux < d->d_size; j++) {
+			GElf_Vernaux va;
+			struct ct_verneed *v;
+
+			if (!gelf_getvernaux(d, (int)aux, &va))
+				break;
+			e->verneed = ct_xrealloc(e->verneed, (e->nverneed + 1) * sizeof(*v));
+			v = &e->verneed[e->nverneed++];
+			memset(v, 0, sizeof(*v));
+			v->file = dup_str(elf, sh->sh_link, vn.vn_file);
+			v->version = dup_str(elf, sh->sh_link, va.vna_name);
+			v->weak = (va.vna_flags & VER_FLG_WEAK) != 0;
+			if (va.vna_other < nindex)
+				index_of[va.vna_other] = (unsigned)e->nverneed;
+			if (!va.vna_next || va.vna_next >= d->d_size - aux)
+				break;
+			aux += va.vna_next;
+		}
+		if (!vn.vn_next || vn.vn_next >= d->d_size - off)
+			break;
+		off += vn.vn_next;
+	}
+}
+
+static void read_verdef(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
+			const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, k;
+
+	if (!d)
+		return;
+	for (k = 0; k < sh->sh_info && off < d->d_size; k++) {
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+
+		if (!gelf_getverdef(d, (int)off, &vd))
+			break;
+		/* The base version names the file itself, not a version. */
+		if (!(vd.vd_flags & VER_FLG_BASE) && vd.vd_aux < d->d_size - off &&
+		    gelf_getverdaux(d, (int)(off + vd.vd_aux), &va)) {
+			char *name = dup_str(elf, sh->sh_link, va.vda_name);
+
+			if (name) {
+				e->verdef = ct_xrealloc(e->verdef, (e->nverdef + 1) * sizeof(char *));
+				e->verdef[e->nverdef++] = name;
+			}
+		}
+		if (!vd.vd_next || vd.vd_next >= d->d_size - off)
+			break;
+		off += vd.vd_next;
+	}
+}
+
+/* The undefined symbols needing each version, from .dynsym and VERSYM. */
+static void read_symbols(struct ct_elfinfo *e, Elf *elf, Elf_Scn *dynsym,
+			 const GElf_Shdr *symsh, Elf_Scn *versym,
+			 const unsigned *index_of, size_t nindex)
+{
+	Elf_Data *sd = elf_getdata(dynsym, NULL), *vd = elf_getdata(versym, NULL);
+	size_t i, n;
+
+	if (!sd || !vd || symsh->sh_entsize == 0)
+		return;
+	n = symsh->sh_size / symsh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Versym ver;
+		unsigned idx;
+
+		if (!gelf_getsym(sd, (int)i, &sym) || !gelf_getversym(vd, (int)i, &ver))
+			break;
+		idx = ver & 0x7fff;
+		if (sym.st_shndx != SHN_UNDEF || idx < 2 || idx >= nindex ||
+		    !index_of[idx])
+			continue;
+		{
+			struct ct_verneed *v = &e->verneed[index_of[idx] - 1];
+			char *name = dup_str(elf, symsh->sh_link, sym.st_name);
+
+			if (!name)
+				continue;
+			if (!v->symbol)
+				v->symbol = ct_xstrdup(name);
+			v->symbols = ct_xrealloc(v->symbols, (v->nsymbols + 1) * sizeof(char *));
+			v->symbols[v->nsymbols++] = name;
+		}
+	}
+}
+
+int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	Elf *elf;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
+	GElf_Shdr symsh = { 0 }, vnsh = { 0 };
+	unsigned index_of[4096];
+	size_t nph, i;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		rc = -ENOEXEC;
+		goto out;
+	}
+	memset(index_of, 0, sizeof(index_of));
+	e->elf_class = gelf_getclass(elf) == ELFCLASS32 ? 32 : 64;
+	e->machine = eh.e_machine;
+	e->type = eh.e_type;
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		for (i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			char *buf;
+
+			/* The first PT_INTERP is the one the kernel uses. */
+			if (e->interp || !gelf_getphdr(elf, (int)i, &ph) ||
+			    ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096)
+				continue;
+			buf = ct_xcalloc(1, ph.p_filesz + 1);
+			if (pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset) ==
+			    (ssize_t)ph.p_filesz) {
+				e->interp = buf;
+			} else {
+				free(buf);
+			}
+		}
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		switch (sh.sh_type) {
+		case SHT_DYNAMIC:
+			read_dynamic(e, elf, scn, &sh);
+			break;
+		case SHT_GNU_verdef:
+			read_verdef(e, elf, scn, &sh);
+			break;
+		case SHT_GNU_verneed:
+			verneed = scn;
+			vnsh = sh;
+			break;
+		case SHT_GNU_versym:
+			versym = scn;
+			break;
+		case SHT_DYNSYM:
+			dynsym = scn;
+			symsh = sh;
+			break;
+		default:
+			break;
+		}
+	}
+	if (verneed) {
+		read_verneed(e, elf, verneed, &vnsh, index_of, 4096);
+		if (dynsym && versym)
+			read_symbols(e, elf, dynsym, &symsh, versym, index_of, 4096);
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+bool ct_elfinfo_defines(const struct ct_elfinfo *e, const char *version)
+{
+	size_t i;
+
+	for (i = 0; i < e->nverdef; i++)
+		if (strcmp(e->verdef[i], version) == 0)
+			return true;
+	return false;
+}
+
+static int cmp_symdef(const void *a, const void *b)
+{
+	const struct ct_symdef *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return strcmp(x->version ? x->version : "", y->version ? y->version : "");
+}
+
+/* VERDEF index -> name (the base version left NULL: it names the file). */
+static char **verdef_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, size_t *n)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	char **names = NULL;
+	size_t off = 0, k;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	for (k = 0; k < sh->sh_info && off < d->d_size; k++) {
+		GElf_Verdef vd;
+		GElf_Verdaux va;
+
+		if (!gelf_getverdef(d, (int)off, &vd))
+			break;
+		if (vd.vd_ndx < 0x8000 && vd.vd_aux < d->d_size - off &&
+		    gelf_getverdaux(d, (int)(off + vd.vd_aux), &va)) {
+			if (vd.vd_ndx >= *n) {
+				size_t m = (size_t)vd.vd_ndx + 1;
+
+				names = ct_xrealloc(names, m * sizeof(char *));
+				memset(names + *n, 0, (m - *n) * sizeof(char *));
+				*n = m;
+			}
+			if (!(vd.vd_flags & VER_FLG_BASE) && !names[vd.vd_ndx])
+				names[vd.vd_ndx] = dup_str(elf, sh->sh_link, va.vda_name);
+		}
+		if (!vd.vd_next || vd.vd_next >= d->d_size - off)
+			break;
+		off += vd.vd_next;
+	}
+	return names;
+}
+
+int ct_symtab_read(struct ct_symtab *t, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	Elf *elf;
+	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verdef = NULL;
+	GElf_Shdr symsh = { 0 }, vdsh = { 0 };
+	char **names = NULL;
+	size_t nnames = 0, i, n;
+	Elf_Data *sd, *vd;
+
+	memset(t, 0, sizeof(*t));
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		rc = -ENOEXEC;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			symsh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			versym = scn;
+		} else if (sh.sh_type == SHT_GNU_verdef) {
+			verdef = scn;
+			vdsh = sh;
+		}
+	}
+	if (!dynsym || symsh.sh_entsize == 0 || !(sd = elf_getdata(dynsym, NULL)))
+		goto out;
+	if (verdef)
+		names = verdef_names(elf, verdef, &vdsh, &nnames);
+	t->versioned = verdef != NULL;
+	vd = versym ? elf_getdata(versym, NULL) : NULL;
+	n = symsh.sh_size / symsh.sh_entsize;
+	t->defs = ct_xcalloc(n ? n : 1, sizeof(*t->defs));
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Versym ver = 1;
+		const char *name;
+		unsigned idx;
+
+		if (!gelf_getsym(sd, (int)i, &sym))
+			break;
+		if (sym.st_shndx == SHN_UNDEF || !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) ||
+		    !*name)
+			continue;
+		if (vd)
+			gelf_getversym(vd, (int)i, &ver);
+		idx = ver & 0x7fff;
+		t->defs[t->n].name = ct_xstrdup(name);
+		t->defs[t->n].version = idx < nnames && names[idx] ? ct_xstrdup(names[idx]) : NULL;
+		t->n++;
+	}
+	qsort(t->defs, t->n ? t->n : 1, sizeof(*t->defs), cmp_symdef);
+out:
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+void ct_symtab_release(struct ct_symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		free(t->defs[i].name);
+		free(t->defs[i].version);
+	}
+	free(t->defs);
+	memset(t, 0, sizeof(*t));
+}
+
+bool ct_symtab_has(const struct ct_symtab *t, const char *symbol, const char *version)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* The first definition of the name, then every version of it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(t->defs[mid].name, symbol) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && strcmp(t->defs[lo].name, symbol) == 0; lo++)
+		if (!t->versioned || !version ||
+		    (t->defs[lo].version && strcmp(t->defs[lo].version, version) == 0))
+			return true;
+	return false;
+}
+
+const char *ct_symbols_missing(const struct ct_verneed *need, const struct ct_symtab *provider,
+			       const struct ct_symtab *const *others, size_t nothers,
+			       size_t *count)
+{
+	const char *first = NULL;
+	size_t i, k;
+
+	*count = 0;
+	for (i = 0; i < need->nsymbols; i++) {
+		bool found = ct_symtab_has(provider, need->symbols[i], need->version);
+
+		/* Only files with versions can define a versioned symbol elsewhere. */
+		for (k = 0; k < nothers && !found; k++)
+			found = others[k] && others[k]->versioned &&
+				ct_symtab_has(others[k], need->symbols[i], need->version);
+		if (!found) {
+			first = first ? first : need->symbols[i];
+			(*count)++;
+		}
+	}
+	return first;
+}
+
+bool ct_file_satisfies(const char *path, const char *version, const char *symbol)
+{
+	struct ct_elfinfo e;
+	struct ct_symtab t;
+	bool yes;
+
+	ct_elfinfo_init(&e);
+	yes = ct_elfinfo_read(&e, path) == 0 && ct_elfinfo_defines(&e, version);
+	ct_elfinfo_release(&e);
+	if (yes && symbol) {
+		yes = ct_symtab_read(&t, path) == 0 && ct_symtab_has(&t, symbol, version);
+		ct_symtab_release(&t);
+	}
+	return yes;
+}

@@ -1,0 +1,152 @@
+/* Showing the loader model's answers; see explain.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "copies.h"
+#include "util.h"
+#include "elfscan.h"
+#include "describe.h"
+#include "explain.h"
+#include "facts.h"
+#include "summary.h"
+#include "trace.h"
+
+void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char *indent)
+{
+	size_t i, width = 0, rwidth = 0;
+	char rule[256];
+
+	for (i = 0; i < k->ncands; i++) {
+		size_t n = strlen(k->cands[i].path[0] ? k->cands[i].path : "ld.so.cache");
+		size_t r = strlen(ct_rule_text(k->cands[i].via, k->cands[i].owner, rule,
+					       sizeof(rule)));
+
+		width = n > width ? n : width;
+		rwidth = r > rwidth ? r : rwidth;
+	}
+	width = width > 64 ? 64 : width;
+	for (i = 0; i < k->ncands; i++) {
+		const struct ct_cand *c = &k->cands[i];
+
+		ct_rule_text(c->via, c->owner, rule, sizeof(rule));
+		fprintf(out, "%s%2zu. %-*s  %-*s  %s\n", indent, i + 1, (int)width,
+			c->path[0] ? c->path : "ld.so.cache", (int)rwidth, rule,
+			ct_outcome_name(c->outcome));
+	}
+}
+
+void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *prefix)
+{
+	if (!c->cuda_library && !c->nimages)
+		return;
+	fprintf(out, "%s", prefix);
+	if (c->cuda_library)
+		fprintf(out, "CUDA library%s%s; ", c->version[0] ? ", version " : "", c->version);
+	if (c->scanned && !c->nimages)
+		fprintf(out, "no device code\n");
+	else
+		fprintf(out, "device code: %s\n", c->scanned ? c->line : "unreadable");
+}
+
+void ct_json_candidates(struct ct_json *j, const struct ct_lookup *k)
+{
+	size_t i;
+
+	ct_json_array_begin(j);
+	for (i = 0; i < k->ncands; i++) {
+		const struct ct_cand *c = &k->cands[i];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", c->path[0] ? c->path : NULL);
+		ct_json_kv_string(j, "via", ct_rule_id(c->via));
+		ct_json_kv_string(j, "via_object", c->owner ? c->owner->path : NULL);
+		ct_json_kv_string(j, "outcome", ct_outcome_id(c->outcome));
+		ct_json_kv_bool(j, "hwcaps_subdirectory", c->subdir);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
+void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
+{
+	ct_json_object_begin(j);
+	ct_json_kv_bool(j, "library", c->cuda_library);
+	ct_json_kv_string(j, "version", c->version[0] ? c->version : NULL);
+	if (c->scanned) {
+		ct_json_kv_u64(j, "images", c->nimages);
+		ct_json_words(j, "sass", c->sass);
+		ct_json_words(j, "ptx", c->ptx);
+		ct_json_words(j, "ltoir", c->ltoir);
+	}
+	ct_json_object_end(j);
+}
+
+void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n)
+{
+	size_t i;
+
+	ct_json_array_begin(j);
+	for (i = 0; i < n; i++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "code", "symbol-version-missing");
+		ct_json_kv_string(j, "requested_by", g[i].requester->path);
+		ct_json_kv_string(j, "library", g[i].need->file);
+		ct_json_kv_string(j, "version", g[i].need->version);
+		ct_json_kv_string(j, "symbol", g[i].missing_symbol ? g[i].missing_symbol
+								: g[i].need->symbol);
+		ct_json_kv_bool(j, "symbol_missing", g[i].missing_symbol != NULL);
+		ct_json_kv_string(j, "lacking", g[i].lacking->path);
+		ct_json_kv_string(j, "having", g[i].having);
+		ct_json_kv_string(j, "having_where", g[i].having ? g[i].having_where : NULL);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
+void ct_print_gap(FILE *out, const struct ct_version_gap *g)
+{
+	const struct ct_verneed *v = g->need;
+	const struct ct_lobj *lack = g->lacking;
+	char rule[256], *dir = ct_xstrdup(lack->path), *slash = strrchr(dir, '/');
+
+	if (slash)
+		*slash = '\0';
+	if (g->missing_symbol)
+		fprintf(out,
+			"symbol-version-missing: %s needs %s from %s (version '%s'%s),\n"
+			"  but the copy the loader takes, %s [%s], does not define it:\n"
+			"  the program fails with \"undefined symbol: %s, version %s\"\n",
+			ct_lobj_name(g->requester, true), g->missing_symbol, v->file, v->version,
+			g->nmissing > 1 ? ", and more" : "", lack->path,
+			lack->preload ? "LD_PRELOAD"
+				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
+						     sizeof(rule)),
+			g->missing_symbol, v->version);
+	else
+		fprintf(out,
+			"symbol-version-missing: %s needs %s with version '%s'%s%s%s,\n"
+			"  but the copy the loader takes, %s [%s], lacks it: the program fails with\n"
+			"  \"version `%s' not found (required by %s)\"\n",
+			ct_lobj_name(g->requester, true), v->file, v->version,
+			v->symbol ? " (symbol " : "", v->symbol ? v->symbol : "", v->symbol ? ")" : "",
+			lack->path,
+			lack->preload ? "LD_PRELOAD"
+				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
+						     sizeof(rule)),
+			v->version, ct_lobj_name(g->requester, false));
+	if (!g->having)
+		fprintf(out, "  no copy on this machine has it: install a %s that does\n", v->file);
+	else if (lack->preload)
+		fprintf(out, "  %s (%s) has it: take %s off LD_PRELOAD\n", g->having,
+			g->having_where, lack->path);
+	else if (lack->found_via == CT_RULE_LD_LIBRARY_PATH)
+		fprintf(out, "  %s (%s) has it: take %s off LD_LIBRARY_PATH\n", g->having,
+			g->having_where, slash ? dir : lack->path);
+	else
+		fprintf(out, "  %s (%s) has it: load that copy instead (its directory first\n"
+			"  on LD_LIBRARY_PATH, or in the RUNPATH of %s)\n",
+			g->having, g->having_where, ct_lobj_name(g->requester, true));
+	free(dir);
+}

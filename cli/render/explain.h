@@ -1,0 +1,36 @@
+/*
+ * Showing the loader model's answers (resolve.h) to people and scripts:
+ * the rule behind a lookup, its candidates, a library's CUDA version and
+ * device code, and the symbol versions its users need. Shared by ldd and
+ * why.
+ */
+#ifndef CT_EXPLAIN_H
+#define CT_EXPLAIN_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "libfacts.h"
+#include "resolve.h"
+#include "symvers.h"
+
+
+/* Numbered candidates, one per line: path, rule, outcome. */
+void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char *indent);
+
+/* The candidates as a JSON array of {"path","via","via_object","outcome"}. */
+void ct_json_candidates(struct ct_json *j, const struct ct_lookup *k);
+
+/* "CUDA library, version 13.0.48; device code: sass sm_80" after prefix; nothing
+   for a file that is neither a CUDA library nor has device code. */
+void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *prefix);
+/* {"library":bool,"version":..,"images":N,"sass":[..],"ptx":[..],"ltoir":[..]} */
+void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c);
+
+/* A gap in words, with what the program would say and the fix. */
+void ct_print_gap(FILE *out, const struct ct_version_gap *g);
+/* The gaps as a JSON array of symbol-version-missing entries. */
+void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n);
+
+
+#endif

@@ -1,0 +1,443 @@
+/*
+ * The facts of a trace, readable: per process the CUDA libraries (where,
+ * by which rule, for whom, which version), the loads that failed with
+ * their candidates, the driver and GPUs, and the module loads with their
+ * results. The diagnosis engine builds on these; this only states them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat.h"
+#include "cuda_errors.h"
+#include "util.h"
+#include "elfscan.h"
+#include "diagnose.h"
+#include "facts.h"
+
+static const char *base(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "?";
+}
+
+/* Same program, same objects from the same files, same driver results. */
+static bool alike(const struct ct_proc *a, const struct ct_proc *b)
+{
+	size_t i;
+
+	if ((a->exe && b->exe && strcmp(a->exe, b->exe) != 0) || a->nobjects != b->nobjects ||
+	    a->nsearches != b->nsearches || a->nmodules != b->nmodules || a->cuinit != b->cuinit ||
+	    !a->driver != !b->driver)
+		return false;
+	for (i = 0; i < a->nobjects; i++)
+		if (strcmp(a->objects[i].path, b->objects[i].path) != 0)
+			return false;
+	for (i = 0; i < a->nmodules; i++)
+		if (a->modules[i].result != b->modules[i].result)
+			return false;
+	return true;
+}
+
+/* Did this process do anything with CUDA, or hide something from us? */
+static bool cuda_activity(const struct ct_proc *p)
+{
+	size_t i;
+
+	if (p->nmodules || p->driver || p->ncuinit || p->dropped ||
+	    p->bad_lines || p->cut)
+		return true;
+	for (i = 0; i < p->nexecs; i++)
+		if (!p->execs[i].traced)
+			return true;
+	for (i = 0; i < p->nobjects; i++)
+		if (ct_cuda_library(p->objects[i].path))
+			return true;
+	for (i = 0; i < p->nsearches; i++)
+		if (ct_cuda_library(p->searches[i].name))
+			return true;
+	return false;
+}
+
+/* The object that asked for o to be loaded: its dlopen caller or its needer. */
+static const struct ct_loaded *parent_of(const struct ct_proc *p, const struct ct_loaded *o)
+{
+	const char *by = o->request ? o->request->caller : o->by;
+	size_t i;
+
+	if (!by || !by[0])
+		return NULL;
+	for (i = 0; i < p->nobjects; i++)
+		if (&p->objects[i] != o && strcmp(p->objects[i].path, by) == 0)
+			return &p->objects[i];
+	return NULL;
+}
+
+/* Shown in the tree: CUDA libraries, objects with device code, and their askers. */
+static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, const struct ct_diagnosis *d,
+		   int depth)
+{
+	size_t i;
+
+	if (o->shim || depth > 32)
+		return false;
+	if (ct_cuda_library(o->path) || (d && !o->main && ct_diagnosis_code(d, o->path)))
+		return true;
+	for (i = 0; i < p->nobjects; i++)
+		if (parent_of(p, &p->objects[i]) == o && &p->objects[i] != o &&
+		    wanted(p, &p->objects[i], d, depth + 1))
+			return true;
+	return false;
+}
+
+static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loaded *o,
+		       const struct ct_diagnosis *d, const char *prefix, int depth)
+{
+	const struct ct_loaded *last = NULL;
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (!p->objects[i].main && parent_of(p, &p->objects[i]) == o &&
+		    wanted(p, &p->objects[i], d, 0))
+			last = &p->objects[i];
+	for (i = 0; i < p->nobjects && depth < 32; i++) {
+		const struct ct_loaded *c = &p->objects[i];
+		char ver[64], next[256], how[128];
+
+		if (c->main || parent_of(p, c) != o || !wanted(p, c, d, 0))
+			continue;
+		ct_library_release(c->path, ver, sizeof(ver));
+		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
+			 c->request ? ", " : "");
+		fprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
+			how, ct_rule_words(c->via), ver[0] && ct_cuda_library(c->path) ? ", version " : "",
+			ct_cuda_library(c->path) ? ver : "",
+			c->lmid ? ", another namespace" : "");
+		snprintf(next, sizeof(next), "%s%s", prefix, c == last ? "    " : "|   ");
+		print_node(out, p, c, d, next, depth + 1);
+	}
+}
+
+static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
+{
+	size_t i, orphans = 0;
+	const struct ct_loaded *main_obj = NULL;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].main)
+			main_obj = &p->objects[i];
+	if (!main_obj || !wanted(p, main_obj, d, 0)) {
+		fprintf(out, "  CUDA libraries: none loaded\n");
+		return;
+	}
+	fprintf(out, "  %s\n", main_obj->path);
+	print_node(out, p, main_obj, d, "  ", 0);
+	/* Objects whose asker is not in the trace (another namespace, a preload). */
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+
+		if (o->main || parent_of(p, o) || !wanted(p, o, d, 0))
+			continue;
+		if (!orphans++)
+			fprintf(out, "  also loaded:\n");
+		fprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
+	}
+}
+
+/* PTX whose ISA the process's driver cannot compile (ptx-too-new). */
+static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img)
+{
+	int64_t driver = ct_jint(p->driver, "version", 0);
+	int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
+
+	return driver > 0 && (isa < 0 || isa > driver);
+}
+
+/*
+ * The arch coverage matrix: a row per loaded object with device code, a
+ * column per arch present (S: SASS, P: PTX), then a column per device or
+ * target with what the driver would run there.
+ */
+static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
+{
+	unsigned archs[64];
+	size_t narchs = 0, i, k, t, rows = 0, width = 12;
+
+	if (!d)
+		return;
+	for (i = 0; i < p->nobjects; i++) {
+		const struct elfscan_file *f;
+
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+			continue;
+		rows++;
+		if (strlen(base(p->objects[i].path)) > width)
+			width = strlen(base(p->objects[i].path));
+		for (k = 0; k < f->nimages; k++) {
+			size_t j;
+
+			if (f->images[k].kind != ELFSCAN_KIND_SASS && f->images[k].kind != ELFSCAN_KIND_PTX)
+				continue;
+			for (j = 0; j < narchs && archs[j] != f->images[k].arch; j++)
+				;
+			if (j == narchs && narchs < 64) {
+				/* Keep them sorted. */
+				while (j > 0 && archs[j - 1] > f->images[k].arch) {
+					archs[j] = archs[j - 1];
+					j--;
+				}
+				archs[j] = f->images[k].arch;
+				narchs++;
+			}
+		}
+	}
+	if (!rows)
+		return;
+	width = width > 40 ? 40 : width;
+	fprintf(out, "  device code: S SASS, P PTX; ");
+	if (d->ntargets)
+		fprintf(out, "then what runs on %s\n", d->targets_from_trace ? "the GPUs" : "the targets");
+	else
+		fprintf(out, "no GPU recorded and no --arch: not judged\n");
+	fprintf(out, "    %-*s", (int)width, "");
+	for (k = 0; k < narchs; k++)
+		fprintf(out, k + 1 < narchs || d->ntargets ? " %-4u" : " %u", archs[k]);
+	for (t = 0; t < d->ntargets; t++)
+		fprintf(out, " | %s", d->target_names[t]);
+	fprintf(out, "\n");
+	for (i = 0; i < p->nobjects; i++) {
+		const struct elfscan_file *f;
+
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+			continue;
+		fprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
+		for (k = 0; k < narchs; k++) {
+			bool sass = false, ptx = false;
+			size_t m;
+
+			for (m = 0; m < f->nimages; m++) {
+				sass |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_SASS;
+				ptx |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_PTX;
+			}
+			fprintf(out, k + 1 < narchs || d->ntargets ? " %-4s" : " %s",
+				sass && ptx ? "S+P" : sass ? "S" : ptx ? "P" : "-");
+		}
+		for (t = 0; t < d->ntargets; t++) {
+			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+			const char *w = pick < 0 ? "none"
+					: f->images[pick].kind == ELFSCAN_KIND_SASS ? "SASS"
+					: ptx_too_new(p, &f->images[pick]) ? "none (PTX too new for the driver)"
+									   : "PTX (JIT)";
+
+			if (t + 1 < d->ntargets)
+				fprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
+			else
+				fprintf(out, " | %s", w);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+/*
+ * The candidates of a search, one line per directory and rule, its
+ * glibc-hwcaps and legacy subdirectories folded in (ct_try_runs).
+ */
+void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
+			 const char *indent, bool every_path)
+{
+	struct ct_try_run *runs;
+	size_t i, nruns;
+
+	if (every_path || n == 0) {
+		for (i = 0; i < n; i++)
+			fprintf(out, "%s%-18s %s\n", indent, ct_rule_words(tries[i].via),
+				tries[i].path);
+		return;
+	}
+	runs = ct_try_runs(tries, n, &nruns);
+	for (i = 0; i < nruns; i++) {
+		fprintf(out, "%s%-18s %.*s", indent, ct_rule_words(runs[i].via),
+			(int)runs[i].dir_len, runs[i].dir);
+		if (runs[i].nsubdirs)
+			fprintf(out, "  (and %zu subdirector%s)", runs[i].nsubdirs,
+				runs[i].nsubdirs == 1 ? "y" : "ies");
+		fprintf(out, "\n");
+	}
+	free(runs);
+}
+
+static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
+{
+	size_t i, probes = 0;
+
+	for (i = 0; i < p->nsearches; i++) {
+		const struct ct_search *s = &p->searches[i];
+
+		if (s->found)
+			continue;
+		if (s->request && s->request->noload) {
+			probes++;
+			continue;
+		}
+		fprintf(out, "  not found: %s (%s by %s)\n", s->name,
+			s->request ? s->request->api : "needed",
+			base(s->request ? s->request->caller : s->by));
+		/* With findings above, the candidates are there already. */
+		if (brief)
+			continue;
+		if (s->request && s->request->error)
+			fprintf(out, "    the program got: %s\n", s->request->error);
+		if (!s->ntries)
+			fprintf(out, "    no candidate path was tried\n");
+		else
+			fprintf(out, "    tried, in order:\n");
+		ct_print_candidates(out, s->tries, s->ntries, "      ", false);
+	}
+	if (probes)
+		fprintf(out, "  %zu RTLD_NOLOAD probe%s found nothing loaded (not failures)\n",
+			probes, probes == 1 ? "" : "s");
+}
+
+static void print_driver(FILE *out, const struct ct_proc *p)
+{
+	const struct ct_jv *d = p->driver, *devs;
+	int64_t v;
+	size_t i;
+
+	if (!d && !p->ncuinit)
+		return;
+	v = ct_jint(d, "version", -1);
+	fprintf(out, "  driver: %s", d ? ct_jstr(d, "path", "?") : "?");
+	if (v > 0)
+		fprintf(out, ", supports CUDA %lld.%lld", (long long)(v / 1000),
+			(long long)(v % 1000 / 10));
+	if (p->ncuinit)
+		fprintf(out, "; cuInit: %s (%lld)",
+			p->cuinit == 0 ? "ok" : ct_cu_error_text((int)p->cuinit),
+			(long long)p->cuinit);
+	fprintf(out, "\n");
+	devs = ct_jget(d, "devices");
+	for (i = 0; devs && devs->type == CT_J_ARR && i < devs->u.c.n; i++) {
+		const struct ct_jv *g = devs->u.c.items[i];
+
+		fprintf(out, "    GPU %lld: %s, compute capability %s%s%s\n",
+			(long long)ct_jint(g, "index", (int64_t)i),
+			ct_jstr(g, "name", "?"), ct_jstr(g, "cc", "?"),
+			ct_jstr(g, "uuid", NULL) ? ", GPU-" : "",
+			ct_jstr(g, "uuid", ""));
+	}
+}
+
+static void print_modules(FILE *out, const struct ct_proc *p)
+{
+	size_t i, regs = 0;
+
+	for (i = 0; i < p->nmodules; i++) {
+		const struct ct_module *m = &p->modules[i];
+		char archs[256];
+
+		if (m->registration) {
+			regs++;
+			continue;
+		}
+		ct_images_words(m->images, archs, sizeof(archs));
+		fprintf(out, "  module load: %s by %s", m->api, base(m->caller));
+		if (m->file)
+			fprintf(out, " of %s", m->file);
+		if (archs[0])
+			fprintf(out, " [%s]", archs);
+		if (m->result == 0)
+			fprintf(out, ": ok\n");
+		else
+			fprintf(out, ": %s (%s, %lld)\n", ct_cu_error_text((int)m->result),
+				ct_cu_error_name((int)m->result), (long long)m->result);
+	}
+	if (regs)
+		fprintf(out, "  %zu fatbin%s registered through the CUDA runtime\n", regs,
+			regs == 1 ? "" : "s");
+}
+
+static void print_ending(FILE *out, const struct ct_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nexecs; i++)
+		if (!p->execs[i].traced)
+			fprintf(out, "  not traced further: %s %s (%s)\n", p->execs[i].api,
+				p->execs[i].path ? p->execs[i].path : "?",
+				strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "setuid") == 0
+					? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
+				: strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "static") == 0
+					? "statically linked: no loader to trace"
+					: "its environment no longer names the cudatrace shim");
+	if (p->dropped)
+		fprintf(out, "  %lu trace record%s could not be written\n", p->dropped,
+			p->dropped == 1 ? "" : "s");
+	if (p->bad_lines || p->cut)
+		fprintf(out, "  trace file damaged: %zu unreadable line%s%s\n", p->bad_lines,
+			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
+}
+
+void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
+{
+	size_t i, k, quiet = 0, shown = 0, similar = 0, hosts = 0;
+
+	/* Name the host in headings only when the trace spans several. */
+	for (i = 0; i < t->nprocs; i++) {
+		for (k = 0; k < i; k++)
+			if (t->procs[k].host && t->procs[i].host &&
+			    strcmp(t->procs[k].host, t->procs[i].host) == 0)
+				break;
+		hosts += k == i;
+	}
+
+	if (t->nprocs == 0) {
+		fprintf(out, "no process was traced%s\n",
+			t->bad_files ? " (the trace files are unreadable)" : "");
+		return;
+	}
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+		char cmd[128];
+
+		if (!cuda_activity(p)) {
+			quiet++;
+			continue;
+		}
+		ct_proc_command(p, cmd, sizeof(cmd), 72);
+		/* Ranks of one job look alike: say so instead of repeating them. */
+		for (k = 0; k < i; k++)
+			if (cuda_activity(&t->procs[k]) && alike(&t->procs[k], p))
+				break;
+		if (k < i) {
+			similar++;
+			continue;
+		}
+		fprintf(out, "%sprocess %lld%s%s%s%s: %s", shown++ ? "\n" : "", (long long)p->pid,
+			hosts > 1 && p->host ? " on " : "", hosts > 1 && p->host ? p->host : "",
+			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "", cmd);
+		if (p->parent && p->parent->pid == p->pid)
+			fprintf(out, " (exec'd by %s)",
+				p->parent->exe ? base(p->parent->exe) : "?");
+		else if (p->parent)
+			fprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
+				(long long)p->parent->pid);
+		fprintf(out, "\n");
+		print_libraries(out, p, d);
+		print_matrix(out, p, d);
+		print_failures(out, p, d != NULL);
+		print_driver(out, p);
+		print_modules(out, p);
+		print_ending(out, p);
+	}
+	if (similar)
+		fprintf(out, "\n%zu more process%s like %s shown (same program, same "
+			     "libraries, same driver results)\n",
+			similar, similar == 1 ? "" : "es", shown == 1 ? "the one" : "those");
+	if (quiet)
+		fprintf(out, "%s%zu process%s without CUDA activity\n", shown ? "\n" : "", quiet,
+			quiet == 1 ? "" : "es");
+	if (t->bad_files)
+		fprintf(out, "%zu trace file%s held no record\n", t->bad_files,
+			t->bad_files == 1 ? "" : "s");
+}

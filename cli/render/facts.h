@@ -1,0 +1,25 @@
+/* Printing what a trace shows, without judging it (facts.c). */
+#ifndef CT_FACTS_H
+#define CT_FACTS_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+struct ct_diagnosis;
+
+/*
+ * Per process: the CUDA libraries as a tree (who asked, by which rule,
+ * version), the arch coverage matrix (when d is given), failed loads,
+ * driver and GPUs, modules.
+ */
+void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d);
+
+/*
+ * A search's candidates, one line per directory and rule (its hwcaps
+ * subdirectories folded in), or every path when every_path is set.
+ */
+void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
+			 const char *indent, bool every_path);
+
+#endif

@@ -1,0 +1,273 @@
+/* The report of a trace: text and JSON; see report.h. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "elfscan.h"
+#include "facts.h"
+#include "json.h"
+#include "report.h"
+#include "summary.h"
+
+bool ct_want_colour(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(fileno(f)) && !(nc && *nc);
+}
+
+static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
+{
+	size_t i, n[3] = { 0, 0, 0 };
+
+	for (i = 0; i < d->findings.n; i++)
+		n[d->findings.f[i].severity]++;
+	fprintf(out, "cudatrace: %zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
+	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
+		fprintf(out, "no problem found");
+	if (n[CT_SEV_ERROR])
+		fprintf(out, "%s%zu error%s%s", colour ? "\033[1;31m" : "", n[CT_SEV_ERROR],
+			n[CT_SEV_ERROR] == 1 ? "" : "s", colour ? "\033[0m" : "");
+	if (n[CT_SEV_WARNING])
+		fprintf(out, "%s%s%zu warning%s%s", n[CT_SEV_ERROR] ? ", " : "",
+			colour ? "\033[33m" : "", n[CT_SEV_WARNING], n[CT_SEV_WARNING] == 1 ? "" : "s",
+			colour ? "\033[0m" : "");
+	if (n[CT_SEV_INFO])
+		fprintf(out, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+	fprintf(out, "\n");
+	if (d->ntargets && ct_diagnosis_has_code(d)) {
+		fprintf(out, "device code judged for ");
+		for (i = 0; i < d->ntargets; i++)
+			fprintf(out, "%s%s", i ? ", " : "", d->target_names[i]);
+		fprintf(out, "%s\n", d->targets_from_trace ? " (the GPUs the driver reported)" : "");
+	} else if (ct_diagnosis_has_code(d)) {
+		fprintf(out, "device code not judged: no GPU recorded (pass --arch sm_XY to judge it "
+			     "for a GPU)\n");
+	}
+}
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+static void json_device_code(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d)
+{
+	size_t i, t;
+
+	ct_json_key(j, "device_code");
+	ct_json_array_begin(j);
+	for (i = 0; i < p->nobjects; i++) {
+		const struct elfscan_file *f;
+		struct ct_summary s;
+		char words[1024];
+
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+			continue;
+		ct_summary_build(&s, f, 0, f->nimages);
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "object", p->objects[i].path);
+		ct_json_kv_u64(j, "images", f->nimages);
+		ct_json_words(j, "sass", ct_summary_archs(&s, ELFSCAN_KIND_SASS, words, sizeof(words)));
+		ct_json_words(j, "ptx", ct_summary_archs(&s, ELFSCAN_KIND_PTX, words, sizeof(words)));
+		ct_json_words(j, "ltoir", ct_summary_archs(&s, ELFSCAN_KIND_LTOIR, words, sizeof(words)));
+		ct_json_key(j, "verdicts");
+		ct_json_array_begin(j);
+		for (t = 0; t < d->ntargets; t++) {
+			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+			char name[ELFSCAN_ARCH_NAME_MAX];
+
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "target", elfscan_target_name(&d->targets[t], name,
+									   sizeof(name)));
+			ct_json_kv_string(j, "verdict",
+					  pick < 0 ? "no-image"
+					  : f->images[pick].kind == ELFSCAN_KIND_SASS ? "sass"
+										      : "ptx-jit");
+			if (pick >= 0)
+				ct_json_kv_string(j, "image", elfscan_image_arch_name(&f->images[pick],
+										       name, sizeof(name)));
+			else
+				ct_json_kv_string(j, "image", NULL);
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+		ct_summary_release(&s);
+	}
+	ct_json_array_end(j);
+}
+
+static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d)
+{
+	size_t i, k;
+
+	ct_json_object_begin(j);
+	ct_json_key(j, "pid");
+	ct_json_i64(j, p->pid);
+	ct_json_key(j, "ppid");
+	ct_json_i64(j, p->ppid);
+	ct_json_kv_string(j, "host", p->host);
+	ct_json_kv_string(j, "exe", p->exe);
+	ct_json_key(j, "argv");
+	ct_json_array_begin(j);
+	for (i = 0; p->argv && p->argv->type == CT_J_ARR && i < p->argv->u.c.n; i++)
+		if (p->argv->u.c.items[i]->type == CT_J_STR)
+			ct_json_string(j, p->argv->u.c.items[i]->u.str.s);
+	ct_json_array_end(j);
+	ct_json_key(j, "exit_status");
+	if (p->exited)
+		ct_json_i64(j, p->exit_status);
+	else
+		ct_json_null(j);
+	ct_json_key(j, "libraries");
+	ct_json_array_begin(j);
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *o = &p->objects[i];
+		char ver[64];
+
+		if (o->shim || o->main)
+			continue;
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "name", o->name);
+		ct_json_kv_string(j, "path", o->path);
+		ct_json_kv_string(j, "soname", o->soname);
+		ct_json_kv_string(j, "found_via", o->via ? ct_rule_id(o->via) : NULL);
+		ct_json_kv_string(j, "requested_by", o->request ? o->request->caller : o->by);
+		ct_json_kv_string(j, "api", o->request ? o->request->api : "needed");
+		ct_json_kv_bool(j, "cuda", ct_cuda_library(o->path));
+		ct_json_kv_string(j, "version", ct_cuda_library(o->path)
+							 ? ct_library_version(o->path, ver, sizeof(ver))
+							 : NULL);
+		ct_json_kv_bool(j, "closed", o->closed);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "not_found");
+	ct_json_array_begin(j);
+	for (i = 0; i < p->nsearches; i++) {
+		const struct ct_search *s = &p->searches[i];
+
+		if (s->found || s->already_loaded || (s->request && s->request->noload))
+			continue;
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "name", s->name);
+		ct_json_kv_string(j, "requested_by", s->request ? s->request->caller : s->by);
+		ct_json_kv_string(j, "api", s->request ? s->request->api : "needed");
+		ct_json_kv_string(j, "error", s->request ? s->request->error : NULL);
+		ct_json_key(j, "tried");
+		ct_json_array_begin(j);
+		for (k = 0; k < s->ntries; k++) {
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "path", s->tries[k].path);
+			ct_json_kv_string(j, "via", s->tries[k].via ? ct_rule_id(s->tries[k].via) : "");
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "driver");
+	if (p->driver) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", ct_jstr(p->driver, "path", NULL));
+		ct_json_key(j, "version");
+		ct_json_i64(j, ct_jint(p->driver, "version", 0));
+		ct_json_key(j, "cuinit");
+		if (p->ncuinit)
+			ct_json_i64(j, p->cuinit);
+		else
+			ct_json_null(j);
+		ct_json_key(j, "devices");
+		ct_json_array_begin(j);
+		{
+			const struct ct_jv *devs = ct_jget(p->driver, "devices");
+
+			for (k = 0; devs && devs->type == CT_J_ARR && k < devs->u.c.n; k++) {
+				ct_json_object_begin(j);
+				ct_json_kv_string(j, "name", ct_jstr(devs->u.c.items[k], "name", NULL));
+				ct_json_kv_string(j, "cc", ct_jstr(devs->u.c.items[k], "cc", NULL));
+				ct_json_kv_string(j, "uuid", ct_jstr(devs->u.c.items[k], "uuid", NULL));
+				ct_json_object_end(j);
+			}
+		}
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+	} else {
+		ct_json_null(j);
+	}
+	ct_json_key(j, "modules");
+	ct_json_array_begin(j);
+	for (i = 0; i < p->nmodules; i++) {
+		const struct ct_module *m = &p->modules[i];
+		char words[512];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "api", m->registration ? "__cudaRegisterFatBinary" : m->api);
+		ct_json_kv_string(j, "caller", m->caller);
+		ct_json_kv_string(j, "file", m->file);
+		ct_json_key(j, "result");
+		if (m->registration)
+			ct_json_null(j);
+		else
+			ct_json_i64(j, m->result);
+		ct_images_words(m->images, words, sizeof(words));
+		ct_json_words(j, "images", words[0] ? words : "none");
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	json_device_code(j, p, d);
+	ct_json_object_end(j);
+}
+
+static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
+{
+	struct ct_json j;
+	size_t i;
+
+	ct_json_init(&j, out);
+	ct_json_object_begin(&j);
+	ct_json_kv_u64(&j, "version", 1);
+	ct_json_key(&j, "device");
+	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "from", d->ntargets ? (d->targets_from_trace ? "trace" : "arch")
+						   : NULL);
+	ct_json_key(&j, "targets");
+	ct_json_array_begin(&j);
+	for (i = 0; i < d->ntargets; i++)
+		ct_json_string(&j, d->target_names[i]);
+	ct_json_array_end(&j);
+	ct_json_object_end(&j);
+	ct_json_key(&j, "processes");
+	ct_json_array_begin(&j);
+	for (i = 0; i < t->nprocs; i++)
+		json_process(&j, &t->procs[i], d);
+	ct_json_array_end(&j);
+	ct_json_key(&j, "findings");
+	ct_findings_json(&j, &d->findings);
+	ct_json_object_end(&j);
+	ct_json_finish(&j);
+}
+
+int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,
+	      FILE *json)
+{
+	struct ct_diagnosis d;
+	int worst;
+
+	ct_diagnose(&d, t, o->targets, o->ntargets, o->machine);
+	worst = ct_findings_worst(&d.findings);
+	if (text && o->findings_only) {
+		ct_findings_print(text, &d.findings, o->colour, o->verbose);
+	} else if (text) {
+		verdict(text, t, &d, o->colour);
+		if (d.findings.n) {
+			fputc('\n', text);
+			ct_findings_print(text, &d.findings, o->colour, o->verbose);
+		}
+		fputc('\n', text);
+		ct_facts_print(text, t, &d);
+	}
+	if (json)
+		json_report(json, t, &d);
+	ct_diagnosis_release(&d);
+	return worst;
+}

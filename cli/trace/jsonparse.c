@@ -1,0 +1,454 @@
+/* JSON parsing for trace records; see jsonparse.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "jsonparse.h"
+
+#define CHUNK 65536
+#define MAX_DEPTH 64
+
+struct ct_arena_chunk {
+	struct ct_arena_chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+void ct_arena_init(struct ct_arena *a)
+{
+	a->head = NULL;
+}
+
+void ct_arena_release(struct ct_arena *a)
+{
+	while (a->head) {
+		struct ct_arena_chunk *next = a->head->next;
+
+		free(a->head);
+		a->head = next;
+	}
+}
+
+void *ct_arena_alloc(struct ct_arena *a, size_t n)
+{
+	struct ct_arena_chunk *c = a->head;
+	size_t align = sizeof(max_align_t);
+
+	n = (n + align - 1) / align * align;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > CHUNK ? n : CHUNK;
+
+		c = ct_xmalloc(sizeof(*c) + size);
+		c->size = size;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	c->used += n;
+	return (char *)c->data + c->used - n;
+}
+
+char *ct_arena_strdup(struct ct_arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(ct_arena_alloc(a, n), s, n);
+}
+
+struct parser {
+	struct ct_arena *a;
+	const char *p, *end;
+	const char *err;
+	int depth;
+};
+
+static void skip_ws(struct parser *ps)
+{
+	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
+				   *ps->p == '\n' || *ps->p == '\r'))
+		ps->p++;
+}
+
+static struct ct_jv *value(struct parser *ps);
+
+static struct ct_jv *fail(struct parser *ps, const char *why)
+{
+	if (!ps->err)
+		ps->err = why;
+	return NULL;
+}
+
+static struct ct_jv *new_value(struct parser *ps, enum ct_jtype t)
+{
+	struct ct_jv *v = ct_arena_alloc(ps->a, sizeof(*v));
+
+	memset(v, 0, sizeof(*v));
+	v->type = t;
+	return v;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static size_t put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* A string; ps->p is at the opening quote. The result is NUL-terminated. */
+static const char *string(struct parser *ps, size_t *len)
+{
+	const char *s = ++ps->p;
+	char *out, *o;
+
+	/* Escapes only shrink, so the raw length bounds the decoded one. */
+	while (ps->p < ps->end && *ps->p != '"') {
+		if (*ps->p == '\\')
+			ps->p++;
+		ps->p++;
+	}
+	if (ps->p >= ps->end) {
+		fail(ps, "unterminated string");
+		return NULL;
+	}
+	out = o = ct_arena_alloc(ps->a, (size_t)(ps->p - s) + 1);
+	while (s < ps->p) {
+		unsigned char c = (unsigned char)*s++;
+
+		if (c < 0x20) {
+			fail(ps, "control character in a string");
+			return NULL;
+		}
+		if (c != '\\') {
+			*o++ = (char)c;
+			continue;
+		}
+		c = (unsigned char)*s++;
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '/': *o++ = '/'; break;
+		case 'b': *o++ = '\b'; break;
+		case 'f': *o++ = '\f'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 't': *o++ = '\t'; break;
+		case 'u': {
+			uint32_t cp = 0;
+			int k;
+
+			if (ps->p - s < 4) {
+				fail(ps, "short \\u escape");
+				return NULL;
+			}
+			for (k = 0; k < 4; k++) {
+				int h = hexval(*s++);
+
+				if (h < 0) {
+					fail(ps, "bad \\u escape");
+					return NULL;
+				}
+				cp = cp << 4 | (uint32_t)h;
+			}
+			/* A surrogate pair, or a lone one kept as U+FFFD. */
+			if (cp >= 0xD800 && cp < 0xDC00 && ps->p - s >= 6 &&
+			    s[0] == '\\' && s[1] == 'u') {
+				uint32_t lo = 0;
+				int ok = 1;
+
+				for (k = 0; k < 4; k++) {
+					int h = hexval(s[2 + k]);
+
+					ok &= h >= 0;
+					lo = lo << 4 | (uint32_t)(h < 0 ? 0 : h);
+				}
+				if (ok && lo >= 0xDC00 && lo < 0xE000) {
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+					s += 6;
+				}
+			}
+			if (cp >= 0xD800 && cp < 0xE000)
+				cp = 0xFFFD;
+			o += put_utf8(o, cp);
+			break;
+		}
+		default:
+			fail(ps, "bad escape");
+			return NULL;
+		}
+	}
+	*o = '\0';
+	ps->p++; /* the closing quote */
+	*len = (size_t)(o - out);
+	return out;
+}
+
+static bool digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static struct ct_jv *number(struct parser *ps)
+{
+	const char *s = ps->p;
+	char buf[64];
+	size_t n;
+	bool integral = true;
+	struct ct_jv *v;
+
+	/* JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+	if (ps->p < ps->end && *ps->p == '-')
+		ps->p++;
+	if (ps->p >= ps->end || !digit(*ps->p))
+		return fail(ps, "bad number");
+	if (*ps->p == '0')
+		ps->p++;
+	else
+		while (ps->p < ps->end && digit(*ps->p))
+			ps->p++;
+	if (ps->p < ps->end && *ps->p == '.') {
+		integral = false;
+		ps->p++;
+		if (ps->p >= ps->end || !digit(*ps->p))
+			return fail(ps, "bad number");
+		while (ps->p < ps->end && digit(*ps->p))
+			ps->p++;
+	}
+	if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
+		integral = false;
+		ps->p++;
+		if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-'))
+			ps->p++;
+		if (ps->p >= ps->end || !digit(*ps->p))
+			return fail(ps, "bad number");
+		while (ps->p < ps->end && digit(*ps->p))
+			ps->p++;
+	}
+	n = (size_t)(ps->p - s);
+	if (n >= sizeof(buf))
+		return fail(ps, "bad number");
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (integral) {
+		long long i;
+		unsigned long long u;
+
+		errno = 0;
+		i = strtoll(buf, NULL, 10);
+		if (errno == 0) {
+			v = new_value(ps, CT_J_INT);
+			v->u.i = i;
+			return v;
+		}
+		/* Above INT64_MAX but within 64 bits: kept exactly (inodes). */
+		errno = 0;
+		u = buf[0] != '-' ? strtoull(buf, NULL, 10) : 0;
+		if (buf[0] != '-' && errno == 0) {
+			v = new_value(ps, CT_J_UINT);
+			v->u.u = u;
+			return v;
+		}
+	}
+	v = new_value(ps, CT_J_NUM);
+	v->u.d = strtod(buf, NULL);
+	return v;
+}
+
+static bool literal(struct parser *ps, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n) != 0)
+		return false;
+	ps->p += n;
+	return true;
+}
+
+/* Grow a pointer array (doubling) to hold n + 1 items. */
+static void *grow(struct parser *ps, void *old, size_t n, size_t *cap,
+		  size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return old;
+	*cap = *cap ? *cap * 2 : 8;
+	p = ct_arena_alloc(ps->a, *cap * size);
+	if (n)
+		memcpy(p, old, n * size);
+	return p;
+}
+
+static struct ct_jv *container(struct parser *ps, bool object)
+{
+	struct ct_jv *v = new_value(ps, object ? CT_J_OBJ : CT_J_ARR);
+	size_t cap = 0, kcap = 0;
+	char close = object ? '}' : ']';
+
+	if (++ps->depth > MAX_DEPTH)
+		return fail(ps, "nested too deeply");
+	ps->p++;
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == close) {
+		ps->p++;
+		ps->depth--;
+		return v;
+	}
+	for (;;) {
+		struct ct_jv *item;
+
+		skip_ws(ps);
+		if (object) {
+			size_t klen;
+			const char *k;
+
+			if (ps->p >= ps->end || *ps->p != '"')
+				return fail(ps, "expected a key");
+			if (!(k = string(ps, &klen)))
+				return NULL;
+			skip_ws(ps);
+			if (ps->p >= ps->end || *ps->p != ':')
+				return fail(ps, "expected ':'");
+			ps->p++;
+			v->u.c.keys = grow(ps, (void *)v->u.c.keys, v->u.c.n,
+					   &kcap, sizeof(*v->u.c.keys));
+			v->u.c.keys[v->u.c.n] = k;
+		}
+		if (!(item = value(ps)))
+			return NULL;
+		v->u.c.items = grow(ps, v->u.c.items, v->u.c.n, &cap,
+				    sizeof(*v->u.c.items));
+		v->u.c.items[v->u.c.n++] = item;
+		skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == close) {
+			ps->p++;
+			ps->depth--;
+			return v;
+		}
+		return fail(ps, object ? "expected ',' or '}'" : "expected ',' or ']'");
+	}
+}
+
+static struct ct_jv *value(struct parser *ps)
+{
+	struct ct_jv *v;
+
+	skip_ws(ps);
+	if (ps->p >= ps->end)
+		return fail(ps, "unexpected end");
+	switch (*ps->p) {
+	case '{':
+		return container(ps, true);
+	case '[':
+		return container(ps, false);
+	case '"':
+		v = new_value(ps, CT_J_STR);
+		v->u.str.s = string(ps, &v->u.str.len);
+		return v->u.str.s ? v : NULL;
+	case 't':
+	case 'f':
+		v = new_value(ps, CT_J_BOOL);
+		v->u.b = *ps->p == 't';
+		if (!literal(ps, v->u.b ? "true" : "false"))
+			return fail(ps, "bad literal");
+		return v;
+	case 'n':
+		if (!literal(ps, "null"))
+			return fail(ps, "bad literal");
+		return new_value(ps, CT_J_NULL);
+	default:
+		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
+			return number(ps);
+		return fail(ps, "unexpected character");
+	}
+}
+
+struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
+			    const char **err)
+{
+	struct parser ps = { a, text, text + len, NULL, 0 };
+	struct ct_jv *v = value(&ps);
+
+	if (v) {
+		skip_ws(&ps);
+		if (ps.p != ps.end)
+			v = fail(&ps, "text after the value");
+	}
+	if (!v && err)
+		*err = ps.err ? ps.err : "invalid JSON";
+	return v;
+}
+
+const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key)
+{
+	size_t i;
+
+	if (!v || v->type != CT_J_OBJ)
+		return NULL;
+	for (i = 0; i < v->u.c.n; i++)
+		if (strcmp(v->u.c.keys[i], key) == 0)
+			return v->u.c.items[i];
+	return NULL;
+}
+
+const char *ct_jstr(const struct ct_jv *v, const char *key, const char *fallback)
+{
+	const struct ct_jv *m = ct_jget(v, key);
+
+	return m && m->type == CT_J_STR ? m->u.str.s : fallback;
+}
+
+int64_t ct_jint(const struct ct_jv *v, const char *key, int64_t fallback)
+{
+	const struct ct_jv *m = ct_jget(v, key);
+
+	return m && m->type == CT_J_INT ? m->u.i : fallback;
+}
+
+uint64_t ct_ju64(const struct ct_jv *v, const char *key, uint64_t fallback)
+{
+	const struct ct_jv *m = ct_jget(v, key);
+
+	if (m && m->type == CT_J_INT && m->u.i >= 0)
+		return (uint64_t)m->u.i;
+	return m && m->type == CT_J_UINT ? m->u.u : fallback;
+}
+
+bool ct_jbool(const struct ct_jv *v, const char *key, bool fallback)
+{
+	const struct ct_jv *m = ct_jget(v, key);
+
+	return m && m->type == CT_J_BOOL ? m->u.b : fallback;
+}

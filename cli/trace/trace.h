@@ -1,0 +1,155 @@
+/*
+ * Reading traces (docs/trace-format.md): every *.jsonl file of the given
+ * directories becomes a process image with what it loaded, joined up:
+ * each search with its candidates, the object it found or none, the
+ * dlopen request behind it and the dlerror text the program got; module
+ * loads, driver facts, exec and exit.
+ *
+ * Ownership: struct ct_trace owns everything reachable from it (one arena
+ * and the arrays); ct_trace_release frees it all.
+ */
+#ifndef CT_TRACE_H
+#define CT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jsonparse.h"
+#include "libnames.h"
+#include "rules.h"
+
+struct ct_search;
+struct ct_request;
+
+struct ct_try {
+	const char *path;
+	enum ct_rule via;
+};
+
+struct ct_loaded {
+	const char *path, *soname, *name, *by;
+	enum ct_rule via;            /* how the loader found it */
+	int64_t lmid, t, size, mtime;
+	uint64_t dev, ino;       /* as the kernel gave them; 0 when unknown */
+	bool main;                   /* the program itself */
+	bool closed;                 /* unloaded by dlclose */
+	bool shim;                   /* cudatrace's own library */
+	const struct ct_search *search;
+	const struct ct_request *request; /* the dlopen that loaded it */
+};
+
+struct ct_search {
+	int64_t id, t, tid;
+	const char *name, *by;
+	struct ct_try *tries;
+	size_t ntries;
+	struct ct_loaded *found;     /* NULL when nothing was opened */
+	bool already_loaded;         /* a candidate was a file already mapped */
+	struct ct_request *request;  /* the dlopen behind it, if any */
+};
+
+struct ct_request {
+	const char *api, *name, *caller, *error;
+	int64_t flags, t, tid, lmid;
+	bool noload;
+	struct ct_search *search;    /* NULL: satisfied by a loaded object */
+};
+
+struct ct_module {
+	const char *api, *caller, *file, *input, *name;
+	int64_t result, t;
+	const struct ct_jv *images;  /* array of {kind, arch, ptx_version} */
+	bool registration;           /* __cudaRegisterFatBinary, not a load */
+};
+
+struct ct_exec {
+	const char *api, *path, *untraced;
+	bool traced;
+	bool no_auditor;             /* traced through LD_PRELOAD alone */
+	int64_t t;
+};
+
+struct ct_proc {
+	const char *file;            /* the trace file */
+	const struct ct_jv *start;   /* the start record, or NULL */
+	int64_t pid, ppid, t;
+	const char *host, *image, *exe, *cwd;
+	const struct ct_jv *argv, *env, *ranks;
+	bool auditor;                /* the auditor half ran (LD_AUDIT honoured) */
+	bool secure;
+	bool fini;                   /* ran the normal exit path */
+	bool exited;                 /* an exit record (status below) */
+	int64_t exit_status;
+	const char *exit_api;
+	bool reached_main;
+	struct ct_proc *parent;      /* the traced process that started it */
+	bool forked;                 /* a fork of the parent (same image) */
+	size_t bad_lines;            /* lines that are not JSON records */
+	bool cut;                    /* the last line was cut short */
+	unsigned long dropped;       /* records the shim could not write */
+
+	struct ct_loaded *objects;
+	size_t nobjects;
+	struct ct_search *searches;
+	size_t nsearches;
+	struct ct_request *requests;
+	size_t nrequests;
+	struct ct_module *modules;
+	size_t nmodules;
+	struct ct_exec *execs;
+	size_t nexecs;
+	const struct ct_jv *driver;  /* the latest driver record */
+	int64_t cuinit;              /* last cuInit result, or -1 */
+	size_t ncuinit;
+};
+
+struct ct_trace {
+	struct ct_proc *procs;       /* ordered by start time */
+	size_t nprocs;
+	size_t bad_files;            /* files that held no record at all */
+	struct ct_arena arena;
+};
+
+void ct_trace_init(struct ct_trace *t);
+void ct_trace_release(struct ct_trace *t);
+
+/*
+ * Read every *.jsonl file in dir (not recursive) into t. Returns 0, or -1
+ * with a message in why when the directory cannot be read. Files and lines
+ * that are not trace records are counted, not fatal.
+ */
+int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
+		      size_t size);
+
+/* Join processes to their parents; call once after reading. */
+void ct_trace_link(struct ct_trace *t);
+
+/* The process's rank under its launcher (RANK, SLURM_PROCID, ...), or NULL. */
+const char *ct_proc_rank(const struct ct_proc *p);
+
+/*
+ * "python3 train.py --epochs 3" into buf, the program by its base name,
+ * cut to width characters with "..." when longer.
+ */
+void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t width);
+
+/*
+ * A search's candidates folded by directory: each directory with the
+ * glibc-hwcaps and legacy subdirectories tried before it. dir is not
+ * NUL-terminated at dir_len (a view into the last candidate's path).
+ */
+struct ct_try_run {
+	const char *dir;
+	size_t dir_len;
+	enum ct_rule via;
+	size_t nsubdirs;
+};
+
+/* The runs of tries[0..n), in the loader's order; *nruns of them, to free. */
+struct ct_try_run *ct_try_runs(const struct ct_try *tries, size_t n, size_t *nruns);
+
+/* "sm_80 sm_90 compute_90" from a record's images array, each once; into buf. */
+void ct_images_words(const struct ct_jv *images, char *buf, size_t size);
+
+#endif
