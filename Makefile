@@ -84,7 +84,7 @@ SHIM_OBJ := $(SHIM_SRC:%.c=$(B)/shim/%.o) $(SHIM_ELFSCAN:%.c=$(B)/shim/%.o) \
 SHIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' -Iinclude -Ielfscan -Ipreload \
 	-fPIC -fvisibility=hidden -ffunction-sections -fdata-sections
-SHIM_LDFLAGS := -shared -Wl,--version-script=preload/exports.map \
+SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 	-Wl,--gc-sections -Wl,-z,now -Wl,-z,relro -Wl,-z,defs -static-libgcc
 
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
@@ -128,7 +128,12 @@ $(B)/shim/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 
-$(B)/libcudatrace.so: $(SHIM_OBJ) preload/exports.map
+# The version script, from the one hook list (preload/hooks.def).
+$(B)/shim/exports.map: preload/exports.map.in preload/hooks.def
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -undef -x c -o $@ preload/exports.map.in
+
+$(B)/libcudatrace.so: $(SHIM_OBJ) $(B)/shim/exports.map
 	$(CC) $(CFLAGS) $(SHIM_CFLAGS) $(LDFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_OBJ)
 
 -include $(ELFSCAN_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(SHIM_OBJ:.o=.d)

@@ -56,21 +56,36 @@ static bool has_runpath(const struct link_map *m)
 	return m && ct_dynamic_string(m->l_addr, m->l_ld, DT_RUNPATH) != NULL;
 }
 
+/* The loader's rules by the ids traces carry (include/ct_rules.def). */
+enum {
+#define CT_RULE(NAME, id, words) RULE_##NAME,
+#include "ct_rules.def"
+#undef CT_RULE
+	RULE_COUNT
+};
+
+static const char *const rule_ids[RULE_COUNT] = {
+#define CT_RULE(NAME, id, words) [RULE_##NAME] = id,
+#include "ct_rules.def"
+#undef CT_RULE
+};
+
 static const char *rule(unsigned flag, bool runpath)
 {
 	switch (flag) {
 	case LA_SER_LIBPATH:
-		return "ld_library_path";
+		return rule_ids[RULE_LD_LIBRARY_PATH];
 	case LA_SER_RUNPATH:
 		/* One flag for both; RPATH is only used when RUNPATH is absent. */
-		return runpath ? "runpath" : "rpath";
+		return rule_ids[runpath ? RULE_RUNPATH : RULE_RPATH];
 	case LA_SER_CONFIG:
-		return "ld.so.cache";
+		return rule_ids[RULE_LD_SO_CACHE];
 	case LA_SER_DEFAULT:
-		return "default";
+		return rule_ids[RULE_DEFAULT];
 	case LA_SER_SECURE:
-		return "secure";
+		return rule_ids[RULE_SECURE];
 	default:
+		/* A flag this shim does not know: none of the rules. */
 		return "unknown";
 	}
 }
@@ -164,7 +179,7 @@ CT_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *
 			if (ct_strcmp(path, search.last) == 0 && search.last_flag)
 				ct_rec_str(&r, "via", rule(search.last_flag, search.runpath));
 			else
-				ct_rec_str(&r, "via", "direct");
+				ct_rec_str(&r, "via", rule_ids[RULE_DIRECT]);
 		} else if (!map->l_name || !map->l_name[0]) {
 			ct_rec_bool(&r, "main", true);
 		}

@@ -27,28 +27,28 @@
 
 extern char **environ;
 
-/* The real functions, found as dlsym(RTLD_NEXT, name) would find them. */
+/*
+ * The real functions, found as dlsym(RTLD_NEXT, name) would find them:
+ * R_name for each PRELOAD hook of hooks.def.
+ */
+#define CT_HOOK(name, kind) CT_HOOK_##kind(name)
+#define CT_HOOK_AUDIT(name)
+
 enum {
-	R_DLOPEN,
-	R_DLMOPEN,
-	R_DLERROR,
-	R_EXECVE,
-	R_EXECV,
-	R_EXECVP,
-	R_EXECVPE,
-	R_FEXECVE,
-	R_POSIX_SPAWN,
-	R_POSIX_SPAWNP,
-	R_EXIT,
-	R__EXIT,
-	R__EXIT2,
+#define CT_HOOK_PRELOAD(name) R_##name,
+#include "hooks.def"
+#undef CT_HOOK_PRELOAD
 	R_COUNT
 };
 
 static const char *const real_names[R_COUNT] = {
-	"dlopen", "dlmopen", "dlerror", "execve", "execv", "execvp", "execvpe",
-	"fexecve", "posix_spawn", "posix_spawnp", "exit", "_exit", "_Exit",
+#define CT_HOOK_PRELOAD(name) [R_##name] = #name,
+#include "hooks.def"
+#undef CT_HOOK_PRELOAD
 };
+
+#undef CT_HOOK_AUDIT
+#undef CT_HOOK
 
 static void *reals[R_COUNT];
 
@@ -104,7 +104,7 @@ void *ct_dlopen_enter(const char *file, int mode, const void *ret)
 
 	note_dlopen("dlopen", 0, file, mode, ret);
 	errno = e;
-	return real(R_DLOPEN);
+	return real(R_dlopen);
 }
 
 void *ct_dlmopen_enter(long lmid, const char *file, int mode, const void *ret)
@@ -113,7 +113,7 @@ void *ct_dlmopen_enter(long lmid, const char *file, int mode, const void *ret)
 
 	note_dlopen("dlmopen", lmid, file, mode, ret);
 	errno = e;
-	return real(R_DLMOPEN);
+	return real(R_dlmopen);
 }
 
 CT_EXPORT char *dlerror(void)
@@ -123,7 +123,7 @@ CT_EXPORT char *dlerror(void)
 	int e = errno;
 	struct ct_rec r;
 
-	*(void **)&fn = real(R_DLERROR);
+	*(void **)&fn = real(R_dlerror);
 	if (!fn)
 		return NULL;
 	msg = fn();
@@ -287,7 +287,7 @@ CT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	int (*fn)(const char *, char *const[], char *const[]);
 	int e = errno, rc;
 
-	*(void **)&fn = real(R_EXECVE);
+	*(void **)&fn = real(R_execve);
 	note_exec("execve", path, envp, false);
 	errno = e;
 	rc = fn(path, argv, envp);
@@ -302,7 +302,7 @@ CT_EXPORT int execv(const char *path, char *const argv[])
 	int (*fn)(const char *, char *const[]);
 	int e = errno, rc;
 
-	*(void **)&fn = real(R_EXECV);
+	*(void **)&fn = real(R_execv);
 	note_exec("execv", path, environ, false);
 	errno = e;
 	rc = fn(path, argv);
@@ -317,7 +317,7 @@ CT_EXPORT int execvp(const char *file, char *const argv[])
 	int (*fn)(const char *, char *const[]);
 	int e = errno, rc;
 
-	*(void **)&fn = real(R_EXECVP);
+	*(void **)&fn = real(R_execvp);
 	note_exec("execvp", file, environ, true);
 	errno = e;
 	rc = fn(file, argv);
@@ -332,7 +332,7 @@ CT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	int (*fn)(const char *, char *const[], char *const[]);
 	int e = errno, rc;
 
-	*(void **)&fn = real(R_EXECVPE);
+	*(void **)&fn = real(R_execvpe);
 	note_exec("execvpe", file, envp, true);
 	errno = e;
 	rc = fn(file, argv, envp);
@@ -357,7 +357,7 @@ CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	while (n)
 		fdpath[k++] = digits[--n];
 	fdpath[k] = '\0';
-	*(void **)&fn = real(R_FEXECVE);
+	*(void **)&fn = real(R_fexecve);
 	note_exec("fexecve", fdpath, envp, false);
 	errno = e;
 	rc = fn(fd, argv, envp);
@@ -376,7 +376,7 @@ CT_EXPORT int posix_spawn(pid_t *pid, const char *path,
 		  const posix_spawnattr_t *, char *const[], char *const[]);
 	int e = errno;
 
-	*(void **)&fn = real(R_POSIX_SPAWN);
+	*(void **)&fn = real(R_posix_spawn);
 	note_exec("posix_spawn", path, envp, false);
 	errno = e;
 	return fn(pid, path, fa, attr, argv, envp);
@@ -391,7 +391,7 @@ CT_EXPORT int posix_spawnp(pid_t *pid, const char *file,
 		  const posix_spawnattr_t *, char *const[], char *const[]);
 	int e = errno;
 
-	*(void **)&fn = real(R_POSIX_SPAWNP);
+	*(void **)&fn = real(R_posix_spawnp);
 	note_exec("posix_spawnp", file, envp, true);
 	errno = e;
 	return fn(pid, file, fa, attr, argv, envp);
@@ -425,15 +425,15 @@ __attribute__((noreturn)) static void leave(int which, const char *api, int stat
 
 CT_EXPORT void exit(int status)
 {
-	leave(R_EXIT, "exit", status);
+	leave(R_exit, "exit", status);
 }
 
 CT_EXPORT void _exit(int status)
 {
-	leave(R__EXIT, "_exit", status);
+	leave(R__exit, "_exit", status);
 }
 
 CT_EXPORT void _Exit(int status)
 {
-	leave(R__EXIT2, "_Exit", status);
+	leave(R__Exit, "_Exit", status);
 }

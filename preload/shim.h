@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The few functions the shim exports (preload/exports.map lists them). */
+/* The few functions the shim exports (preload/hooks.def lists them). */
 #define CT_EXPORT __attribute__((visibility("default")))
 
 /* Largest record; longer strings are cut and the record says so. */
