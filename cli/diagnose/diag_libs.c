@@ -358,56 +358,6 @@ void ct_dx_rule_mixed(struct ctx *c)
 
 /* ---- symbol versions ------------------------------------------------------------ */
 
-/* The copy r's own RPATH/RUNPATH names, when it has what is missing. */
-static bool own_defines(struct ctx *c, const char *r, const char *file, const char *version,
-			const char *symbol, char *having, size_t size)
-{
-	char own[4096], rule[256];
-
-	if (!own_choice(c, r, file, own, sizeof(own), rule, sizeof(rule)) ||
-	    !ct_file_satisfies(own, version, symbol))
-		return false;
-	snprintf(having, size, "%s (%s)", own, rule);
-	return true;
-}
-
-/* A copy elsewhere on the machine that has what is missing. */
-static bool has_version_copy(struct ctx *c, const char *file, const char *version,
-			     const char *symbol, char *having, size_t size)
-{
-	struct ct_lookup k;
-	struct ct_copies cs;
-	size_t i;
-	bool found = false;
-
-	memset(&k, 0, sizeof(k));
-	k.name = (char *)file;
-	ct_find_copies(c->L, &k, &cs);
-	for (i = 0; i < cs.n && !found; i++)
-		if (ct_file_satisfies(cs.c[i].path, version, symbol)) {
-			snprintf(having, size, "%s (%s)", cs.c[i].path, cs.c[i].where);
-			found = true;
-		}
-	ct_copies_release(&cs);
-	return found;
-}
-
-/* The symbol tables of the process's objects, read when first needed. */
-struct tables {
-	struct ct_symtab *t;
-	bool *read;
-	size_t n;
-};
-
-static const struct ct_symtab *table(struct tables *tb, const struct ct_proc *p, size_t i)
-{
-	if (!tb->read[i]) {
-		tb->read[i] = true;
-		ct_symtab_read(&tb->t[i], p->objects[i].path);
-	}
-	return &tb->t[i];
-}
-
 /* What the program itself got, when a failed dlopen said so. */
 static void evidence_errors(struct ct_finding *f, const struct ct_proc *p, const char *what)
 {
@@ -420,42 +370,47 @@ static void evidence_errors(struct ct_finding *f, const struct ct_proc *p, const
 		}
 }
 
+/*
+ * A copy that has what is missing, as the requester's own search order
+ * would reach it (its RPATH/RUNPATH, the cache, the default directories,
+ * without LD_LIBRARY_PATH or preloads), or elsewhere on the machine.
+ */
 static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded *r,
 		    const struct ct_loaded *o, const struct ct_verneed *need, const char *symbol)
 {
-	char having[4500], *dir;
+	struct ct_loader_env env = { "", "" };
+	struct ct_loader L2;
+	struct ct_lookup *k = NULL, none;
+	char *having = NULL, where[160] = "", fix[1024];
+	int err = 0;
 
-	if (!own_defines(c, r->path, need->file, need->version, symbol, having, sizeof(having)) &&
-	    !has_version_copy(c, need->file, need->version, symbol, having, sizeof(having))) {
-		ct_finding_fix(f, "install a %s that defines %s%s%s (a newer release of its package)",
-			       need->file, symbol ? symbol : need->version, symbol ? " under " : "",
-			       symbol ? need->version : "");
-		return;
-	}
-	dir = ct_xstrdup(o->path);
-	*strrchr(dir, '/') = '\0';
-	if (o->via == CT_RULE_LD_LIBRARY_PATH)
-		ct_finding_fix(f, "take %s off LD_LIBRARY_PATH, so that %s gets %s", dir,
-			       ct_dx_base(r->path), having);
-	else if (o->via == CT_RULE_PRELOAD)
-		ct_finding_fix(f, "drop %s from LD_PRELOAD, so that %s gets %s", o->path,
-			       ct_dx_base(r->path), having);
-	else
-		ct_finding_fix(f, "make %s get %s: put its directory first on LD_LIBRARY_PATH, or "
-				  "load it before %s",
-			       ct_dx_base(r->path), having, ct_dx_base(r->path));
-	free(dir);
+	ct_loader_init_like(&L2, c->L, &env);
+	if (ct_loader_start(&L2, r->path, &err))
+		k = ct_loader_search(&L2, L2.main, need->file, true);
+	memset(&none, 0, sizeof(none));
+	none.name = (char *)need->file;
+	ct_symver_having(c->L, k ? k : &none, need->version, symbol, &having, where, sizeof(where));
+	ct_symver_fix(fix, sizeof(fix), ct_dx_base(r->path), o->path, o->via, need, symbol, having,
+		      where);
+	ct_finding_fix(f, "%s", fix);
+	free(having);
+	if (k)
+		ct_lookup_free(k);
+	ct_loader_release(&L2);
 }
 
 void ct_dx_rule_symbol_versions(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
-	struct tables tb;
-	size_t i, v, k;
+	struct ct_symscope scope;
+	const char **paths = ct_xcalloc(p->nobjects + 1, sizeof(*paths));
+	size_t i, v, n = 0;
 
-	tb.n = p->nobjects;
-	tb.t = ct_xcalloc(tb.n + 1, sizeof(*tb.t));
-	tb.read = ct_xcalloc(tb.n + 1, sizeof(*tb.read));
+	/* The scope a symbol is looked up in: every object but the program and the shim. */
+	for (i = 0; i < p->nobjects; i++)
+		if (!p->objects[i].shim && !p->objects[i].main)
+			paths[n++] = p->objects[i].path;
+	ct_symscope_init(&scope, paths, n);
 	/* Every object the loader opened, also for a load that then failed. */
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *r = &p->objects[i];
@@ -471,30 +426,17 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 		for (v = 0; v < e.nverneed; v++) {
 			const struct ct_verneed *need = &e.verneed[v];
 			const struct ct_loaded *o;
-			const struct ct_symtab **others;
 			const char *missing = NULL;
 			struct ct_finding *f;
-			size_t oi, nmissing = 0, n = 0;
+			size_t nmissing = 0;
 			char who[512];
 
 			if (need->weak || !need->file || !(o = ct_dx_loaded_named(p, need->file)))
 				continue;
-			oi = (size_t)(o - p->objects);
-			if (!table(&tb, p, oi)->versioned)
-				continue; /* the loader only warns */
-			if (ct_file_satisfies(o->path, need->version, NULL)) {
-				/* The version is there: is every symbol under it? */
-				if (!ct_symbols_missing(need, table(&tb, p, oi), NULL, 0, &nmissing))
-					continue;
-				others = ct_xcalloc(p->nobjects + 1, sizeof(*others));
-				for (k = 0; k < p->nobjects; k++)
-					if (k != oi && !p->objects[k].shim && !p->objects[k].main)
-						others[n++] = table(&tb, p, k);
-				missing = ct_symbols_missing(need, table(&tb, p, oi), others, n,
-							     &nmissing);
-				free(others);
-				if (!missing)
-					continue;
+			switch (ct_symver_check(&scope, o->path, need, &missing, &nmissing)) {
+			case CT_SYMVER_OK:
+				continue;
+			case CT_SYMVER_NO_SYMBOL:
 				f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
 						   "'%s' needs %s (version %s), which %s does not "
 						   "define%s",
@@ -503,7 +445,9 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 				ct_finding_evidence(f, "the loader says: undefined symbol: %s, version %s",
 						    missing, need->version);
 				evidence_errors(f, p, missing);
-			} else {
+				break;
+			case CT_SYMVER_NO_VERSION:
+			default:
 				f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
 						   "'%s' needs %s with version '%s'%s%s%s, which %s lacks",
 						   ct_dx_base(r->path), need->file, need->version,
@@ -514,6 +458,7 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 						       "(required by %s)",
 						    need->version, r->path);
 				evidence_errors(f, p, need->version);
+				break;
 			}
 			ct_dx_asker(o, who, sizeof(who));
 			ct_finding_evidence(f, "%s: %s", o->path, who);
@@ -522,9 +467,6 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 		}
 		ct_elfinfo_release(&e);
 	}
-	for (i = 0; i < tb.n; i++)
-		ct_symtab_release(&tb.t[i]);
-	free(tb.t);
-	free(tb.read);
+	ct_symscope_release(&scope);
+	free(paths);
 }
-

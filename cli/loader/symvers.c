@@ -1,7 +1,4 @@
-/*
- * Symbol versions the loaded objects need and their dependencies lack;
- * see symvers.h.
- */
+/* The symbol-version analysis; see symvers.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +7,133 @@
 #include "describe.h"
 #include "symvers.h"
 #include "util.h"
+
+void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n)
+{
+	s->paths = paths;
+	s->n = n;
+	s->t = ct_xcalloc(n + 1, sizeof(*s->t));
+	s->read = ct_xcalloc(n + 1, sizeof(*s->read));
+}
+
+void ct_symscope_release(struct ct_symscope *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->read[i])
+			ct_symtab_release(&s->t[i]);
+	free(s->t);
+	free(s->read);
+	memset(s, 0, sizeof(*s));
+}
+
+static const struct ct_symtab *table(struct ct_symscope *s, size_t i)
+{
+	if (!s->read[i]) {
+		s->read[i] = true;
+		ct_symtab_read(&s->t[i], s->paths[i]);
+	}
+	return &s->t[i];
+}
+
+enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provider,
+				       const struct ct_verneed *need, const char **missing,
+				       size_t *nmissing)
+{
+	const struct ct_symtab **others, *own;
+	struct ct_symtab mine;
+	size_t i, n = 0, at = s->n;
+	enum ct_symver_verdict v = CT_SYMVER_OK;
+
+	*missing = NULL;
+	*nmissing = 0;
+	for (i = 0; i < s->n && at == s->n; i++)
+		if (strcmp(s->paths[i], provider) == 0)
+			at = i;
+	memset(&mine, 0, sizeof(mine));
+	if (at < s->n)
+		own = table(s, at);
+	else if (ct_symtab_read(&mine, provider) == 0)
+		own = &mine;
+	else
+		own = NULL;
+	/* A provider without version definitions: the loader only warns. */
+	if (!own || !own->versioned || !need->version)
+		goto out;
+	if (!ct_file_satisfies(provider, need->version, NULL)) {
+		v = CT_SYMVER_NO_VERSION;
+		goto out;
+	}
+	/* The version is there: is every symbol under it? The rest of the scope only then. */
+	if (!need->nsymbols || !ct_symbols_missing(need, own, NULL, 0, nmissing))
+		goto out;
+	others = ct_xcalloc(s->n + 1, sizeof(*others));
+	for (i = 0; i < s->n; i++)
+		if (i != at)
+			others[n++] = table(s, i);
+	*missing = ct_symbols_missing(need, own, others, n, nmissing);
+	free(others);
+	if (*missing)
+		v = CT_SYMVER_NO_SYMBOL;
+out:
+	if (own == &mine)
+		ct_symtab_release(&mine);
+	return v;
+}
+
+bool ct_symver_having(const struct ct_loader *L, const struct ct_lookup *search,
+		      const char *version, const char *symbol, char **having, char *where,
+		      size_t size)
+{
+	struct ct_copies cs;
+	size_t i;
+
+	*having = NULL;
+	for (i = 0; i < search->ncands && !*having; i++)
+		if (search->cands[i].outcome == CT_FOUND &&
+		    ct_file_satisfies(search->cands[i].path, version, symbol)) {
+			char rule[128];
+
+			*having = ct_xstrdup(search->cands[i].path);
+			snprintf(where, size, "%s, later in the order",
+				 ct_rule_text(search->cands[i].via, search->cands[i].owner, rule,
+					      sizeof(rule)));
+		}
+	if (*having)
+		return true;
+	ct_find_copies(L, search, &cs);
+	for (i = 0; i < cs.n && !*having; i++)
+		if (ct_file_satisfies(cs.c[i].path, version, symbol)) {
+			*having = ct_xstrdup(cs.c[i].path);
+			snprintf(where, size, "%s", cs.c[i].where);
+		}
+	ct_copies_release(&cs);
+	return *having != NULL;
+}
+
+void ct_symver_fix(char *buf, size_t size, const char *requester, const char *lacking,
+		   enum ct_rule via, const struct ct_verneed *need, const char *symbol,
+		   const char *having, const char *where)
+{
+	const char *slash = strrchr(lacking, '/');
+	int dlen = slash ? (int)(slash - lacking) : (int)strlen(lacking);
+
+	if (!having)
+		snprintf(buf, size, "install a %s that defines %s%s%s (a newer release of its package)",
+			 need->file, symbol ? symbol : need->version, symbol ? " under " : "",
+			 symbol ? need->version : "");
+	else if (via == CT_RULE_LD_LIBRARY_PATH)
+		snprintf(buf, size, "take %.*s off LD_LIBRARY_PATH, so that %s gets %s (%s)", dlen,
+			 lacking, requester, having, where);
+	else if (via == CT_RULE_PRELOAD)
+		snprintf(buf, size, "drop %s from LD_PRELOAD, so that %s gets %s (%s)", lacking,
+			 requester, having, where);
+	else
+		snprintf(buf, size, "make %s get %s (%s): put its directory first on "
+				    "LD_LIBRARY_PATH, or in the RUNPATH of %s",
+			 requester, having, where, requester);
+}
 
 /* The lookup by which requester r reached the object answering to file. */
 static const struct ct_lookup *lookup_for(const struct ct_loader *L,
@@ -31,90 +155,18 @@ static const struct ct_lookup *lookup_for(const struct ct_loader *L,
 	return NULL;
 }
 
-/*
- * A copy of the library that has what is missing, into g: first what the
- * requester's own search would find later in its order (the copy its
- * RUNPATH names, shadowed by LD_LIBRARY_PATH), then copies elsewhere.
- */
-static void find_having(struct ct_loader *L, const struct ct_lookup *k,
-			struct ct_version_gap *g)
-{
-	struct ct_lookup *s = ct_loader_search(L, (struct ct_lobj *)k->requester, k->name, true);
-	struct ct_copies cs;
-	size_t i;
-
-	for (i = 0; i < s->ncands && !g->having; i++)
-		if (s->cands[i].outcome == CT_FOUND && ct_file_satisfies(s->cands[i].path, g->need->version, g->missing_symbol)) {
-			char rule[128];
-
-			g->having = ct_xstrdup(s->cands[i].path);
-			snprintf(g->having_where, sizeof(g->having_where), "%s, later in the order",
-				 ct_rule_text(s->cands[i].via, s->cands[i].owner, rule, sizeof(rule)));
-		}
-	ct_find_copies(L, s, &cs);
-	for (i = 0; i < cs.n && !g->having; i++)
-		if (ct_file_satisfies(cs.c[i].path, g->need->version, g->missing_symbol)) {
-			g->having = ct_xstrdup(cs.c[i].path);
-			snprintf(g->having_where, sizeof(g->having_where), "%s", cs.c[i].where);
-		}
-	ct_copies_release(&cs);
-	ct_lookup_free(s);
-}
-
-/* The symbol tables of the objects, read once each (by load index). */
-struct symtabs {
-	struct ct_symtab *t;
-	bool *read;
-	size_t n;
-};
-
-static const struct ct_symtab *symtab_of(struct symtabs *st, const struct ct_lobj *o)
-{
-	if (o->index >= st->n)
-		return NULL;
-	if (!st->read[o->index]) {
-		st->read[o->index] = true;
-		ct_symtab_read(&st->t[o->index], o->path);
-	}
-	return &st->t[o->index];
-}
-
-/* The first of need's symbols missing from o and the rest of the load. */
-static const char *first_missing(struct symtabs *st, const struct ct_loader *L,
-				 const struct ct_lobj *o, const struct ct_verneed *need,
-				 size_t *count)
-{
-	const struct ct_symtab **others = ct_xcalloc(L->nobjs + 1, sizeof(*others));
-	const char *first;
-	size_t k, n = 0;
-
-	*count = 0;
-	if (!need->nsymbols || !symtab_of(st, o)) {
-		free(others);
-		return NULL;
-	}
-	/* The rest of the scope only matters when o lacks one: read it then. */
-	first = ct_symbols_missing(need, symtab_of(st, o), NULL, 0, count);
-	if (first) {
-		for (k = 0; k < L->nobjs; k++)
-			if (L->objs[k] != o && !L->objs[k]->is_main)
-				others[n++] = symtab_of(st, L->objs[k]);
-		first = ct_symbols_missing(need, symtab_of(st, o), others, n, count);
-	}
-	free(others);
-	return first;
-}
-
 struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 {
 	struct ct_version_gap *out = NULL;
-	struct symtabs st;
-	size_t i, v;
+	struct ct_symscope scope;
+	const char **paths = ct_xcalloc(L->nobjs + 1, sizeof(*paths));
+	size_t i, v, np = 0;
 
 	*n = 0;
-	st.n = L->nobjs;
-	st.t = ct_xcalloc(st.n + 1, sizeof(*st.t));
-	st.read = ct_xcalloc(st.n + 1, sizeof(*st.read));
+	for (i = 0; i < L->nobjs; i++)
+		if (!L->objs[i]->is_main)
+			paths[np++] = L->objs[i]->path;
+	ct_symscope_init(&scope, paths, np);
 	for (i = 0; i < L->nobjs; i++) {
 		const struct ct_lobj *r = L->objs[i];
 
@@ -122,17 +174,15 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			const struct ct_verneed *need = &r->info.verneed[v];
 			const struct ct_lookup *k;
 			struct ct_version_gap *g;
-			const char *missing = NULL;
-			size_t nmissing = 0;
+			struct ct_lookup *s;
+			const char *missing;
+			size_t nmissing;
+			enum ct_rule via;
 
 			if (need->weak || !need->file || !need->version ||
-			    !(k = lookup_for(L, r, need->file)))
-				continue;
-			/* A file without version definitions only draws a warning. */
-			if (!k->object->info.nverdef)
-				continue;
-			if (ct_elfinfo_defines(&k->object->info, need->version) &&
-			    !(missing = first_missing(&st, L, k->object, need, &nmissing)))
+			    !(k = lookup_for(L, r, need->file)) ||
+			    ct_symver_check(&scope, k->object->path, need, &missing, &nmissing) ==
+				    CT_SYMVER_OK)
 				continue;
 			out = ct_xrealloc(out, (*n + 1) * sizeof(*out));
 			g = &out[(*n)++];
@@ -142,13 +192,17 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			g->need = need;
 			g->missing_symbol = missing;
 			g->nmissing = nmissing;
-			find_having(L, k, g);
+			s = ct_loader_search(L, (struct ct_lobj *)r, k->name, true);
+			ct_symver_having(L, s, need->version, missing, &g->having, g->having_where,
+					 sizeof(g->having_where));
+			ct_lookup_free(s);
+			via = k->object->preload ? CT_RULE_PRELOAD : k->object->found_via;
+			ct_symver_fix(g->fix, sizeof(g->fix), ct_lobj_name(r, true), k->object->path,
+				      via, need, missing, g->having, g->having_where);
 		}
 	}
-	for (i = 0; i < st.n; i++)
-		ct_symtab_release(&st.t[i]);
-	free(st.t);
-	free(st.read);
+	ct_symscope_release(&scope);
+	free(paths);
 	return out;
 }
 

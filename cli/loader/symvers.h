@@ -1,33 +1,84 @@
+/*
+ * The one symbol-version analysis, for ldd and why (over the loader
+ * model) and for the symbol-version-missing finding (over a traced
+ * process): does the copy a requester gets give the version (VERNEED) it
+ * needs, and every symbol under it; if not, which copy would; and the fix,
+ * in one wording.
+ *
+ * Ownership: a struct ct_symscope borrows its paths and owns the symbol
+ * tables it reads (ct_symscope_release); a gap owns `having`.
+ */
 #ifndef CT_SYMVERS_H
 #define CT_SYMVERS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "elfinfo.h"
 #include "resolve.h"
 
+/* The objects of one link map, their symbol tables read once each, when first asked. */
+struct ct_symscope {
+	const char *const *paths;
+	size_t n;
+	struct ct_symtab *t;
+	bool *read;
+};
+
+/* paths[0..n): the objects the loader would search for a symbol (not the program). */
+void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n);
+void ct_symscope_release(struct ct_symscope *s);
+
+enum ct_symver_verdict {
+	CT_SYMVER_OK,          /* given (or the provider has no versions: the loader only warns) */
+	CT_SYMVER_NO_VERSION,  /* "version `V' not found (required by R)" */
+	CT_SYMVER_NO_SYMBOL,   /* "undefined symbol: S, version V" */
+};
+
 /*
- * A version an object needs (VERNEED) that the object its lookup
- * resolved to does not define (VERDEF): the symbol-version-missing case.
+ * What need (one VERNEED entry of a requester) gets from the file at
+ * provider, in scope s: OK; the version missing; or the version there but
+ * a symbol under it defined nowhere in the scope (NVIDIA's libraries keep
+ * every symbol under one version named after the soname), then *missing
+ * (a view into need) and *nmissing.
  */
+enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provider,
+				       const struct ct_verneed *need, const char **missing,
+				       size_t *nmissing);
+
+/*
+ * A copy that has what is missing (version, and symbol under it when not
+ * NULL): the first file found among search's candidates (the requester's
+ * own search order, past the copy it took), else a copy elsewhere on the
+ * machine L knows (copies.h). *having to free, where in words ("RUNPATH
+ * of libx.so, later in the order", "pip wheel"); false when none has it.
+ */
+bool ct_symver_having(const struct ct_loader *L, const struct ct_lookup *search,
+		      const char *version, const char *symbol, char **having, char *where,
+		      size_t size);
+
+/*
+ * The fix, one wording for ldd, why, run and report, into buf: requester
+ * (its file name) took lacking through rule via; having/where as above,
+ * or NULL when no copy has it.
+ */
+void ct_symver_fix(char *buf, size_t size, const char *requester, const char *lacking,
+		   enum ct_rule via, const struct ct_verneed *need, const char *symbol,
+		   const char *having, const char *where);
+
+/* A gap in the loader model: what ldd and why report. */
 struct ct_version_gap {
 	const struct ct_lobj *requester;
 	const struct ct_lobj *lacking;   /* the copy that lacks it */
 	const struct ct_verneed *need;
-	/*
-	 * The version is there but not this symbol under it (NVIDIA's
-	 * libraries put every symbol under one version, libnvJitLink.so.12):
-	 * "undefined symbol: SYMBOL, version VERSION". NULL: the version
-	 * itself is missing ("version `VERSION' not found").
-	 */
-	const char *missing_symbol;
+	const char *missing_symbol;      /* CT_SYMVER_NO_SYMBOL: the first; else NULL */
 	size_t nmissing;                 /* symbols of that version missing */
 	char *having;                    /* a copy that defines it, or NULL */
-	char having_where[160];          /* "RUNPATH of libx.so, later in the order",
-					    "pip wheel", ... */
+	char having_where[160];
+	char fix[1024];                  /* ct_symver_fix */
 };
 
-/* Every gap in the loaded objects; *n of them, to free with ct_version_gaps_free. */
+/* Every gap in L's loaded objects; *n of them, to free with ct_version_gaps_free. */
 struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n);
 void ct_version_gaps_free(struct ct_version_gap *g, size_t n);
 

@@ -100,6 +100,7 @@ void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n)
 		ct_json_kv_string(j, "lacking", g[i].lacking->path);
 		ct_json_kv_string(j, "having", g[i].having);
 		ct_json_kv_string(j, "having_where", g[i].having ? g[i].having_where : NULL);
+		ct_json_kv_string(j, "fix", g[i].fix);
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);
@@ -109,10 +110,8 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 {
 	const struct ct_verneed *v = g->need;
 	const struct ct_lobj *lack = g->lacking;
-	char rule[256], *dir = ct_xstrdup(lack->path), *slash = strrchr(dir, '/');
+	char rule[256];
 
-	if (slash)
-		*slash = '\0';
 	if (g->missing_symbol)
 		fprintf(out,
 			"symbol-version-missing: %s needs %s from %s (version '%s'%s),\n"
@@ -136,17 +135,5 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
 						     sizeof(rule)),
 			v->version, ct_lobj_name(g->requester, false));
-	if (!g->having)
-		fprintf(out, "  no copy on this machine has it: install a %s that does\n", v->file);
-	else if (lack->preload)
-		fprintf(out, "  %s (%s) has it: take %s off LD_PRELOAD\n", g->having,
-			g->having_where, lack->path);
-	else if (lack->found_via == CT_RULE_LD_LIBRARY_PATH)
-		fprintf(out, "  %s (%s) has it: take %s off LD_LIBRARY_PATH\n", g->having,
-			g->having_where, slash ? dir : lack->path);
-	else
-		fprintf(out, "  %s (%s) has it: load that copy instead (its directory first\n"
-			"  on LD_LIBRARY_PATH, or in the RUNPATH of %s)\n",
-			g->having, g->having_where, ct_lobj_name(g->requester, true));
-	free(dir);
+	fprintf(out, "  fix: %s\n", g->fix);
 }
