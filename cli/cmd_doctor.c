@@ -19,6 +19,7 @@
 #include "explain.h"
 #include "facts.h"
 #include "findings.h"
+#include "findings_out.h"
 #include "json.h"
 #include "report.h"
 

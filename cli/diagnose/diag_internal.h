@@ -7,6 +7,7 @@
 #define CT_DIAG_INTERNAL_H
 
 #include "copies.h"
+#include "elfinfo.h"
 #include "diagnose.h"
 #include "findings.h"
 #include "resolve.h"
@@ -36,6 +37,8 @@ void ct_dx_tries(struct ct_finding *f, const struct ct_search *s);
 void ct_dx_copies(struct ctx *c, const char *name, const struct ct_search *s,
 		  struct ct_copies *out);
 bool ct_dx_same_file(const char *a, const char *b);
+/* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
+const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);
 
 void ct_dx_rule_not_found(struct ctx *c);

@@ -177,17 +177,12 @@ static void shadowed_by_earlier(struct ctx *c)
 
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *r = &p->objects[i];
-		struct ct_elfinfo e;
+		const struct ct_elfinfo *e;
 
-		if (r->shim)
+		if (r->shim || !(e = ct_dx_elfinfo(c, r->path)))
 			continue;
-		ct_elfinfo_init(&e);
-		if (ct_elfinfo_read(&e, r->path) != 0) {
-			ct_elfinfo_release(&e);
-			continue;
-		}
-		for (k = 0; k < e.nneeded; k++) {
-			const char *name = e.needed[k];
+		for (k = 0; k < e->nneeded; k++) {
+			const char *name = e->needed[k];
 			const struct ct_loaded *o = ct_dx_loaded_named(p, name);
 			const char *came_for;
 			char own[4096], rule[256], v1[64], v2[64], who[512];
@@ -219,7 +214,6 @@ static void shadowed_by_earlier(struct ctx *c)
 				       ct_dx_base(r->path));
 			ct_dx_where(c, f);
 		}
-		ct_elfinfo_release(&e);
 	}
 }
 
@@ -414,17 +408,12 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 	/* Every object the loader opened, also for a load that then failed. */
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *r = &p->objects[i];
-		struct ct_elfinfo e;
+		const struct ct_elfinfo *e;
 
-		if (r->shim)
+		if (r->shim || !(e = ct_dx_elfinfo(c, r->path)))
 			continue;
-		ct_elfinfo_init(&e);
-		if (ct_elfinfo_read(&e, r->path) != 0) {
-			ct_elfinfo_release(&e);
-			continue;
-		}
-		for (v = 0; v < e.nverneed; v++) {
-			const struct ct_verneed *need = &e.verneed[v];
+		for (v = 0; v < e->nverneed; v++) {
+			const struct ct_verneed *need = &e->verneed[v];
 			const struct ct_loaded *o;
 			const char *missing = NULL;
 			struct ct_finding *f;
@@ -465,7 +454,6 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 			gap_fix(c, f, r, o, need, missing);
 			ct_dx_where(c, f);
 		}
-		ct_elfinfo_release(&e);
 	}
 	ct_symscope_release(&scope);
 	free(paths);

@@ -21,15 +21,21 @@
 #include "resolve.h"
 #include "summary.h"
 
+/* What the rules and printers ask of one file, read once per path. */
 struct ct_devcode {
 	char *path;
 	struct elfscan_file f;
 	bool ok;                  /* scanned, and holds images */
+	struct ct_elfinfo info;   /* DT_NEEDED, versions needed (ct_dx_elfinfo) */
+	bool info_ok;
 };
 
-/* ---- device code, scanned once per path ---------------------------------- */
+/* ---- each file, read once per path ------------------------------------------ */
 
-/* Scan path once: every path of the trace is scanned before any rule runs. */
+/*
+ * Scan path and read its dynamic section once: every path of the trace
+ * is read before any rule runs, the rules and the printers only look up.
+ */
 static void scan_code(struct ct_diagnosis *d, const char *path)
 {
 	struct ct_devcode *c;
@@ -43,6 +49,18 @@ static void scan_code(struct ct_diagnosis *d, const char *path)
 	c->path = ct_xstrdup(path);
 	elfscan_file_init(&c->f);
 	c->ok = elfscan_scan_path(&c->f, path, NULL) == 0 && c->f.nimages > 0;
+	ct_elfinfo_init(&c->info);
+	c->info_ok = ct_elfinfo_read(&c->info, path) == 0;
+}
+
+const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < c->d->ncode; i++)
+		if (strcmp(c->d->code[i].path, path) == 0)
+			return c->d->code[i].info_ok ? &c->d->code[i].info : NULL;
+	return NULL;
 }
 
 const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path)
@@ -71,6 +89,7 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 
 	for (i = 0; i < d->ncode; i++) {
 		elfscan_file_release(&d->code[i].f);
+		ct_elfinfo_release(&d->code[i].info);
 		free(d->code[i].path);
 	}
 	free(d->code);

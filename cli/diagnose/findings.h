@@ -2,7 +2,8 @@
  * Findings: what cudatrace concludes, each with a code (findings.def), a
  * severity, a one-line message, a concrete fix and the evidence it rests
  * on, and where it was seen (processes, ranks, hosts). The diagnosis
- * engine (diagnose.c) and doctor produce them; report.c prints them.
+ * engine (diagnose.c) and doctor produce them; render/findings_out.c
+ * prints them.
  *
  * Wording (DESIGN.md): lowercase-first messages, the subject quoted, no
  * jargon the user did not already see in their error.
@@ -17,8 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-struct ct_json;
 
 enum ct_finding_code {
 #define CT_FINDING(name, id, severity, title) CT_F_##name,
@@ -95,16 +94,5 @@ const char *ct_severity_name(enum ct_severity s);
  * hosts", "3 processes on host a". Into buf; returns buf.
  */
 char *ct_where_words(const struct ct_finding *f, char *buf, size_t size);
-
-/*
- * Print the findings, errors first: severity and code, message, the fix,
- * the evidence (verbose: all of it, else up to a few lines) and where.
- * colour: ANSI colours for the severity words.
- */
-void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose);
-
-/* The findings as a JSON array: [{"code","severity","message","fix",
-   "object","evidence":[...],"where":[{"pid","host","rank","program"}]}]. */
-void ct_findings_json(struct ct_json *j, const struct ct_findings *fs);
 
 #endif

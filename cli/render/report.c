@@ -7,6 +7,7 @@
 #include "elfscan.h"
 #include "facts.h"
 #include "json.h"
+#include "findings_out.h"
 #include "report.h"
 #include "summary.h"
 

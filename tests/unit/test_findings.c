@@ -6,6 +6,7 @@
 
 #include "compat.h"
 #include "findings.h"
+#include "findings_out.h"
 #include "json.h"
 
 static void add_driver_missing(struct ct_findings *fs, int64_t pid, const char *host,

@@ -1,0 +1,22 @@
+/* Findings (findings.h) as people and scripts read them. */
+#ifndef CT_FINDINGS_OUT_H
+#define CT_FINDINGS_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "findings.h"
+#include "json.h"
+
+/*
+ * Print the findings, errors first: severity and code, message, the fix,
+ * the evidence (verbose: all of it, else up to a few lines) and where.
+ * colour: ANSI colours for the severity words.
+ */
+void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose);
+
+/* The findings as a JSON array: [{"code","severity","message","fix",
+   "object","evidence":[...],"where":[{"pid","host","rank","program"}]}]. */
+void ct_findings_json(struct ct_json *j, const struct ct_findings *fs);
+
+#endif
