@@ -280,7 +280,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 		const struct ct_loaded *a = &p->objects[i];
 		char sa[128], fa[128], va[64];
 		struct ct_finding *f = NULL;
-		bool first_of_family = true;
+		bool first_of_family = true, env = false;
 
 		if (a->shim || a->main || !ct_cuda_library(a->path))
 			continue;
@@ -329,17 +329,16 @@ void ct_dx_rule_mixed(struct ctx *c)
 						   va[0] ? va : ct_dx_base(a->path), vb[0] ? vb : ct_dx_base(b->path));
 				ct_dx_asker(a, who, sizeof(who));
 				ct_finding_evidence(f, "%s, %s", a->path, who);
+				env |= a->via == CT_RULE_LD_LIBRARY_PATH;
 				if (strcmp(fa, "libcudnn") == 0 && !same_stem)
 					f->severity = CT_SEV_ERROR;
 			}
 			ct_dx_asker(b, who, sizeof(who));
 			ct_finding_evidence(f, "%s, %s", b->path, who);
+			env |= b->via == CT_RULE_LD_LIBRARY_PATH;
 		}
 		if (f) {
-			bool env = false;
-
-			for (k = 0; k < f->nevidence; k++)
-				env |= strstr(f->evidence[k], "LD_LIBRARY_PATH") != NULL;
+			/* A copy that came from LD_LIBRARY_PATH: the quickest way out. */
 			ct_finding_fix(f, "let one installation provide %s: %salign the packages "
 					  "that bring the copies (pip list | grep nvidia)",
 				       strcmp(fa, "libcudnn") == 0 ? "every cuDNN library" : fa,

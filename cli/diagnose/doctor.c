@@ -318,9 +318,7 @@ static void entry_shadows(struct ct_doctor *d, struct ct_doctor_ldentry *en, con
 
 		if (c->outcome == CT_FOUND && !same_file(c->path, k->path))
 			add_shadow(en, soname, k->path, c->path,
-				   c->via == CT_RULE_LD_LIBRARY_PATH ? "LD_LIBRARY_PATH"
-				   : c->via == CT_RULE_LD_SO_CACHE ? "ld.so.cache"
-				   : ct_rule_text(c->via, c->owner, rule, sizeof(rule)));
+				   ct_rule_text(c->via, c->owner, rule, sizeof(rule)));
 	}
 	ct_find_copies(&d->L, k, &copies);
 	for (i = 0; i < copies.n; i++)
