@@ -1,0 +1,386 @@
+/*
+ * The loader model (cli/loader/resolve.c) on a made-up machine: its
+ * platform facts filled in by hand (one default directory of the test's
+ * own, no ld.so.cache), tiny shared objects built here with cc. The
+ * order of the rules (RPATH, LD_LIBRARY_PATH, RUNPATH, default), the
+ * loader's stop at a file that is not ELF, names already loaded, $ORIGIN;
+ * the one symbol-version analysis (cli/loader/symvers.c) with its fix; the
+ * loader rules' vocabulary (cli/common/rules.c). The differential test
+ * against glibc itself is tests/e2e/ldd-oracle; this one needs no loader.
+ */
+#include "helpers.h"
+
+#include <elf.h>
+#include <unistd.h>
+
+#include "describe.h"
+#include "resolve.h"
+#include "rules.h"
+#include "symvers.h"
+
+static char top[256];
+
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("setup failed: %s", cmd);
+}
+
+/*
+ * top/a/libdep.so.1   defines dep_a@DEP_1 only (an old copy)
+ * top/b/libdep.so.1   defines dep_a@DEP_1 and dep_b@DEP_2
+ * top/c/libdep.so.1   not an ELF file
+ * top/req/librunpath.so   needs libdep.so.1 (DEP_2), RUNPATH $ORIGIN/../b
+ * top/req/librpath.so     the same with DT_RPATH
+ * top/req/libplain.so     needs libdep.so.1, no paths of its own
+ * top/sys/                the machine's one default directory
+ * top/one/{old,new}/libone.so.1   every symbol under one version named
+ *                         after the soname; the old copy lacks one_b
+ * top/req/libone_user.so  needs one_b from libone.so.1, RUNPATH $ORIGIN/../one/new
+ */
+static int setup(void **state)
+{
+	(void)state;
+	if (system("command -v cc >/dev/null 2>&1") != 0)
+		return 0;
+	snprintf(top, sizeof(top), "%s/ct-resolve-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(top))
+		return -1;
+	sh("cd %s && mkdir a b c req sys one one/old one/new && "
+	   "printf 'DEP_1 { global: dep_a; local: *; };\\n' > old.map && "
+	   "printf 'DEP_1 { global: dep_a; local: *; };\\nDEP_2 { global: dep_b; } DEP_1;\\n' > new.map && "
+	   "printf 'int dep_a(void){return 1;}\\n#ifdef NEW\\nint dep_b(void){return 2;}\\n#endif\\n' > dep.c && "
+	   "cc -shared -fPIC -o a/libdep.so.1 dep.c -Wl,-soname,libdep.so.1 -Wl,--version-script,old.map && "
+	   "cc -shared -fPIC -DNEW -o b/libdep.so.1 dep.c -Wl,-soname,libdep.so.1 -Wl,--version-script,new.map && "
+	   "echo 'not a library' > c/libdep.so.1 && "
+	   "printf 'int dep_b(void);\\nint req(void){return dep_b();}\\n' > req.c && "
+	   "cc -shared -fPIC -o req/librunpath.so req.c b/libdep.so.1 -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../b' && "
+	   "cc -shared -fPIC -o req/librpath.so req.c b/libdep.so.1 -Wl,--disable-new-dtags,-rpath,'$ORIGIN/../b' && "
+	   "cc -shared -fPIC -o req/libplain.so req.c b/libdep.so.1 && "
+	   "printf 'libone.so.1 { global: *; };\\n' > one.map && "
+	   "printf 'int one_a(void){return 1;}\\n#ifdef NEW\\nint one_b(void){return 2;}\\n#endif\\n' > one.c && "
+	   "cc -shared -fPIC -o one/old/libone.so.1 one.c -Wl,-soname,libone.so.1 -Wl,--version-script,one.map && "
+	   "cc -shared -fPIC -DNEW -o one/new/libone.so.1 one.c -Wl,-soname,libone.so.1 -Wl,--version-script,one.map && "
+	   "printf 'int one_b(void);\\nint use(void){return one_b();}\\n' > use.c && "
+	   "cc -shared -fPIC -o req/libone_user.so use.c one/new/libone.so.1 -Wl,--enable-new-dtags,-rpath,'$ORIGIN/../one/new'",
+	   top);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (top[0])
+		sh("rm -rf %s", top);
+	return 0;
+}
+
+static void need_cc(void)
+{
+	if (!top[0])
+		skip();
+}
+
+/* The made-up machine: x86-64, $LIB "lib", one default directory, no cache. */
+static void machine(struct ct_loader *L, const char *library_path)
+{
+	static char sysdir[300], cache[300];
+	static char *dirs[] = { sysdir };
+	struct ct_loader like;
+	struct ct_loader_env env = { library_path ? library_path : "", "" };
+
+	snprintf(sysdir, sizeof(sysdir), "%s/sys", top);
+	snprintf(cache, sizeof(cache), "%s/no-ld.so.cache", top);
+	memset(&like, 0, sizeof(like));
+	like.plat.rtld = "/lib64/ld-linux-x86-64.so.2";
+	like.plat.lib = "lib";
+	like.plat.platform = "x86_64";
+	like.plat.version = "2.36";
+	like.plat.major = 2;
+	like.plat.minor = 36;
+	like.plat.system_dirs = dirs;
+	like.plat.nsystem_dirs = 1;
+	like.plat.cache = cache;
+	like.plat.machine = EM_X86_64;
+	like.plat.elf_class = 64;
+	like.plat.from_loader = true;
+	ct_loader_init_like(L, &like, &env);
+	assert_false(L->cache_ok);
+}
+
+static struct ct_lobj *start(struct ct_loader *L, const char *rel)
+{
+	char path[512];
+	struct ct_lobj *o;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	o = ct_loader_start(L, path, &err);
+	if (!o)
+		fail_msg("cannot start %s: %d", path, err);
+	return o;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return s && n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void test_runpath(void **state)
+{
+	struct ct_loader L;
+	struct ct_lookup *k;
+	char rule[128];
+
+	(void)state;
+	need_cc();
+	machine(&L, NULL);
+	k = ct_loader_lookup(&L, start(&L, "req/librunpath.so"), "libdep.so.1");
+	assert_int_equal(k->found_via, CT_RULE_RUNPATH);
+	assert_non_null(k->object);
+	assert_true(ends_with(k->object->path, "/b/libdep.so.1"));
+	assert_ptr_equal(k->via_owner, L.main);
+	assert_string_equal(ct_rule_text(k->found_via, k->via_owner, rule, sizeof(rule)),
+			    "RUNPATH of librunpath.so");
+	ct_loader_release(&L);
+}
+
+/* LD_LIBRARY_PATH comes before RUNPATH: the old copy wins. */
+static void test_ld_library_path_before_runpath(void **state)
+{
+	struct ct_loader L;
+	struct ct_lookup *k;
+	char dir[300];
+
+	(void)state;
+	need_cc();
+	snprintf(dir, sizeof(dir), "%s/a", top);
+	machine(&L, dir);
+	k = ct_loader_lookup(&L, start(&L, "req/librunpath.so"), "libdep.so.1");
+	assert_int_equal(k->found_via, CT_RULE_LD_LIBRARY_PATH);
+	assert_true(ends_with(k->object->path, "/a/libdep.so.1"));
+	assert_int_equal(k->cands[0].via, CT_RULE_LD_LIBRARY_PATH);
+	assert_int_equal(k->cands[0].outcome, CT_FOUND);
+	ct_loader_release(&L);
+}
+
+/* DT_RPATH comes before LD_LIBRARY_PATH. */
+static void test_rpath_before_ld_library_path(void **state)
+{
+	struct ct_loader L;
+	struct ct_lookup *k;
+	char dir[300];
+
+	(void)state;
+	need_cc();
+	snprintf(dir, sizeof(dir), "%s/a", top);
+	machine(&L, dir);
+	k = ct_loader_lookup(&L, start(&L, "req/librpath.so"), "libdep.so.1");
+	assert_int_equal(k->found_via, CT_RULE_RPATH);
+	assert_true(ends_with(k->object->path, "/b/libdep.so.1"));
+	ct_loader_release(&L);
+}
+
+/* Nowhere: every rule tried in order, the default directory last. */
+static void test_not_found(void **state)
+{
+	struct ct_loader L;
+	struct ct_lookup *k;
+	const struct ct_cand *last;
+
+	(void)state;
+	need_cc();
+	machine(&L, NULL);
+	k = ct_loader_lookup(&L, start(&L, "req/libplain.so"), "libnothere.so.3");
+	assert_int_equal(k->found_via, CT_RULE_NOT_FOUND);
+	assert_null(k->object);
+	assert_non_null(k->error);
+	/* No ld.so.cache on this machine, no paths of its own: the default directory alone. */
+	assert_int_equal(k->ncands, 1);
+	last = &k->cands[0];
+	assert_int_equal(last->via, CT_RULE_DEFAULT);
+	assert_int_equal(last->outcome, CT_FILE_MISSING);
+	ct_loader_release(&L);
+}
+
+/* A file that is not ELF stops the loader there: no later candidate is tried. */
+static void test_not_elf_stops(void **state)
+{
+	struct ct_loader L;
+	struct ct_lookup *k;
+	char dir[300];
+
+	(void)state;
+	need_cc();
+	snprintf(dir, sizeof(dir), "%s/c", top);
+	machine(&L, dir);
+	k = ct_loader_lookup(&L, start(&L, "req/librunpath.so"), "libdep.so.1");
+	assert_null(k->object);
+	assert_true(k->fatal);
+	assert_int_equal(k->cands[k->ncands - 1].outcome, CT_NOT_ELF);
+	assert_int_equal(k->cands[k->ncands - 1].via, CT_RULE_LD_LIBRARY_PATH);
+	ct_loader_release(&L);
+}
+
+/* A second request for a soname gets the object already mapped. */
+static void test_already_loaded(void **state)
+{
+	struct ct_loader L;
+	struct ct_lookup *k1, *k2;
+	struct ct_lobj *main_obj;
+
+	(void)state;
+	need_cc();
+	machine(&L, NULL);
+	main_obj = start(&L, "req/librunpath.so");
+	k1 = ct_loader_lookup(&L, main_obj, "libdep.so.1");
+	k2 = ct_loader_lookup(&L, main_obj, "libdep.so.1");
+	assert_int_equal(k2->found_via, CT_RULE_ALREADY_LOADED);
+	assert_ptr_equal(k1->object, k2->object);
+	assert_false(k2->new_object);
+	ct_loader_release(&L);
+}
+
+/* The whole start-up, then the gaps: the old copy lacks DEP_2. */
+static void test_version_gap(void **state)
+{
+	struct ct_loader L;
+	struct ct_version_gap *g;
+	char dir[300], want[400];
+	size_t n;
+
+	(void)state;
+	need_cc();
+	snprintf(dir, sizeof(dir), "%s/a", top);
+	machine(&L, dir);
+	start(&L, "req/librunpath.so");
+	ct_loader_load_all(&L);
+	g = ct_version_gaps(&L, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(g[0].need->version, "DEP_2");
+	assert_null(g[0].missing_symbol);
+	assert_true(ends_with(g[0].lacking->path, "/a/libdep.so.1"));
+	assert_non_null(g[0].having);
+	assert_true(ends_with(g[0].having, "/b/libdep.so.1"));
+	assert_string_equal(g[0].having_where, "RUNPATH of librunpath.so, later in the order");
+	snprintf(want, sizeof(want), "take %s off LD_LIBRARY_PATH, so that librunpath.so gets ", dir);
+	assert_true(strncmp(g[0].fix, want, strlen(want)) == 0);
+	ct_version_gaps_free(g, n);
+	ct_loader_release(&L);
+
+	/* Its own copy: nothing missing. */
+	machine(&L, NULL);
+	start(&L, "req/librunpath.so");
+	ct_loader_load_all(&L);
+	g = ct_version_gaps(&L, &n);
+	assert_int_equal(n, 0);
+	ct_version_gaps_free(g, n);
+	ct_loader_release(&L);
+}
+
+/* NVIDIA's shape: one version, a symbol missing under it. */
+static void test_symbol_under_one_version(void **state)
+{
+	struct ct_symscope scope;
+	struct ct_elfinfo e;
+	char user[400], old_copy[400], new_copy[400];
+	const char *paths[1], *missing = NULL;
+	const struct ct_verneed *need = NULL;
+	size_t i, nmissing = 0;
+
+	(void)state;
+	need_cc();
+	snprintf(user, sizeof(user), "%s/req/libone_user.so", top);
+	snprintf(old_copy, sizeof(old_copy), "%s/one/old/libone.so.1", top);
+	snprintf(new_copy, sizeof(new_copy), "%s/one/new/libone.so.1", top);
+	ct_elfinfo_init(&e);
+	assert_int_equal(ct_elfinfo_read(&e, user), 0);
+	for (i = 0; i < e.nverneed; i++)
+		if (e.verneed[i].file && strcmp(e.verneed[i].file, "libone.so.1") == 0)
+			need = &e.verneed[i];
+	assert_non_null(need);
+	paths[0] = old_copy;
+	ct_symscope_init(&scope, paths, 1);
+	assert_int_equal(ct_symver_check(&scope, old_copy, need, &missing, &nmissing),
+			 CT_SYMVER_NO_SYMBOL);
+	assert_string_equal(missing, "one_b");
+	assert_int_equal(nmissing, 1);
+	ct_symscope_release(&scope);
+	paths[0] = new_copy;
+	ct_symscope_init(&scope, paths, 1);
+	assert_int_equal(ct_symver_check(&scope, new_copy, need, &missing, &nmissing), CT_SYMVER_OK);
+	ct_symscope_release(&scope);
+	ct_elfinfo_release(&e);
+}
+
+/* One wording of the fix, by the rule that took the lacking copy. */
+static void test_symver_fix_wording(void **state)
+{
+	struct ct_verneed need;
+	char buf[512];
+
+	(void)state;
+	memset(&need, 0, sizeof(need));
+	need.file = "libnvJitLink.so.12";
+	need.version = "libnvJitLink.so.12";
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/opt/cuda-12.1/lib64/libnvJitLink.so.12",
+		      CT_RULE_LD_LIBRARY_PATH, &need, "__nvJitLinkAddData_12_1",
+		      "/w/nvjitlink/lib/libnvJitLink.so.12", "pip wheel");
+	assert_string_equal(buf, "take /opt/cuda-12.1/lib64 off LD_LIBRARY_PATH, so that "
+				 "libcusparse.so.12 gets /w/nvjitlink/lib/libnvJitLink.so.12 (pip wheel)");
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/p/libnvJitLink.so.12", CT_RULE_PRELOAD,
+		      &need, NULL, "/w/libnvJitLink.so.12", "pip wheel");
+	assert_string_equal(buf, "drop /p/libnvJitLink.so.12 from LD_PRELOAD, so that "
+				 "libcusparse.so.12 gets /w/libnvJitLink.so.12 (pip wheel)");
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/usr/lib/libnvJitLink.so.12",
+		      CT_RULE_LD_SO_CACHE, &need, "__nvJitLinkAddData_12_1", NULL, NULL);
+	assert_string_equal(buf, "install a libnvJitLink.so.12 that defines __nvJitLinkAddData_12_1 "
+				 "under libnvJitLink.so.12 (a newer release of its package)");
+}
+
+/* The vocabulary: every rule's id parses back to it; unknown ids stay unknown. */
+static void test_rules_vocabulary(void **state)
+{
+	enum ct_rule r;
+
+	(void)state;
+	for (r = CT_RULE_RPATH; r <= CT_RULE_SECURE; r++) {
+		assert_int_equal(ct_rule_parse(ct_rule_id(r)), r);
+		assert_string_not_equal(ct_rule_words(r), "?");
+	}
+	assert_string_equal(ct_rule_id(CT_RULE_LD_SO_CACHE), "ld.so.cache");
+	assert_string_equal(ct_rule_words(CT_RULE_LD_LIBRARY_PATH), "LD_LIBRARY_PATH");
+	assert_string_equal(ct_rule_words(CT_RULE_DEFAULT), "default directory");
+	assert_int_equal(ct_rule_parse("bogus\033[2J"), CT_RULE_UNKNOWN);
+	assert_int_equal(ct_rule_parse(NULL), CT_RULE_UNKNOWN);
+	assert_string_equal(ct_rule_words(CT_RULE_UNKNOWN), "?");
+	assert_string_equal(ct_rule_words((enum ct_rule)999), "?");
+	assert_true(ct_rule_is_own_path(CT_RULE_RUNPATH) && ct_rule_is_own_path(CT_RULE_RPATH));
+	assert_false(ct_rule_is_own_path(CT_RULE_LD_LIBRARY_PATH));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_runpath),
+		cmocka_unit_test(test_ld_library_path_before_runpath),
+		cmocka_unit_test(test_rpath_before_ld_library_path),
+		cmocka_unit_test(test_not_found),
+		cmocka_unit_test(test_not_elf_stops),
+		cmocka_unit_test(test_already_loaded),
+		cmocka_unit_test(test_version_gap),
+		cmocka_unit_test(test_symbol_under_one_version),
+		cmocka_unit_test(test_symver_fix_wording),
+		cmocka_unit_test(test_rules_vocabulary),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
