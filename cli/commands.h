@@ -6,7 +6,7 @@
 
 #include "targets.h"
 
-/* errors.c: the commands' messages, "cudatrace: <message>" on stderr. */
+/* shared.c: the commands' messages, "cudatrace: <message>" on stderr. */
 extern const char *ct_progname;
 void ct_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ct_parse_targets (targets.h), saying why on stderr; 0 or -1. */

@@ -5,8 +5,8 @@
  * runtime (libcudart.so.N) on it and whether that driver runs it, and
  * LD_LIBRARY_PATH entries whose CUDA libraries are taken before other
  * copies. ct_doctor_examine gathers the facts and judges nothing but each
- * runtime against the driver; cmd_doctor.c turns them into findings and
- * prints them.
+ * runtime against the driver; doctor_rules.c turns them into findings,
+ * cmd_doctor.c prints them.
  *
  * The /proc/driver/nvidia folder is read from $CUDATRACE_NVIDIA_PROC
  * when set (a copy taken from another machine, or a test's).

@@ -1,4 +1,4 @@
-/* Findings: adding, grouping, printing; see findings.h. */
+/* Findings: adding, grouping, the worst severity; see findings.h. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
