@@ -6,6 +6,8 @@
 #ifndef CT_RULES_H
 #define CT_RULES_H
 
+#include <stdbool.h>
+
 enum ct_rule {
 	CT_RULE_UNKNOWN, /* "unknown": not said, or spelled in a way this version does not know */
 #define CT_RULE(name, id, words) CT_RULE_##name,
@@ -20,7 +22,7 @@ const char *ct_rule_id(enum ct_rule r);
 /* As users read it: "LD_LIBRARY_PATH", "RUNPATH", "default directory"; "?" when unknown. */
 const char *ct_rule_words(enum ct_rule r);
 /* RPATH or RUNPATH: a rule that belongs to an object's own dynamic section. */
-static inline int ct_rule_is_own_path(enum ct_rule r)
+static inline bool ct_rule_is_own_path(enum ct_rule r)
 {
 	return r == CT_RULE_RPATH || r == CT_RULE_RUNPATH;
 }
