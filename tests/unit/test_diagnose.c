@@ -1,0 +1,1464 @@
+/*
+ * The diagnosis engine (cli/diagnose/diagnose.c, diag_libs.c): made-up
+ * traces, written as .jsonl files into a temporary directory, judged on a
+ * made-up machine: a loader model whose default directories are two
+ * folders of the test, with no ld.so.cache, no LD_LIBRARY_PATH and no
+ * LD_PRELOAD. Every finding code of findings.def at least once, with its
+ * severity, message, evidence and fix; the false alarms that are easy to
+ * raise; the same finding of several processes grouped into one; the GPUs
+ * judged, from the trace or given (--arch).
+ *
+ * What the rules read of files (device code, RUNPATH, symbol versions) is
+ * real: the committed fixtures, and tiny shared objects built here with cc
+ * (a test that needs them is skipped without it), as the
+ * examples/findings/ scripts build them. Copies elsewhere on the live
+ * machine (python, conda, /usr/local/cuda) are searched by the engine too;
+ * no assertion rests on those lines, and the library names used where
+ * they could matter are the test's own.
+ *
+ * Records and expected texts are written with @R for the test's directory
+ * and @F for the committed fixtures; records also with ' for ".
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#include "diagnose.h"
+#include "findings.h"
+#include "resolve.h"
+#include "trace.h"
+
+struct world {
+	char root[64];
+	char fixtures[PATH_MAX];
+	int nfiles;               /* trace files written: their start times */
+	int nsources;
+	struct ct_loader machine;
+	struct ct_trace t;
+	struct ct_diagnosis d;
+	bool judged;
+};
+
+/* ---- files ------------------------------------------------------------------ */
+
+/* text with @R and @F expanded (and ' for " when quotes); malloc'd. */
+static char *expand(const struct world *w, const char *text, bool quotes)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	const char *c;
+
+	assert_non_null(m);
+	for (c = text; *c; c++) {
+		if (c[0] == '@' && c[1] == 'R') {
+			fputs(w->root, m);
+			c++;
+		} else if (c[0] == '@' && c[1] == 'F') {
+			fputs(w->fixtures, m);
+			c++;
+		} else {
+			fputc(quotes && *c == '\'' ? '"' : *c, m);
+		}
+	}
+	assert_int_equal(fclose(m), 0);
+	return out;
+}
+
+/* mkdir -p of path's directory (path relative to the root). */
+static void make_parent(const struct world *w, const char *rel)
+{
+	char path[PATH_MAX], *s;
+
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	for (s = path + strlen(w->root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			fail_msg("cannot create '%s': %s", path, strerror(errno));
+		*s = '/';
+	}
+}
+
+static void write_file(const struct world *w, const char *rel, const char *text, bool quotes)
+{
+	char path[PATH_MAX], *body = expand(w, text, quotes);
+	FILE *fp;
+
+	make_parent(w, rel);
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(body, fp);
+	assert_int_equal(fclose(fp), 0);
+	free(body);
+}
+
+/* An empty file (a library whose name is all the rule reads). */
+static void touch(const struct world *w, const char *rel)
+{
+	write_file(w, rel, "", false);
+}
+
+/* rel -> target (a relative target, as sonames are linked). */
+static void link_to(const struct world *w, const char *target, const char *rel)
+{
+	char path[PATH_MAX];
+
+	make_parent(w, rel);
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+static void copy_fixture(const struct world *w, const char *name, const char *rel)
+{
+	size_t len;
+	unsigned char *buf = read_fixture(name, &len);
+	char path[PATH_MAX];
+	FILE *fp;
+
+	make_parent(w, rel);
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+	free(buf);
+}
+
+static bool have_cc(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = system("cc --version >/dev/null 2>&1") == 0;
+	return have;
+}
+
+#define NEED_CC()                                                              \
+	do {                                                                   \
+		if (!have_cc()) {                                              \
+			print_message("no cc: cannot build test libraries\n"); \
+			skip();                                                \
+		}                                                              \
+	} while (0)
+
+/* A shared object at rel from source src, with cc's flags (@R expanded). */
+static void cc_so(struct world *w, const char *rel, const char *src, const char *flags)
+{
+	char name[64], *cmd, *line;
+
+	snprintf(name, sizeof(name), "src/%d.c", w->nsources++);
+	write_file(w, name, src, false);
+	make_parent(w, rel);
+	assert_true(asprintf(&cmd, "cc -shared -fPIC -w -o '@R/%s' '@R/%s' %s", rel, name,
+			     flags) > 0);
+	line = expand(w, cmd, false);
+	if (system(line) != 0)
+		fail_msg("failed: %s", line);
+	free(line);
+	free(cmd);
+}
+
+/* ---- the made-up machine and the trace ----------------------------------------- */
+
+/* The ELF machine of this program, as the loader would have it. */
+static unsigned host_machine(void)
+{
+	unsigned char h[20];
+	int fd = open("/proc/self/exe", O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, h, sizeof(h)), (ssize_t)sizeof(h));
+	close(fd);
+	return (unsigned)(h[18] | h[19] << 8);
+}
+
+static void machine_init(struct world *w)
+{
+	struct ct_loader_env env = { "", "" };
+	struct ct_loader like;
+	char sys1[96], sys2[96], cache[96];
+	char *dirs[] = { sys1, sys2 };
+	int err = 0;
+
+	snprintf(sys1, sizeof(sys1), "%s/sys1", w->root);
+	snprintf(sys2, sizeof(sys2), "%s/sys2", w->root);
+	snprintf(cache, sizeof(cache), "%s/no-ld.so.cache", w->root);
+	memset(&like, 0, sizeof(like));
+	/* Borrowed strings: ct_loader_init_like copies the platform. */
+	like.plat.lib = "lib";
+	like.plat.platform = "x86_64";
+	like.plat.version = "2.36";
+	like.plat.major = 2;
+	like.plat.minor = 36;
+	like.plat.system_dirs = dirs;
+	like.plat.nsystem_dirs = 2;
+	like.plat.cache = cache;
+	like.plat.machine = host_machine();
+	like.plat.elf_class = sizeof(void *) == 8 ? 64 : 32; /* 32 or 64, not ELFCLASS* */
+	like.plat.from_loader = true;
+	ct_loader_init_like(&w->machine, &like, &env);
+	assert_false(w->machine.cache_ok);
+	assert_null(w->machine.ld_library_path);
+	assert_null(w->machine.ld_preload);
+	assert_non_null(ct_loader_start(&w->machine, NULL, &err));
+	assert_int_equal(err, 0);
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int world_setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	char fx[PATH_MAX];
+
+	if (!w)
+		return -1;
+	snprintf(w->root, sizeof(w->root), "/tmp/ct-diagnose-test-XXXXXX");
+	snprintf(fx, sizeof(fx), "%s/%s", srcdir(), FIXTURE_DIR);
+	if (!mkdtemp(w->root) || !realpath(fx, w->fixtures)) {
+		free(w);
+		return -1;
+	}
+	if (mkdir(strcat(strcpy(fx, w->root), "/trace"), 0755) != 0 ||
+	    mkdir(strcat(strcpy(fx, w->root), "/sys1"), 0755) != 0 ||
+	    mkdir(strcat(strcpy(fx, w->root), "/sys2"), 0755) != 0)
+		return -1;
+	machine_init(w);
+	*state = w;
+	return 0;
+}
+
+/* Forget the trace and its findings (the files the trace names stay). */
+static void reset(struct world *w)
+{
+	char dir[PATH_MAX];
+
+	if (w->judged) {
+		ct_diagnosis_release(&w->d);
+		ct_trace_release(&w->t);
+		w->judged = false;
+	}
+	snprintf(dir, sizeof(dir), "%s/trace", w->root);
+	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	assert_int_equal(mkdir(dir, 0755), 0);
+}
+
+static int world_teardown(void **state)
+{
+	struct world *w = *state;
+
+	if (w->judged) {
+		ct_diagnosis_release(&w->d);
+		ct_trace_release(&w->t);
+	}
+	ct_loader_release(&w->machine);
+	nftw(w->root, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	free(w);
+	return 0;
+}
+
+/*
+ * One process image: its start record (auditor running, command line
+ * "app --run" of @R/bin/app, rank and environment as given: env is the
+ * inside of a JSON object, or NULL), then records (one a line).
+ */
+static void write_proc(struct world *w, const char *host, int pid, const char *rank,
+		       const char *env, const char *records)
+{
+	char name[128], *text;
+	int n = w->nfiles++;
+
+	snprintf(name, sizeof(name), "trace/%s-%d-%016x.jsonl", host, pid, n + 1);
+	assert_true(asprintf(&text,
+			     "{'ev':'start','t':%d,'tid':%d,'v':1,'shim':'0.1.0','pid':%d,'ppid':1,"
+			     "'host':'%s','image':'%016x','auditor':true,'exe':'@R/bin/app',"
+			     "'cwd':'@R','uid':1000,'euid':1000,'secure':false,"
+			     "'argv':['@R/bin/app','--run'],'ranks':{%s%s%s},'env':{%s}}\n%s",
+			     1000 + n, pid, pid, host, n + 1, rank ? "'RANK':'" : "",
+			     rank ? rank : "", rank ? "'" : "", env ? env : "", records) > 0);
+	write_file(w, name, text, true);
+	free(text);
+}
+
+static void print_findings(const struct world *w)
+{
+	print_message("findings (%zu):\n", w->d.findings.n);
+	ct_findings_print(stdout, &w->d.findings, false, true);
+	fflush(stdout);
+}
+
+static void judge(struct world *w, const struct elfscan_target *targets, size_t ntargets)
+{
+	char dir[PATH_MAX], why[512] = "";
+
+	snprintf(dir, sizeof(dir), "%s/trace", w->root);
+	ct_trace_init(&w->t);
+	if (ct_trace_read_dir(&w->t, dir, why, sizeof(why)) != 0)
+		fail_msg("ct_trace_read_dir: %s", why);
+	ct_trace_link(&w->t);
+	ct_diagnose(&w->d, &w->t, targets, ntargets, &w->machine);
+	w->judged = true;
+}
+
+/* ---- what came out -------------------------------------------------------------- */
+
+static bool contains(const struct world *w, const char *hay, const char *needle)
+{
+	char *n = expand(w, needle, false);
+	bool yes = hay && strstr(hay, n);
+
+	free(n);
+	return yes;
+}
+
+static size_t count_code(const struct world *w, enum ct_finding_code code)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->d.findings.n; i++)
+		n += w->d.findings.f[i].code == code;
+	return n;
+}
+
+/* The finding with this code whose message says msg; fails when none. */
+static const struct ct_finding *expect_finding(const struct world *w, enum ct_finding_code code,
+						enum ct_severity severity, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < w->d.findings.n; i++) {
+		const struct ct_finding *f = &w->d.findings.f[i];
+
+		if (f->code != code || !contains(w, f->message, msg))
+			continue;
+		if (f->severity != severity) {
+			print_findings(w);
+			fail_msg("%s '%s': severity %s, expected %s", ct_finding_id(code), f->message,
+				 ct_severity_name(f->severity), ct_severity_name(severity));
+		}
+		return f;
+	}
+	print_findings(w);
+	fail_msg("no %s finding saying \"%s\"", ct_finding_id(code), msg);
+	return NULL;
+}
+
+static void expect_evidence(const struct world *w, const struct ct_finding *f, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < f->nevidence; i++)
+		if (contains(w, f->evidence[i], text))
+			return;
+	print_findings(w);
+	fail_msg("%s '%s': no evidence line saying \"%s\"", ct_finding_id(f->code), f->message, text);
+}
+
+static void expect_fix(const struct world *w, const struct ct_finding *f, const char *text)
+{
+	if (contains(w, f->fix, text))
+		return;
+	print_findings(w);
+	fail_msg("%s '%s': the fix \"%s\" does not say \"%s\"", ct_finding_id(f->code), f->message,
+		 f->fix ? f->fix : "(none)", text);
+}
+
+static void expect_object(const struct world *w, const struct ct_finding *f, const char *path)
+{
+	char *p = path ? expand(w, path, false) : NULL;
+
+	if (p)
+		assert_non_null(f->object);
+	if (p)
+		assert_string_equal(f->object, p);
+	else
+		assert_null(f->object);
+	free(p);
+}
+
+static void expect_count(const struct world *w, enum ct_finding_code code, size_t n)
+{
+	if (count_code(w, code) == n)
+		return;
+	print_findings(w);
+	fail_msg("%zu %s findings, expected %zu", count_code(w, code), ct_finding_id(code), n);
+}
+
+static void expect_total(const struct world *w, size_t n)
+{
+	if (w->d.findings.n == n)
+		return;
+	print_findings(w);
+	fail_msg("%zu findings, expected %zu", w->d.findings.n, n);
+}
+
+/* Was any finding seen in process pid? */
+static void expect_clean(const struct world *w, int64_t pid)
+{
+	size_t i, k;
+
+	for (i = 0; i < w->d.findings.n; i++)
+		for (k = 0; k < w->d.findings.f[i].nwhere; k++)
+			if (w->d.findings.f[i].where[k].pid == pid) {
+				print_findings(w);
+				fail_msg("process %lld has a finding: %s", (long long)pid,
+					 w->d.findings.f[i].message);
+			}
+}
+
+static void expect_where(const struct ct_finding *f, const char *words)
+{
+	char buf[256];
+
+	assert_string_equal(ct_where_words(f, buf, sizeof(buf)), words);
+}
+
+/* ---- a process that never touched CUDA ------------------------------------------ */
+
+static void test_no_cuda(void **state)
+{
+	struct world *w = *state;
+
+	copy_fixture(w, "nodevice.so", "sys1/libplain.so.1");
+	write_proc(w, "h", 100, NULL, "'PATH':'/usr/bin:/bin'",
+		   "{'ev':'open','path':'@R/bin/app','main':true,'lmid':0,'soname':null}\n"
+		   "{'ev':'search','id':1,'name':'libplain.so.1','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libplain.so.1','via':'default'}\n"
+		   "{'ev':'open','path':'@R/sys1/libplain.so.1','lmid':0,'soname':'libplain.so.1',"
+		   "'search':1,'name':'libplain.so.1','by':'@R/bin/app','via':'default'}\n"
+		   /* A plugin that is not there: the program's own business. */
+		   "{'ev':'dlopen','api':'dlopen','name':'libctest-plugin.so','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':2,'name':'libctest-plugin.so','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libctest-plugin.so','via':'default'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys2/libctest-plugin.so','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libctest-plugin.so: cannot open shared object file: "
+		   "No such file or directory'}\n"
+		   "{'ev':'main'}\n{'ev':'fini'}\n");
+	judge(w, NULL, 0);
+	expect_total(w, 0);
+	assert_int_equal(w->d.ntargets, 0);
+	assert_false(w->d.targets_from_trace);
+	assert_false(ct_diagnosis_has_code(&w->d));
+}
+
+/* ---- the driver -------------------------------------------------------------- */
+
+/* The runtime app loaded by path (a made-up libcudart.so.13). */
+#define RUNTIME_13                                                             \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/cuda/libcudart.so.13','flags':2,"    \
+	"'caller':'@R/bin/app'}\n"                                                     \
+	"{'ev':'search','id':1,'name':'@R/cuda/libcudart.so.13','by':'@R/bin/app'}\n"  \
+	"{'ev':'open','path':'@R/cuda/libcudart.so.13','lmid':0,"                      \
+	"'soname':'libcudart.so.13','search':1,'name':'@R/cuda/libcudart.so.13',"      \
+	"'by':'@R/bin/app','via':'direct'}\n"
+
+static void test_driver_missing(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_13
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':1,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':2,'name':'libcuda.so.1','by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcuda.so.1','via':'default'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys2/libcuda.so.1','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcuda.so.1: cannot open shared object file: No such "
+		   "file or directory'}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
+	expect_object(w, f, NULL);
+	expect_evidence(w, f, "dlopen by libcudart.so.13");
+	expect_evidence(w, f, "the program got: libcuda.so.1: cannot open shared object file");
+	expect_evidence(w, f, "tried, in order:");
+	expect_evidence(w, f, "@R/sys2");
+	expect_fix(w, f, "install the NVIDIA driver (it provides libcuda.so.1)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	expect_where(f, "process 100: app --run");
+	/* The driver has its own code: not also a library not found. */
+	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
+	expect_total(w, 1);
+}
+
+static void test_driver_missing_not_raised(void **state)
+{
+	struct world *w = *state;
+
+	/* A probe with RTLD_NOLOAD: asks whether it is loaded, nothing more. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_13
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':5,'noload':true,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':2,'name':'libcuda.so.1','by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcuda.so.1','via':'default'}\n");
+	/* A first try that missed, then the driver from a path given. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   RUNTIME_13
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':1,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':2,'name':'libcuda.so.1','by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcuda.so.1','via':'default'}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/drv/libcuda.so.1','flags':1,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':3,'name':'@R/drv/libcuda.so.1',"
+		   "'by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'open','path':'@R/drv/libcuda.so.1','lmid':0,'soname':'libcuda.so.1',"
+		   "'search':3,'name':'@R/drv/libcuda.so.1','by':'@R/cuda/libcudart.so.13',"
+		   "'via':'direct'}\n");
+	judge(w, NULL, 0);
+	expect_total(w, 0);
+}
+
+static void test_driver_too_old(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	touch(w, "cuda/libcudart.so.13.0.96");
+	link_to(w, "libcudart.so.13.0.96", "cuda/libcudart.so.13");
+	touch(w, "drv/libcuda.so.550.163.01");
+	link_to(w, "libcuda.so.550.163.01", "drv/libcuda.so.1");
+	touch(w, "cuda12/libcudart.so.12.4.127");
+	link_to(w, "libcudart.so.12.4.127", "cuda12/libcudart.so.12");
+	/* The CUDA 13 runtime on a driver for CUDA 12.4. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_13
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':-1}\n");
+	/* cuInit itself said 35, with a runtime the driver's version covers. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'open','path':'@R/cuda12/libcudart.so.12','lmid':0,"
+		   "'soname':'libcudart.so.12','name':'libcudart.so.12','by':'@R/bin/app',"
+		   "'via':'runpath'}\n"
+		   "{'ev':'cuinit','result':35,'caller':'@R/cuda12/libcudart.so.12'}\n"
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':35}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
+			   "the driver supports CUDA 12.4, the CUDA runtime needs 13.0: "
+			   "\"CUDA driver version is insufficient for CUDA runtime version\"");
+	expect_object(w, f, "@R/drv/libcuda.so.1");
+	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1 (550.163.01), supports CUDA 12.4");
+	expect_evidence(w, f, "runtime: @R/cuda/libcudart.so.13 (13.0.96), dlopen by app");
+	expect_fix(w, f, "upgrade the NVIDIA driver to 580.65.06 or newer");
+	expect_fix(w, f, "or use a build made for CUDA 12 (PyTorch: the cu126 wheels)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
+			   "cuInit: \"CUDA driver version is insufficient for CUDA runtime version\" "
+			   "(35)");
+	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1, supports CUDA 12.4");
+	expect_fix(w, f, "upgrade the NVIDIA driver");
+	assert_int_equal(f->where[0].pid, 101);
+	/* 35 is not "no device". */
+	expect_count(w, CT_F_NO_DEVICE, 0);
+	expect_total(w, 2);
+}
+
+/* Minor-version compatibility: a 12.8 runtime on a 12.4 driver is fine. */
+static void test_driver_minor_compatible(void **state)
+{
+	struct world *w = *state;
+
+	touch(w, "cuda/libcudart.so.12.8.90");
+	link_to(w, "libcudart.so.12.8.90", "cuda/libcudart.so.12");
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'@R/cuda/libcudart.so.12','lmid':0,"
+		   "'soname':'libcudart.so.12','name':'libcudart.so.12','by':'@R/bin/app',"
+		   "'via':'runpath'}\n"
+		   "{'ev':'cuinit','result':0,'caller':'@R/cuda/libcudart.so.12'}\n"
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':0,"
+		   "'devices':[{'index':0,'name':'NVIDIA A100','cc':'8.0','uuid':'x'}]}\n");
+	judge(w, NULL, 0);
+	expect_total(w, 0);
+	/* The GPU of the trace is what is judged. */
+	assert_int_equal(w->d.ntargets, 1);
+	assert_true(w->d.targets_from_trace);
+	assert_string_equal(w->d.target_names[0], "sm_80 (NVIDIA A100)");
+}
+
+static void test_no_device(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	/* cuInit failed with 100, CUDA_VISIBLE_DEVICES naming a GPU that is not there. */
+	write_proc(w, "h", 100, NULL, "'CUDA_VISIBLE_DEVICES':'GPU-deadbeef'",
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000}\n"
+		   "{'ev':'cuinit','result':100,'caller':'@R/bin/app'}\n");
+	/* cuInit succeeded and reported no GPU. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'cuinit','result':0,'caller':'@R/bin/app'}\n"
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000,'init':0,"
+		   "'devices':[]}\n");
+	/* A forward-compatibility driver on a GPU that does not allow it. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   "{'ev':'driver','path':'@R/compat/libcuda.so.1','version':13000}\n"
+		   "{'ev':'cuinit','result':804,'caller':'@R/bin/app'}\n");
+	/* A GPU, working. */
+	write_proc(w, "h", 103, NULL, NULL,
+		   "{'ev':'cuinit','result':0,'caller':'@R/bin/app'}\n"
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000,'init':0,"
+		   "'devices':[{'index':0,'name':'NVIDIA A100','cc':'8.0','uuid':'x'}]}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_NO_DEVICE, CT_SEV_ERROR,
+			   "the driver found no usable GPU: cuInit returned 100 "
+			   "(CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected)");
+	expect_object(w, f, "@R/drv/libcuda.so.1");
+	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1, supports CUDA 13.0");
+	expect_evidence(w, f, "CUDA_VISIBLE_DEVICES=GPU-deadbeef");
+	expect_fix(w, f, "CUDA_VISIBLE_DEVICES=GPU-deadbeef hides GPUs from the process");
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_NO_DEVICE, CT_SEV_ERROR,
+			   "the driver initialised but reports no GPU");
+	expect_fix(w, f, "nvidia-smi");
+	assert_int_equal(f->where[0].pid, 101);
+	f = expect_finding(w, CT_F_NO_DEVICE, CT_SEV_ERROR, "cuInit returned 804");
+	expect_object(w, f, "@R/compat/libcuda.so.1");
+	expect_fix(w, f, "forward-compatibility libcuda");
+	expect_clean(w, 103);
+	expect_total(w, 3);
+}
+
+/* ---- libraries not found ----------------------------------------------------- */
+
+/* A DT_NEEDED search of app for name that found nothing. */
+#define NEEDED_MISS(id, name)                                                  \
+	"{'ev':'search','id':" #id ",'name':'" name "','by':'@R/bin/app'}\n"           \
+	"{'ev':'try','search':" #id ",'path':'@R/bin/gone/" name "','via':'runpath'}\n" \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/" name "','via':'default'}\n"
+
+static void test_lib_not_found_needed(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'@R/bin/app','main':true,'lmid':0,'soname':null}\n"
+		   NEEDED_MISS(1, "libctest-gone.so")
+		   "{'ev':'try','search':1,'path':'@R/sys2/libctest-gone.so','via':'default'}\n"
+		   "{'ev':'exit','api':'_exit','status':127}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-gone.so' was not found (needed by app)");
+	expect_object(w, f, "@R/bin/app");
+	expect_evidence(w, f, "the loader stops the program: \"error while loading shared "
+			      "libraries: libctest-gone.so: cannot open shared object file\"");
+	expect_evidence(w, f, "tried, in order:");
+	expect_evidence(w, f, "RUNPATH");
+	expect_evidence(w, f, "@R/bin/gone");
+	expect_evidence(w, f, "default directory");
+	expect_fix(w, f, "install the package that ships libctest-gone.so, or put its directory on "
+			 "LD_LIBRARY_PATH");
+	expect_total(w, 1);
+}
+
+/* Copies on the machine judged on, outside the paths tried: the fix names them. */
+static void test_lib_not_found_copies(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	copy_fixture(w, "nodevice.so", "sys2/libctest-gone.so");
+	copy_fixture(w, "nodevice.so", "sys2/libctest-major.so.3");
+	write_proc(w, "h", 100, NULL, NULL,
+		   NEEDED_MISS(1, "libctest-gone.so")
+		   NEEDED_MISS(2, "libctest-major.so.2"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-gone.so' was not found (needed by app)");
+	expect_evidence(w, f, "elsewhere: @R/sys2/libctest-gone.so (default directory)");
+	expect_fix(w, f, "the file is in @R/sys2: add that directory to LD_LIBRARY_PATH, or to the "
+			 "RUNPATH of app");
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-major.so.2' was not found (needed by app)");
+	expect_evidence(w, f, "elsewhere: @R/sys2/libctest-major.so.3 (another major, default "
+			      "directory)");
+	expect_fix(w, f, "app was built for libctest-major.so.2 and only libctest-major.so.3 is "
+			 "here: install libctest-major.so.2");
+	expect_total(w, 2);
+}
+
+static void test_lib_not_found_dlopen(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	/* A CUDA library by name, missed twice: one finding. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'libcublas.so.12','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'libcublas.so.12','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libcublas.so.12','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcublas.so.12: cannot open shared object file: No such "
+		   "file or directory'}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'libcublas.so.12','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':2,'name':'libcublas.so.12','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcublas.so.12','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcublas.so.12: cannot open shared object file: No such "
+		   "file or directory'}\n");
+	/* A framework's probe for CUDA 12 before it loads CUDA 13: a note. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'libcudart.so.12','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'libcudart.so.12','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libcudart.so.12','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcudart.so.12: cannot open shared object file: No such "
+		   "file or directory'}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'libcudart.so.13','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':2,'name':'libcudart.so.13','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcudart.so.13','via':'default'}\n"
+		   "{'ev':'open','path':'@R/sys1/libcudart.so.13','lmid':0,"
+		   "'soname':'libcudart.so.13','search':2,'name':'libcudart.so.13',"
+		   "'by':'@R/bin/app','via':'default'}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libcublas.so.12' was not found (dlopen by app)");
+	expect_object(w, f, "@R/bin/app");
+	expect_evidence(w, f, "the program got: libcublas.so.12: cannot open shared object file");
+	expect_evidence(w, f, "tried, in order:");
+	assert_non_null(f->fix);
+	assert_non_null(strstr(f->fix, "libcublas.so.12"));
+	assert_int_equal(f->nwhere, 1);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO,
+			   "'libcudart.so.12' was not found (dlopen by app)");
+	expect_evidence(w, f, "it then loaded @R/sys1/libcudart.so.13");
+	expect_fix(w, f, "nothing to do if app works with libcudart.so.13, which it loaded instead");
+	expect_total(w, 2);
+	/* Errors before notes. */
+	assert_int_equal(w->d.findings.f[0].severity, CT_SEV_ERROR);
+	assert_int_equal(w->d.findings.f[1].severity, CT_SEV_INFO);
+}
+
+static void test_lib_not_found_not_raised(void **state)
+{
+	struct world *w = *state;
+
+	touch(w, "sys1/libcudart.so.13");
+	write_proc(w, "h", 100, NULL, NULL,
+		   /* A non-CUDA plugin that is not there. */
+		   "{'ev':'dlopen','api':'dlopen','name':'libctest-plugin.so','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'libctest-plugin.so','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libctest-plugin.so','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libctest-plugin.so: cannot open shared object file: No "
+		   "such file or directory'}\n"
+		   /* A CUDA library probed with RTLD_NOLOAD. */
+		   "{'ev':'dlopen','api':'dlopen','name':'libcudart.so.12','flags':6,'noload':true,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':2,'name':'libcudart.so.12','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcudart.so.12','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcudart.so.12: cannot open shared object file: No "
+		   "such file or directory'}\n"
+		   /* Loaded, then asked for again: the candidate is the file already mapped. */
+		   "{'ev':'search','id':3,'name':'libcudart.so.13','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':3,'path':'@R/sys1/libcudart.so.13','via':'default'}\n"
+		   "{'ev':'open','path':'@R/sys1/libcudart.so.13','lmid':0,"
+		   "'soname':'libcudart.so.13','search':3,'name':'libcudart.so.13',"
+		   "'by':'@R/bin/app','via':'default'}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'libcudart.so.13','flags':2,"
+		   "'caller':'@R/lib/libother.so'}\n"
+		   "{'ev':'search','id':4,'name':'libcudart.so.13','by':'@R/lib/libother.so'}\n"
+		   "{'ev':'try','search':4,'path':'@R/sys1/libcudart.so.13','via':'default'}\n");
+	judge(w, NULL, 0);
+	expect_total(w, 0);
+}
+
+/* ---- libraries shadowed -------------------------------------------------------- */
+
+/*
+ * As examples/findings/lib-shadowed builds them: a wheel's extension
+ * with its cuDNN 9.5.1 on its RUNPATH, and a cuDNN 9.1.0 elsewhere.
+ */
+static void build_cudnn_pair(struct world *w)
+{
+	cc_so(w, "site/nvidia/cudnn/lib/libcudnn.so.9.5.1", "int cudnn_new(void) { return 0; }",
+	      "-Wl,-soname,libcudnn.so.9");
+	link_to(w, "libcudnn.so.9.5.1", "site/nvidia/cudnn/lib/libcudnn.so.9");
+	cc_so(w, "opt/cudnn-9.1/lib/libcudnn.so.9.1.0", "int cudnn_old(void) { return 0; }",
+	      "-Wl,-soname,libcudnn.so.9");
+	link_to(w, "libcudnn.so.9.1.0", "opt/cudnn-9.1/lib/libcudnn.so.9");
+	cc_so(w, "site/ext/libext_cuda.so", "int ext(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/site/nvidia/cudnn/lib/libcudnn.so.9 "
+	      "-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../nvidia/cudnn/lib'");
+}
+
+/* app dlopens the extension by path. */
+#define LOAD_EXT                                                               \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/site/ext/libext_cuda.so','flags':2,"    \
+	"'caller':'@R/bin/app'}\n"                                                       \
+	"{'ev':'search','id':1,'name':'@R/site/ext/libext_cuda.so','by':'@R/bin/app'}\n" \
+	"{'ev':'open','path':'@R/site/ext/libext_cuda.so','lmid':0,'soname':null,"       \
+	"'search':1,'name':'@R/site/ext/libext_cuda.so','by':'@R/bin/app',"              \
+	"'via':'direct'}\n"
+
+/* The extension's cuDNN found at path by rule via. */
+#define EXT_CUDNN(path, via)                                                   \
+	"{'ev':'search','id':2,'name':'libcudnn.so.9','by':'@R/site/ext/libext_cuda.so'}\n" \
+	"{'ev':'try','search':2,'path':'" path "','via':'" via "'}\n"                       \
+	"{'ev':'open','path':'" path "','lmid':0,'soname':'libcudnn.so.9','search':2,"      \
+	"'name':'libcudnn.so.9','by':'@R/site/ext/libext_cuda.so','via':'" via "'}\n"
+
+static void test_lib_shadowed(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_cudnn_pair(w);
+	/* LD_LIBRARY_PATH=@R/opt/cudnn-9.1/lib, searched before every RUNPATH. */
+	write_proc(w, "h", 100, NULL, "'LD_LIBRARY_PATH':'@R/opt/cudnn-9.1/lib'",
+		   LOAD_EXT EXT_CUDNN("@R/opt/cudnn-9.1/lib/libcudnn.so.9", "ld_library_path"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
+			   "'libcudnn.so.9' came from LD_LIBRARY_PATH, while the RPATH or RUNPATH "
+			   "of libext_cuda.so names another copy");
+	expect_object(w, f, "@R/opt/cudnn-9.1/lib/libcudnn.so.9");
+	expect_evidence(w, f, "taken:    @R/opt/cudnn-9.1/lib/libcudnn.so.9 (9.1.0, "
+			      "LD_LIBRARY_PATH)");
+	expect_evidence(w, f, "its own:  @R/site/ext/../nvidia/cudnn/lib/libcudnn.so.9 (9.5.1, "
+			      "RUNPATH");
+	expect_fix(w, f, "take @R/opt/cudnn-9.1/lib off LD_LIBRARY_PATH (or unset it) so that "
+			 "libext_cuda.so gets the copy it ships with");
+	/* One cuDNN in the process: nothing mixed. */
+	expect_total(w, 1);
+}
+
+static void test_lib_shadowed_already_loaded(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_cudnn_pair(w);
+	/*
+	 * The older cuDNN loaded by path first; the extension's DT_NEEDED is
+	 * then answered by its soname, with no search at all.
+	 */
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9',"
+		   "'flags':2,'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':7,'name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9',"
+		   "'by':'@R/bin/app'}\n"
+		   "{'ev':'open','path':'@R/opt/cudnn-9.1/lib/libcudnn.so.9','lmid':0,"
+		   "'soname':'libcudnn.so.9','search':7,"
+		   "'name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9','by':'@R/bin/app',"
+		   "'via':'direct'}\n" LOAD_EXT);
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
+			   "'libcudnn.so.9' was already loaded when libext_cuda.so needed it, while "
+			   "the RPATH or RUNPATH of libext_cuda.so names another copy");
+	expect_object(w, f, "@R/opt/cudnn-9.1/lib/libcudnn.so.9");
+	expect_evidence(w, f, "taken:    @R/opt/cudnn-9.1/lib/libcudnn.so.9 (9.1.0, dlopen by app, "
+			      "found via path given)");
+	expect_evidence(w, f, "its own:  @R/site/ext/../nvidia/cudnn/lib/libcudnn.so.9 (9.5.1");
+	expect_fix(w, f, "load libext_cuda.so (or what brings it) first, or make both use one copy");
+	expect_total(w, 1);
+}
+
+static void test_lib_shadowed_not_raised(void **state)
+{
+	struct world *w = *state;
+
+	NEED_CC();
+	build_cudnn_pair(w);
+	cc_so(w, "site/nvidia/cudnn/lib/libctest-z.so.1", "int z_new(void) { return 0; }",
+	      "-Wl,-soname,libctest-z.so.1");
+	cc_so(w, "opt/cudnn-9.1/lib/libctest-z.so.1", "int z_old(void) { return 0; }",
+	      "-Wl,-soname,libctest-z.so.1");
+	/* Found through its own RUNPATH. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   LOAD_EXT EXT_CUDNN("@R/site/ext/../nvidia/cudnn/lib/libcudnn.so.9", "runpath"));
+	/* Through LD_LIBRARY_PATH, but the very file its RUNPATH names. */
+	write_proc(w, "h", 101, NULL, "'LD_LIBRARY_PATH':'@R/site/nvidia/cudnn/lib'",
+		   LOAD_EXT EXT_CUDNN("@R/site/nvidia/cudnn/lib/libcudnn.so.9", "ld_library_path"));
+	/* Not a CUDA library: another copy through LD_LIBRARY_PATH is not judged. */
+	write_proc(w, "h", 102, NULL, "'LD_LIBRARY_PATH':'@R/opt/cudnn-9.1/lib'",
+		   LOAD_EXT
+		   "{'ev':'search','id':2,'name':'libctest-z.so.1',"
+		   "'by':'@R/site/ext/libext_cuda.so'}\n"
+		   "{'ev':'try','search':2,'path':'@R/opt/cudnn-9.1/lib/libctest-z.so.1',"
+		   "'via':'ld_library_path'}\n"
+		   "{'ev':'open','path':'@R/opt/cudnn-9.1/lib/libctest-z.so.1','lmid':0,"
+		   "'soname':'libctest-z.so.1','search':2,'name':'libctest-z.so.1',"
+		   "'by':'@R/site/ext/libext_cuda.so','via':'ld_library_path'}\n"
+		   EXT_CUDNN("@R/site/ext/../nvidia/cudnn/lib/libcudnn.so.9", "runpath"));
+	judge(w, NULL, 0);
+	expect_total(w, 0);
+}
+
+/* ---- two versions of one family ------------------------------------------------ */
+
+/* An object needed by by, found via runpath (or as given). */
+#define OPENED(path, soname, by, via)                                          \
+	"{'ev':'open','path':'" path "','lmid':0,'soname':'" soname "','name':'" soname \
+	"','by':'" by "','via':'" via "'}\n"
+
+static void test_lib_mixed_versions(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	static const char *const files[][2] = {
+		{ "fw/lib/libcudart.so.13.0.96", "fw/lib/libcudart.so.13" },
+		{ "ext/lib/libcudart.so.12.4.127", "ext/lib/libcudart.so.12" },
+		{ "a/libcudnn.so.9.1.0", "a/libcudnn.so.9" },
+		{ "b/libcudnn_graph.so.9.5.1", "b/libcudnn_graph.so.9" },
+		{ "a/libcudnn_graph.so.9.1.0", "a/libcudnn_graph.so.9" },
+		{ "fw/lib/libcublas.so.13.0.2", "fw/lib/libcublas.so.13" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(files); i++) {
+		touch(w, files[i][0]);
+		link_to(w, strrchr(files[i][0], '/') + 1, files[i][1]);
+	}
+	/* A framework for CUDA 13 and an extension for CUDA 12. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   OPENED("@R/fw/libframework.so", "libframework.so", "@R/bin/app", "direct")
+		   OPENED("@R/fw/lib/libcudart.so.13", "libcudart.so.13", "@R/fw/libframework.so",
+			  "runpath")
+		   OPENED("@R/ext/libext12.so", "libext12.so", "@R/bin/app", "direct")
+		   OPENED("@R/ext/lib/libcudart.so.12", "libcudart.so.12", "@R/ext/libext12.so",
+			  "runpath"));
+	/* cuDNN's core 9.1.0 with a 9.5.1 sub-library from LD_LIBRARY_PATH. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   OPENED("@R/a/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   OPENED("@R/b/libcudnn_graph.so.9", "libcudnn_graph.so.9", "@R/a/libcudnn.so.9",
+			  "ld_library_path"));
+	/* One release of cuDNN; and libcublas is another family than libcudart. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   OPENED("@R/a/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   OPENED("@R/a/libcudnn_graph.so.9", "libcudnn_graph.so.9", "@R/a/libcudnn.so.9",
+			  "runpath")
+		   OPENED("@R/fw/lib/libcudart.so.13", "libcudart.so.13", "@R/bin/app", "runpath")
+		   OPENED("@R/fw/lib/libcublas.so.13", "libcublas.so.13", "@R/bin/app",
+			  "runpath"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+	expect_object(w, f, "@R/fw/lib/libcudart.so.13");
+	expect_evidence(w, f, "@R/fw/lib/libcudart.so.13, needed by libframework.so, found via "
+			      "RUNPATH");
+	expect_evidence(w, f, "@R/ext/lib/libcudart.so.12, needed by libext12.so, found via "
+			      "RUNPATH");
+	expect_fix(w, f, "let one installation provide libcudart: align the packages that bring "
+			 "the copies");
+	assert_int_equal(f->where[0].pid, 100);
+	/* cuDNN's pieces of two releases fail outright: an error. */
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_ERROR,
+			   "two versions of cuDNN in one process: 9.1.0 and 9.5.1");
+	expect_object(w, f, "@R/a/libcudnn.so.9");
+	expect_evidence(w, f, "@R/b/libcudnn_graph.so.9, needed by libcudnn.so.9, found via "
+			      "LD_LIBRARY_PATH");
+	expect_fix(w, f, "let one installation provide every cuDNN library: take the other off "
+			 "LD_LIBRARY_PATH");
+	expect_clean(w, 102);
+	expect_total(w, 2);
+}
+
+/* ---- symbol versions ------------------------------------------------------------ */
+
+static void test_symbol_version_missing(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	/* As examples/findings/symbol-version-missing: NVIDIA's versioning. */
+	write_file(w, "jit.map", "libnvJitLink.so.12 { global: *; };\n", false);
+	cc_so(w, "cuda-12.1/lib64/libnvJitLink.so.12", "int __nvJitLinkCreate_12_0(void) { return 0; }",
+	      "-Wl,-soname,libnvJitLink.so.12 -Wl,--version-script,@R/jit.map");
+	cc_so(w, "site/nvjitlink/lib/libnvJitLink.so.12",
+	      "int __nvJitLinkCreate_12_0(void) { return 0; }\n"
+	      "int __nvJitLinkAddData_12_1(void) { return 0; }\n",
+	      "-Wl,-soname,libnvJitLink.so.12 -Wl,--version-script,@R/jit.map");
+	cc_so(w, "site/cusparse/lib/libcusparse.so.12",
+	      "int __nvJitLinkAddData_12_1(void);\n"
+	      "int cusparse_go(void) { return __nvJitLinkAddData_12_1(); }\n",
+	      "-Wl,-soname,libcusparse.so.12 @R/site/nvjitlink/lib/libnvJitLink.so.12 "
+	      "-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../../nvjitlink/lib'");
+	write_proc(w, "h", 100, NULL, "'LD_LIBRARY_PATH':'@R/cuda-12.1/lib64'",
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/site/cusparse/lib/libcusparse.so.12',"
+		   "'flags':2,'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'@R/site/cusparse/lib/libcusparse.so.12',"
+		   "'by':'@R/bin/app'}\n"
+		   "{'ev':'open','path':'@R/site/cusparse/lib/libcusparse.so.12','lmid':0,"
+		   "'soname':'libcusparse.so.12','search':1,"
+		   "'name':'@R/site/cusparse/lib/libcusparse.so.12','by':'@R/bin/app',"
+		   "'via':'direct'}\n"
+		   "{'ev':'search','id':2,'name':'libnvJitLink.so.12',"
+		   "'by':'@R/site/cusparse/lib/libcusparse.so.12'}\n"
+		   "{'ev':'try','search':2,'path':'@R/cuda-12.1/lib64/libnvJitLink.so.12',"
+		   "'via':'ld_library_path'}\n"
+		   "{'ev':'open','path':'@R/cuda-12.1/lib64/libnvJitLink.so.12','lmid':0,"
+		   "'soname':'libnvJitLink.so.12','search':2,'name':'libnvJitLink.so.12',"
+		   "'by':'@R/site/cusparse/lib/libcusparse.so.12','via':'ld_library_path'}\n"
+		   "{'ev':'close','path':'@R/cuda-12.1/lib64/libnvJitLink.so.12'}\n"
+		   "{'ev':'close','path':'@R/site/cusparse/lib/libcusparse.so.12'}\n"
+		   "{'ev':'dlerror','text':'@R/site/cusparse/lib/libcusparse.so.12: undefined "
+		   "symbol: __nvJitLinkAddData_12_1, version libnvJitLink.so.12'}\n");
+	/* The same program with the copy the RUNPATH names: nothing missing. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'open','path':'@R/site/cusparse/lib/libcusparse.so.12','lmid':0,"
+		   "'soname':'libcusparse.so.12','name':'@R/site/cusparse/lib/libcusparse.so.12',"
+		   "'by':'@R/bin/app','via':'direct'}\n"
+		   "{'ev':'open','path':'@R/site/cusparse/lib/../../nvjitlink/lib/"
+		   "libnvJitLink.so.12','lmid':0,'soname':'libnvJitLink.so.12',"
+		   "'name':'libnvJitLink.so.12','by':'@R/site/cusparse/lib/libcusparse.so.12',"
+		   "'via':'runpath'}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'libcusparse.so.12' needs __nvJitLinkAddData_12_1 (version "
+			   "libnvJitLink.so.12), which @R/cuda-12.1/lib64/libnvJitLink.so.12 does not "
+			   "define");
+	expect_object(w, f, "@R/cuda-12.1/lib64/libnvJitLink.so.12");
+	expect_evidence(w, f, "the loader says: undefined symbol: __nvJitLinkAddData_12_1, version "
+			      "libnvJitLink.so.12");
+	expect_evidence(w, f, "the program got: @R/site/cusparse/lib/libcusparse.so.12: undefined "
+			      "symbol");
+	expect_evidence(w, f, "@R/cuda-12.1/lib64/libnvJitLink.so.12: needed by libcusparse.so.12, "
+			      "found via LD_LIBRARY_PATH");
+	expect_fix(w, f, "take @R/cuda-12.1/lib64 off LD_LIBRARY_PATH, so that libcusparse.so.12 "
+			 "gets @R/site/cusparse/lib/../../nvjitlink/lib/libnvJitLink.so.12 (RUNPATH");
+	/* It comes with the shadowing that explains it, in process 100 only. */
+	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
+			   "'libnvJitLink.so.12' came from LD_LIBRARY_PATH");
+	expect_clean(w, 101);
+	expect_total(w, 2);
+}
+
+/* Libraries with a version node per release, as glibc's. */
+static void test_symbol_version_node_missing(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	write_file(w, "bar1.map", "FOO_1 { global: bar1; local: *; };\n", false);
+	write_file(w, "bar2.map", "FOO_1 { global: bar1; local: *; };\n"
+				  "FOO_2 { global: bar2; } FOO_1;\n", false);
+	cc_so(w, "old/libctest-bar.so.1", "int bar1(void) { return 1; }",
+	      "-Wl,-soname,libctest-bar.so.1 -Wl,--version-script,@R/bar1.map");
+	cc_so(w, "sys2/libctest-bar.so.1",
+	      "int bar1(void) { return 1; }\nint bar2(void) { return 2; }\n",
+	      "-Wl,-soname,libctest-bar.so.1 -Wl,--version-script,@R/bar2.map");
+	cc_so(w, "plain/libctest-bar.so.1",
+	      "int bar1(void) { return 1; }\nint bar2(void) { return 2; }\n",
+	      "-Wl,-soname,libctest-bar.so.1");
+	cc_so(w, "lib/libctest-foo.so", "int bar2(void);\nint foo(void) { return bar2(); }\n",
+	      "-Wl,-soname,libctest-foo.so @R/sys2/libctest-bar.so.1");
+	/* The old copy, through LD_LIBRARY_PATH: FOO_2 is not there at all. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/lib/libctest-foo.so','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   OPENED("@R/lib/libctest-foo.so", "libctest-foo.so", "@R/bin/app", "direct")
+		   OPENED("@R/old/libctest-bar.so.1", "libctest-bar.so.1", "@R/lib/libctest-foo.so",
+			  "ld_library_path")
+		   "{'ev':'dlerror','text':'@R/old/libctest-bar.so.1: version `FOO_2\\u0027 not "
+		   "found "
+		   "(required by @R/lib/libctest-foo.so)'}\n");
+	/* The copy that has it. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   OPENED("@R/lib/libctest-foo.so", "libctest-foo.so", "@R/bin/app", "direct")
+		   OPENED("@R/sys2/libctest-bar.so.1", "libctest-bar.so.1", "@R/lib/libctest-foo.so",
+			  "default"));
+	/* A copy without version definitions: the loader only warns. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   OPENED("@R/lib/libctest-foo.so", "libctest-foo.so", "@R/bin/app", "direct")
+		   OPENED("@R/plain/libctest-bar.so.1", "libctest-bar.so.1",
+			  "@R/lib/libctest-foo.so", "ld_library_path"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'libctest-foo.so' needs libctest-bar.so.1 with version 'FOO_2'");
+	assert_non_null(strstr(f->message, "which "));
+	expect_object(w, f, "@R/old/libctest-bar.so.1");
+	assert_true(contains(w, f->message, "@R/old/libctest-bar.so.1 lacks"));
+	expect_evidence(w, f, "the loader says: version `FOO_2' not found (required by "
+			      "@R/lib/libctest-foo.so)");
+	expect_evidence(w, f, "the program got: @R/old/libctest-bar.so.1: version `FOO_2' not found");
+	/* The copy in a default directory of the machine has it. */
+	expect_fix(w, f, "take @R/old off LD_LIBRARY_PATH, so that libctest-foo.so gets "
+			 "@R/sys2/libctest-bar.so.1 (default directory)");
+	assert_int_equal(f->where[0].pid, 100);
+	expect_clean(w, 101);
+	expect_clean(w, 102);
+	expect_total(w, 1);
+}
+
+/* ---- device code ------------------------------------------------------------ */
+
+/*
+ * Two libraries loaded: one with sm_80 SASS and compute_80 PTX (of ISA 9.0:
+ * generate.sh builds it with CUDA 13), one with no device code.
+ */
+#define LOAD_CODE                                                              \
+	OPENED("@F/sm80-ptx80.so", "sm80-ptx80.so", "@R/bin/app", "direct")            \
+	OPENED("@F/nodevice.so", "nodevice.so", "@R/bin/app", "direct")
+
+/* A driver for CUDA version with one GPU of compute capability cc. */
+static void gpu_proc(struct world *w, int pid, int version, const char *cc, const char *name)
+{
+	char *records;
+
+	assert_true(asprintf(&records,
+			     LOAD_CODE "{'ev':'cuinit','result':0,'caller':'@R/bin/app'}\n"
+				       "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':%d,"
+				       "'init':0,'devices':[{'index':0,'name':'%s','cc':'%s',"
+				       "'uuid':'GPU-0'}]}\n",
+			     version, name, cc) > 0);
+	write_proc(w, "h", pid, NULL, NULL, records);
+	free(records);
+}
+
+static void test_device_code_from_trace(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	char *path = expand(w, "@F/sm80-ptx80.so", false), *none = expand(w, "@F/nodevice.so", false);
+
+	/* A T4 (7.5): neither sm_80 SASS nor compute_80 PTX runs there. */
+	gpu_proc(w, 100, 13000, "7.5", "Tesla T4");
+	judge(w, NULL, 0);
+	assert_true(w->d.targets_from_trace);
+	assert_int_equal(w->d.ntargets, 1);
+	assert_string_equal(w->d.target_names[0], "sm_75 (Tesla T4)");
+	assert_non_null(ct_diagnosis_code(&w->d, path));
+	assert_null(ct_diagnosis_code(&w->d, none));
+	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR,
+			   "'sm80-ptx80.so' has no kernel image for sm_75 (Tesla T4)");
+	expect_object(w, f, "@F/sm80-ptx80.so");
+	expect_evidence(w, f, "@F/sm80-ptx80.so holds: sass sm_80, ptx compute_80");
+	expect_evidence(w, f, "kernel launches fail with \"no kernel image is available");
+	expect_fix(w, f, "rebuild sm80-ptx80.so with -gencode arch=compute_75,code=sm_75 "
+			 "(TORCH_CUDA_ARCH_LIST=\"7.5\")");
+	expect_total(w, 1);
+
+	/* An H100 (9.0) with a driver for CUDA 13.0: the PTX runs, JIT-compiled. */
+	reset(w);
+	gpu_proc(w, 101, 13000, "9.0", "NVIDIA H100 80GB HBM3");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_PTX_JIT_ONLY, CT_SEV_WARNING,
+			   "'sm80-ptx80.so' runs on sm_90 (NVIDIA H100 80GB HBM3) only by "
+			   "JIT-compiling compute_80 PTX at first launch");
+	expect_object(w, f, "@F/sm80-ptx80.so");
+	expect_evidence(w, f, "@F/sm80-ptx80.so holds: sass sm_80, ptx compute_80");
+	expect_evidence(w, f, "~/.nv/ComputeCache");
+	expect_fix(w, f, "add SASS for 9.0: -gencode arch=compute_90,code=sm_90");
+	expect_total(w, 1);
+
+	/*
+	 * The same H100 with a driver for CUDA 12.4: PTX ISA 9.0 is too new
+	 * for its JIT (minor-version compatibility stops at PTX).
+	 */
+	reset(w);
+	gpu_proc(w, 102, 12040, "9.0", "NVIDIA H100 80GB HBM3");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_PTX_TOO_NEW, CT_SEV_ERROR,
+			   "'sm80-ptx80.so' can run on sm_90 (NVIDIA H100 80GB HBM3) only through "
+			   "compute_80 PTX of ISA 9.0, newer than the driver (CUDA 12.4) compiles");
+	expect_object(w, f, "@F/sm80-ptx80.so");
+	expect_evidence(w, f, "@F/sm80-ptx80.so holds: sass sm_80, ptx compute_80");
+	expect_evidence(w, f, "PTX ISA 9.0 needs a driver for CUDA 13.0");
+	expect_evidence(w, f, "(222)");
+	expect_fix(w, f, "upgrade the driver (to CUDA 13.0 or later), or rebuild sm80-ptx80.so "
+			 "with SASS for 9.0");
+	expect_count(w, CT_F_PTX_JIT_ONLY, 0);
+	expect_total(w, 1);
+
+	/* An A100 (8.0) and an 8.6 runs the sm_80 SASS: nothing to say. */
+	reset(w);
+	gpu_proc(w, 103, 11080, "8.0", "NVIDIA A100");
+	gpu_proc(w, 104, 11080, "8.6", "NVIDIA A10");
+	judge(w, NULL, 0);
+	assert_int_equal(w->d.ntargets, 2);
+	expect_total(w, 0);
+
+	/* No GPU recorded and none given: device code is not judged. */
+	reset(w);
+	write_proc(w, "h", 105, NULL, NULL, LOAD_CODE);
+	judge(w, NULL, 0);
+	assert_int_equal(w->d.ntargets, 0);
+	assert_false(w->d.targets_from_trace);
+	assert_true(ct_diagnosis_has_code(&w->d));
+	expect_total(w, 0);
+	free(path);
+	free(none);
+}
+
+static void test_device_code_targets_given(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	struct elfscan_target tg[2];
+
+	/* The trace's A100 runs it; --arch sm_75 is judged instead. */
+	gpu_proc(w, 100, 13000, "8.0", "NVIDIA A100");
+	assert_int_equal(elfscan_target_parse("sm_75", &tg[0]), 0);
+	judge(w, tg, 1);
+	assert_false(w->d.targets_from_trace);
+	assert_int_equal(w->d.ntargets, 1);
+	assert_string_equal(w->d.target_names[0], "sm_75");
+	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR,
+			   "'sm80-ptx80.so' has no kernel image for sm_75");
+	expect_fix(w, f, "-gencode arch=compute_75,code=sm_75");
+	expect_total(w, 1);
+
+	/* sm_90 and sm_86 given, no GPU and no driver in the trace: JIT, no version to judge. */
+	reset(w);
+	write_proc(w, "h", 101, NULL, NULL, LOAD_CODE);
+	assert_int_equal(elfscan_target_parse("sm_90", &tg[0]), 0);
+	assert_int_equal(elfscan_target_parse("8.6", &tg[1]), 0);
+	judge(w, tg, 2);
+	assert_int_equal(w->d.ntargets, 2);
+	f = expect_finding(w, CT_F_PTX_JIT_ONLY, CT_SEV_WARNING,
+			   "'sm80-ptx80.so' runs on sm_90 only by JIT-compiling compute_80 PTX");
+	expect_total(w, 1);
+}
+
+static void test_module_loads(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'cuinit','result':0,'caller':'@R/bin/drvplt'}\n"
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':0,"
+		   "'devices':[{'index':0,'name':'Tesla T4','cc':'7.5','uuid':'GPU-0'}]}\n"
+		   "{'ev':'module','api':'cuModuleLoadData','result':209,'caller':'@R/bin/drvplt',"
+		   "'image_count':1,'images':[{'kind':'sass','arch':'sm_90a'}]}\n"
+		   "{'ev':'module','api':'cuModuleLoadData','result':222,'caller':'@R/bin/drvplt',"
+		   "'image_count':1,'images':[{'kind':'ptx','arch':'compute_89',"
+		   "'ptx_version':'9.0'}]}\n"
+		   "{'ev':'module','api':'cuModuleLoad','result':223,'caller':'@R/bin/drvplt',"
+		   "'file':'@R/k.ptx'}\n"
+		   "{'ev':'module','api':'cuModuleLoadData','result':0,'caller':'@R/bin/drvplt',"
+		   "'images':[{'kind':'sass','arch':'sm_75'}]}\n"
+		   "{'ev':'module','api':'cuModuleLoadData','result':1,'caller':'@R/bin/drvplt'}\n"
+		   "{'ev':'register','caller':'@R/bin/drvplt','wrapper_version':1,"
+		   "'images':[{'kind':'sass','arch':'sm_90a'}]}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR,
+			   "cuModuleLoadData by 'drvplt' failed: no kernel image is available for "
+			   "execution on the device (209)");
+	expect_object(w, f, "@R/bin/drvplt");
+	expect_evidence(w, f, "the image holds: sm_90a");
+	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1, supports CUDA 12.4");
+	expect_fix(w, f, "rebuild the code drvplt loads with SASS for sm_75 (Tesla T4)");
+	f = expect_finding(w, CT_F_PTX_TOO_NEW, CT_SEV_ERROR,
+			   "cuModuleLoadData by 'drvplt' failed: the provided PTX was compiled with "
+			   "an unsupported toolchain (222)");
+	expect_evidence(w, f, "the image holds: compute_89");
+	expect_fix(w, f, "upgrade the driver, or ship SASS for the GPU");
+	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR, "cuModuleLoad by 'drvplt' failed");
+	expect_evidence(w, f, "file: @R/k.ptx");
+	expect_evidence(w, f, "the image holds: (not read)");
+	expect_fix(w, f, "PTX JIT is disabled");
+	/* Success, other errors and registrations say nothing. */
+	expect_total(w, 3);
+}
+
+/* ---- trace-incomplete ------------------------------------------------------- */
+
+static void test_trace_incomplete(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 300, NULL, NULL,
+		   "{'ev':'exec','api':'execve','path':'@R/bin/hello-static','traced':false,"
+		   "'untraced':'static'}\n"
+		   "{'ev':'exec','api':'execvp','path':'@R/bin/hello','traced':false,"
+		   "'untraced':'environment'}\n"
+		   "{'ev':'exec','api':'execve','path':'@R/bin/su','traced':false,"
+		   "'untraced':'setuid'}\n"
+		   "{'ev':'dropped','records':3}\n"
+		   "{'ev':'exec','api':'execve','path':'@R/bin/next','traced':true,'auditor':false}\n");
+	/* What that last exec started: the parent's finding says it already. */
+	write_file(w, "trace/h-300-00000000000000ff.jsonl",
+		   "{'ev':'start','t':5000,'tid':300,'v':1,'pid':300,'ppid':1,'host':'h',"
+		   "'image':'00000000000000ff','auditor':false,'secure':false,"
+		   "'exe':'@R/bin/next','argv':['next'],'ranks':{},'env':{}}\n",
+		   true);
+	/* A process without the auditor, on its own. */
+	write_file(w, "trace/h-301-0000000000000a01.jsonl",
+		   "{'ev':'start','t':900,'tid':301,'v':1,'pid':301,'ppid':1,'host':'h',"
+		   "'image':'0000000000000a01','auditor':false,'secure':false,"
+		   "'exe':'@R/bin/own-audit','argv':['own-audit'],'ranks':{},'env':{}}\n",
+		   true);
+	/* A set-user-ID process: the loader drops the auditor by design. */
+	write_file(w, "trace/h-302-0000000000000a02.jsonl",
+		   "{'ev':'start','t':901,'tid':302,'v':1,'pid':302,'ppid':1,'host':'h',"
+		   "'image':'0000000000000a02','auditor':false,'secure':true,"
+		   "'exe':'@R/bin/suid','argv':['suid'],'ranks':{},'env':{}}\n",
+		   true);
+	/* A damaged file: a junk line, and a last line cut short. */
+	write_file(w, "trace/h-303-0000000000000a03.jsonl",
+		   "{'ev':'start','t':902,'tid':303,'v':1,'pid':303,'ppid':1,'host':'h',"
+		   "'image':'0000000000000a03','auditor':true,'secure':false,"
+		   "'exe':'@R/bin/app','argv':['app'],'ranks':{},'env':{}}\n"
+		   "this is no record\n"
+		   "{'ev':'open','path':'@R/bin/ap",
+		   true);
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "'hello-static' is statically linked: no loader runs, nothing to trace");
+	expect_object(w, f, "@R/bin/hello-static");
+	expect_evidence(w, f, "execve of @R/bin/hello-static by app --run");
+	expect_fix(w, f, "cudatrace check --arch ARCH @R/bin/hello-static");
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "'hello' was started with an environment that drops the cudatrace shim, "
+			   "so it was not traced");
+	expect_evidence(w, f, "execvp of @R/bin/hello by app --run");
+	expect_fix(w, f, "keep LD_AUDIT, LD_PRELOAD and CUDATRACE_DIR in the environment");
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "'su' runs set-user-ID: the loader ignores LD_AUDIT and LD_PRELOAD");
+	expect_fix(w, f, "cudatrace ldd @R/bin/su");
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "3 trace records could not be written");
+	expect_fix(w, f, "ulimit -n");
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "'next' was started without cudatrace's auditor in LD_AUDIT");
+	assert_int_equal(f->where[0].pid, 300);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "the loader did not run cudatrace's auditor (LD_AUDIT)");
+	/* Only process 301's: 300's exec said it, 302 is set-user-ID. */
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 301);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "the trace file 'h-303-0000000000000a03.jsonl' is damaged: 1 unreadable "
+			   "line, the last one cut short");
+	expect_object(w, f, "@R/trace/h-303-0000000000000a03.jsonl");
+	expect_clean(w, 302);
+	expect_count(w, CT_F_TRACE_INCOMPLETE, 7);
+	expect_total(w, 7);
+}
+
+/* ---- grouping ------------------------------------------------------------- */
+
+static void test_grouping(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	const char *hosts[] = { "node-a", "node-a", "node-b", "node-b" };
+	const int pids[] = { 500, 501, 500, 501 };
+	bool rank_seen[4] = { false };
+	size_t i;
+
+	/*
+	 * Four ranks on two hosts (the same pids on both) miss the same
+	 * library; rank 3 misses another one too; rank 0 lost records first.
+	 */
+	for (i = 0; i < 4; i++) {
+		char rank[4];
+
+		snprintf(rank, sizeof(rank), "%zu", i);
+		write_proc(w, hosts[i], pids[i], rank, NULL,
+			   i == 0 ? "{'ev':'dropped','records':1}\n" NEEDED_MISS(1, "libctest-gone.so")
+			   : i == 3 ? NEEDED_MISS(1, "libctest-gone.so") NEEDED_MISS(2, "libctest-other.so")
+				    : NEEDED_MISS(1, "libctest-gone.so"));
+	}
+	judge(w, NULL, 0);
+	assert_int_equal(w->t.nprocs, 4);
+	expect_total(w, 3);
+	/* Errors first, in the order first seen; then the warning. */
+	f = &w->d.findings.f[0];
+	assert_int_equal(f->code, CT_F_LIB_NOT_FOUND);
+	assert_true(contains(w, f->message, "'libctest-gone.so' was not found"));
+	assert_int_equal(f->nwhere, 4);
+	for (i = 0; i < f->nwhere; i++) {
+		int r = atoi(f->where[i].rank);
+
+		assert_non_null(f->where[i].rank);
+		assert_in_range(r, 0, 3);
+		assert_false(rank_seen[r]);
+		rank_seen[r] = true;
+		assert_string_equal(f->where[i].host, hosts[r]);
+		assert_int_equal(f->where[i].pid, pids[r]);
+		assert_string_equal(f->where[i].program, "app --run");
+	}
+	expect_where(f, "4 ranks on 2 hosts");
+	/* Its evidence is that of the first, once. */
+	expect_evidence(w, f, "tried, in order:");
+	assert_true(f->nevidence <= 6);
+	f = &w->d.findings.f[1];
+	assert_int_equal(f->code, CT_F_LIB_NOT_FOUND);
+	assert_true(contains(w, f->message, "'libctest-other.so' was not found"));
+	expect_where(f, "rank 3 (process 501)");
+	f = &w->d.findings.f[2];
+	assert_int_equal(f->code, CT_F_TRACE_INCOMPLETE);
+	expect_where(f, "rank 0 (process 500)");
+	assert_string_equal(f->where[0].host, "node-a");
+
+	/* Without ranks: processes, on one host or on two. */
+	reset(w);
+	write_proc(w, "node-a", 600, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
+	write_proc(w, "node-a", 601, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
+	write_proc(w, "node-b", 602, NULL, NULL, "{'ev':'dropped','records':2}\n");
+	write_proc(w, "node-c", 603, NULL, NULL, "{'ev':'dropped','records':2}\n");
+	judge(w, NULL, 0);
+	expect_total(w, 2);
+	expect_where(expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "libctest-gone.so"),
+		     "2 processes");
+	expect_where(expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+				    "2 trace records could not be written"),
+		     "2 processes on 2 hosts");
+
+	/* The same name missed from different places: separate findings. */
+	reset(w);
+	write_proc(w, "h", 700, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
+	write_proc(w, "h", 701, NULL, NULL,
+		   "{'ev':'search','id':1,'name':'libctest-gone.so','by':'@R/bin/other'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libctest-gone.so','via':'default'}\n");
+	judge(w, NULL, 0);
+	expect_total(w, 2);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "(needed by app)");
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "(needed by other)");
+	assert_int_equal(w->d.findings.f[0].nwhere, 1);
+	assert_int_equal(w->d.findings.f[1].nwhere, 1);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_no_cuda),
+		T(test_driver_missing),
+		T(test_driver_missing_not_raised),
+		T(test_driver_too_old),
+		T(test_driver_minor_compatible),
+		T(test_no_device),
+		T(test_lib_not_found_needed),
+		T(test_lib_not_found_copies),
+		T(test_lib_not_found_dlopen),
+		T(test_lib_not_found_not_raised),
+		T(test_lib_shadowed),
+		T(test_lib_shadowed_already_loaded),
+		T(test_lib_shadowed_not_raised),
+		T(test_lib_mixed_versions),
+		T(test_symbol_version_missing),
+		T(test_symbol_version_node_missing),
+		T(test_device_code_from_trace),
+		T(test_device_code_targets_given),
+		T(test_module_loads),
+		T(test_trace_incomplete),
+		T(test_grouping),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
