@@ -36,7 +36,10 @@ void ct_dx_tries(struct ct_finding *f, const struct ct_search *s);
 /* Copies of name elsewhere on the machine (s: the search that missed it). */
 void ct_dx_copies(struct ctx *c, const char *name, const struct ct_search *s,
 		  struct ct_copies *out);
+/* The same file on this machine (stat); false when either is missing. */
 bool ct_dx_same_file(const char *a, const char *b);
+/* Two traced objects from one file: same path, else the trace's dev/ino, else stat. */
+bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b);
 /* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);

@@ -98,10 +98,18 @@ void ct_dx_rule_not_found(struct ctx *c)
 		/* A dlopen that fails is a program's business unless it is CUDA's. */
 		if (!needed && !ct_cuda_library(s->name))
 			continue;
-		/* The same name missed again: one finding. */
-		for (k = 0; k < i; k++)
-			if (!p->searches[k].found && strcmp(p->searches[k].name, s->name) == 0)
+		/*
+		 * The same name missed again: one finding. Only misses that
+		 * counted: a failed RTLD_NOLOAD probe before the real dlopen
+		 * must not hide it.
+		 */
+		for (k = 0; k < i; k++) {
+			const struct ct_search *e = &p->searches[k];
+
+			if (!e->found && !e->already_loaded && !(e->request && e->request->noload) &&
+			    strcmp(e->name, s->name) == 0)
 				break;
+		}
 		if (k < i)
 			continue;
 		requester = s->request ? s->request->caller : s->by;
@@ -317,7 +325,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 			 * Two majors of one library; two copies of one library;
 			 * or cuDNN pieces of different releases.
 			 */
-			differ = (same_stem && (ma != mb || !ct_dx_same_file(a->path, b->path))) ||
+			differ = (same_stem && (ma != mb || !ct_dx_same_object(a, b))) ||
 				 (!same_stem && strchr(va, '.') && strchr(vb, '.') &&
 				  strcmp(va, vb) != 0);
 			if (!differ)

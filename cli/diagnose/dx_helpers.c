@@ -117,6 +117,19 @@ bool ct_dx_same_file(const char *a, const char *b)
 	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
+bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b)
+{
+	/*
+	 * The trace's own word first: a report may run on a machine that
+	 * lacks the files (a trace from another host), where stat says nothing.
+	 */
+	if (strcmp(a->path, b->path) == 0)
+		return true;
+	if (a->ino && b->ino)
+		return a->dev == b->dev && a->ino == b->ino;
+	return ct_dx_same_file(a->path, b->path);
+}
+
 bool ct_dx_is_driver(const char *name)
 {
 	return strcmp(ct_dx_base(name), "libcuda.so.1") == 0 || strcmp(ct_dx_base(name), "libcuda.so") == 0;

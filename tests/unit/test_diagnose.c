@@ -29,6 +29,7 @@
 
 #include "diagnose.h"
 #include "findings.h"
+#include "findings_out.h"
 #include "resolve.h"
 #include "trace.h"
 
@@ -1093,7 +1094,7 @@ static void test_symbol_version_node_missing(void **state)
 	expect_evidence(w, f, "the program got: @R/old/libctest-bar.so.1: version `FOO_2' not found");
 	/* The copy in a default directory of the machine has it. */
 	expect_fix(w, f, "take @R/old off LD_LIBRARY_PATH, so that libctest-foo.so gets "
-			 "@R/sys2/libctest-bar.so.1 (default directory)");
+			 "@R/sys2/libctest-bar.so.1 (default directory, later in the order)");
 	assert_int_equal(f->where[0].pid, 100);
 	expect_clean(w, 101);
 	expect_clean(w, 102);
@@ -1432,6 +1433,62 @@ static void test_grouping(void **state)
 	assert_int_equal(w->d.findings.f[1].nwhere, 1);
 }
 
+/* ---- regressions ------------------------------------------------------------------ */
+
+/* A failed RTLD_NOLOAD probe must not hide the real dlopen's failure of the same name. */
+static void test_probe_then_real_miss(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'libcublas.so.12','flags':6,'noload':true,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'libcublas.so.12','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libcublas.so.12','via':'default'}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'libcublas.so.12','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':2,'name':'libcublas.so.12','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcublas.so.12','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcublas.so.12: cannot open shared object file: No "
+		   "such file or directory'}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libcublas.so.12' was not found");
+	expect_evidence(w, f, "the program got: libcublas.so.12: cannot open shared object file");
+	expect_total(w, 1);
+}
+
+/*
+ * A trace judged on another machine, where its files are not: one
+ * library opened, closed and opened again (same path), or under two names
+ * of one file (the trace's dev/ino), is one copy, not two versions.
+ */
+static void test_same_library_elsewhere(void **state)
+{
+	struct world *w = *state;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'/gone/lib/libcudart.so.13','lmid':0,'soname':'libcudart.so.13',"
+		   "'name':'libcudart.so.13','by':'@R/bin/app','via':'runpath','dev':64769,'ino':77}\n"
+		   "{'ev':'close','path':'/gone/lib/libcudart.so.13','lmid':0}\n"
+		   "{'ev':'open','path':'/gone/lib/libcudart.so.13','lmid':0,'soname':'libcudart.so.13',"
+		   "'name':'libcudart.so.13','by':'@R/bin/app','via':'runpath','dev':64769,'ino':77}\n"
+		   "{'ev':'open','path':'/gone/lib64/libcudart.so.13','lmid':0,"
+		   "'soname':'libcudart.so.13','name':'/gone/lib64/libcudart.so.13',"
+		   "'by':'@R/bin/app','via':'direct','dev':64769,'ino':77}\n");
+	/* Two files of one major: two copies, whatever stat says here. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'open','path':'/gone/a/libcudart.so.13','lmid':0,'soname':'libcudart.so.13',"
+		   "'name':'libcudart.so.13','by':'@R/bin/app','via':'runpath','dev':64769,'ino':77}\n"
+		   "{'ev':'open','path':'/gone/b/libcudart.so.13','lmid':0,"
+		   "'soname':'libcudart.so.13','name':'/gone/b/libcudart.so.13',"
+		   "'by':'@R/bin/app','via':'direct','dev':64769,'ino':78}\n");
+	judge(w, NULL, 0);
+	expect_clean(w, 100);
+	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING, "two versions of libcudart");
+	expect_total(w, 1);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
 
 int main(void)
@@ -1458,6 +1515,8 @@ int main(void)
 		T(test_module_loads),
 		T(test_trace_incomplete),
 		T(test_grouping),
+		T(test_probe_then_real_miss),
+		T(test_same_library_elsewhere),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
