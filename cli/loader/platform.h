@@ -30,8 +30,8 @@ struct ct_platform {
 	char *cache;         /* "/etc/ld.so.cache" */
 	uint64_t hwcap;      /* AT_HWCAP as the loader keeps it (dl_hwcap) */
 	uint64_t hwcap_mask; /* the bits of it that select legacy subdirectories */
-	unsigned machine;    /* ELF machine of the loader */
-	int elf_class;
+	unsigned machine;    /* ELF machine of the loader (EM_X86_64) */
+	int elf_class;       /* 32 or 64 (not ELFCLASS32/ELFCLASS64) */
 	bool from_loader;    /* false: the loader could not be asked; defaults */
 };
 
