@@ -5,6 +5,7 @@
  * rules about libraries are in diag_libs.c; here the process, the driver,
  * the trace's own gaps and the device code.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "elfscan.h"
 #include "diag_internal.h"
 #include "diagnose.h"
+#include "driver_rule.h"
 #include "elfinfo.h"
 #include "resolve.h"
 #include "summary.h"
@@ -290,12 +292,18 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 	return 0;
 }
 
+/* The driver record's CUDA version as the int the tables use; 0 when unknown or absurd. */
+static int cuda_of(int64_t version)
+{
+	return version > 0 && version <= INT_MAX ? (int)version : 0;
+}
+
 static void rule_driver(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
 	const struct ct_driver_rec *drv = &p->driver;
 	const char *dpath, *cvd;
-	char runtime[1024], dver[64], need[32], have[32];
+	char runtime[1024], dver[64], have[32];
 	struct ct_finding *f;
 	int64_t version;
 	int rt;
@@ -306,29 +314,25 @@ static void rule_driver(struct ctx *c)
 	dpath = drv->path ? drv->path : "libcuda.so.1";
 	version = drv->version;
 	ct_library_release(dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
+	runtime[0] = '\0';
 	rt = runtime_of(c, runtime, sizeof(runtime));
 	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */
-	if (version > 0 && rt > 0 && rt / 1000 > version / 1000) {
-		int newer;
-		const char *tk = ct_toolkit_driver(rt, &newer);
+	{
+		const char *from[1] = { runtime };
+		struct ct_driver_need need = {
+			.seen = CT_DRIVER_SEEN_PROCESS,
+			.runtime = rt,
+			.runtime_minor_known = true,
+			.runtime_from = from,
+			.nruntime_from = 1,
+			.driver = cuda_of(version),
+			.driver_path = dpath,
+			.driver_release = dver,
+		};
 
-		ct_cuda_version_words(rt, need, sizeof(need));
-		ct_cuda_version_words((int)version, have, sizeof(have));
-		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_TOO_OLD, dpath,
-				   "the driver supports CUDA %s, the CUDA runtime needs %s: "
-				   "\"CUDA driver version is insufficient for CUDA runtime version\"",
-				   have, need);
-		ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", dpath,
-				    dver[0] ? " (" : "", dver, dver[0] ? ")" : "", have);
-		ct_finding_evidence(f, "runtime: %s", runtime);
-		ct_finding_fix(f,
-			       "upgrade the NVIDIA driver to %s or newer (the first driver for CUDA "
-			       "%s; any %.3s or later runs every CUDA %d.x),\nor use a build made for "
-			       "CUDA %d (PyTorch: the cu%d%s wheels)",
-			       tk ? tk : "a newer one", need,
-			       ct_family_driver(rt / 1000) ? ct_family_driver(rt / 1000) : "new",
-			       rt / 1000, (int)version / 1000, (int)version / 1000,
-			       version / 1000 == 12 ? "6" : version / 1000 == 11 ? "8" : "x");
+		f = ct_driver_rule(&c->d->findings, &need);
+	}
+	if (f) {
 		ct_dx_where(c, f);
 	} else if (p->ncuinit && p->cuinit == 35) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_TOO_OLD, dpath,
@@ -336,8 +340,7 @@ static void rule_driver(struct ctx *c)
 				   "version\" (35)");
 		ct_finding_evidence(f, "driver: %s, supports CUDA %s", dpath,
 				    ct_cuda_version_words((int)version, have, sizeof(have)));
-		ct_finding_fix(f, "upgrade the NVIDIA driver, or use a build made for the CUDA "
-				  "version it supports");
+		ct_driver_fix(f, 0, cuda_of(version), NULL, NULL);
 		ct_dx_where(c, f);
 	}
 	/* no-device: the driver loads but finds no usable GPU. */
@@ -595,8 +598,7 @@ static void rule_modules(struct ctx *c)
 			ct_finding_fix(f, "upgrade the driver, or ship SASS for the GPU so that no "
 					  "PTX needs compiling");
 		else
-			ct_finding_fix(f, "upgrade the NVIDIA driver, or use a build made for the CUDA "
-					  "version it supports");
+			ct_driver_fix(f, 0, cuda_of(p->driver.version), NULL, NULL);
 		ct_dx_where(c, f);
 	}
 }
