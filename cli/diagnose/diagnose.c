@@ -5,6 +5,7 @@
  * rules about libraries are in diag_libs.c; here the process, the driver,
  * the trace's own gaps and the device code.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 #include "elfscan.h"
 #include "diag_internal.h"
 #include "diagnose.h"
+#include "driver_rule.h"
 #include "elfinfo.h"
 #include "resolve.h"
 #include "summary.h"
@@ -205,7 +207,7 @@ static void rule_incomplete(struct ctx *c)
 				  "anything else means the file was changed");
 		ct_dx_where(c, f);
 	}
-	if (p->start && !p->auditor && !p->secure && !said_by_parent(p)) {
+	if (p->started && !p->auditor && !p->secure && !said_by_parent(p)) {
 		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
 				   "the loader did not run cudatrace's auditor (LD_AUDIT): library "
 				   "searches were not recorded");
@@ -309,45 +311,47 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 	return 0;
 }
 
+/* The driver record's CUDA version as the int the tables use; 0 when unknown or absurd. */
+static int cuda_of(int64_t version)
+{
+	return version > 0 && version <= INT_MAX ? (int)version : 0;
+}
+
 static void rule_driver(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
-	const struct ct_jv *devs;
+	const struct ct_driver_rec *drv = &p->driver;
 	const char *dpath, *cvd;
-	char runtime[1024], dver[64], need[32], have[32];
+	char runtime[1024], dver[64], have[32];
 	struct ct_finding *f;
 	int64_t version;
 	int rt;
 	size_t i, ndev = 0;
 
-	if (!p->driver)
+	if (!drv->present)
 		return;
-	dpath = ct_jstr(p->driver, "path", "libcuda.so.1");
-	version = ct_jint(p->driver, "version", 0);
+	dpath = drv->path ? drv->path : "libcuda.so.1";
+	version = drv->version;
 	ct_library_release(dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
+	runtime[0] = '\0';
 	rt = runtime_of(c, runtime, sizeof(runtime));
 	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */
-	if (version > 0 && rt > 0 && rt / 1000 > version / 1000) {
-		int newer;
-		const char *tk = ct_toolkit_driver(rt, &newer);
+	{
+		const char *from[1] = { runtime };
+		struct ct_driver_need need = {
+			.seen = CT_DRIVER_SEEN_PROCESS,
+			.runtime = rt,
+			.runtime_minor_known = true,
+			.runtime_from = from,
+			.nruntime_from = 1,
+			.driver = cuda_of(version),
+			.driver_path = dpath,
+			.driver_release = dver,
+		};
 
-		ct_cuda_version_words(rt, need, sizeof(need));
-		ct_cuda_version_words((int)version, have, sizeof(have));
-		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_TOO_OLD, dpath,
-				   "the driver supports CUDA %s, the CUDA runtime needs %s: "
-				   "\"CUDA driver version is insufficient for CUDA runtime version\"",
-				   have, need);
-		ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", dpath,
-				    dver[0] ? " (" : "", dver, dver[0] ? ")" : "", have);
-		ct_finding_evidence(f, "runtime: %s", runtime);
-		ct_finding_fix(f,
-			       "upgrade the NVIDIA driver to %s or newer (the first driver for CUDA "
-			       "%s; any %.3s or later runs every CUDA %d.x),\nor use a build made for "
-			       "CUDA %d (PyTorch: the cu%d%s wheels)",
-			       tk ? tk : "a newer one", need,
-			       ct_family_driver(rt / 1000) ? ct_family_driver(rt / 1000) : "new",
-			       rt / 1000, (int)version / 1000, (int)version / 1000,
-			       version / 1000 == 12 ? "6" : version / 1000 == 11 ? "8" : "x");
+		f = ct_driver_rule(&c->d->findings, &need);
+	}
+	if (f) {
 		ct_dx_where(c, f);
 	} else if (p->ncuinit && p->cuinit == 35) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_TOO_OLD, dpath,
@@ -355,21 +359,18 @@ static void rule_driver(struct ctx *c)
 				   "version\" (35)");
 		ct_finding_evidence(f, "driver: %s, supports CUDA %s", dpath,
 				    ct_cuda_version_words((int)version, have, sizeof(have)));
-		ct_finding_fix(f, "upgrade the NVIDIA driver, or use a build made for the CUDA "
-				  "version it supports");
+		ct_driver_fix(f, 0, cuda_of(version), NULL, NULL);
 		ct_dx_where(c, f);
 	}
 	/* no-device: the driver loads but finds no usable GPU. */
-	devs = ct_jget(p->driver, "devices");
-	if (devs && devs->type == CT_J_ARR)
-		ndev = devs->u.c.n;
-	cvd = ct_jstr(p->env, "CUDA_VISIBLE_DEVICES", NULL);
+	ndev = drv->ngpus;
+	cvd = ct_proc_env(p, "CUDA_VISIBLE_DEVICES");
 	if (p->ncuinit && p->cuinit != 0 && p->cuinit != 35) {
 		f = ct_finding_add(&c->d->findings, CT_F_NO_DEVICE, dpath,
 				   "the driver found no usable GPU: cuInit returned %lld (%s: %s)",
 				   (long long)p->cuinit, ct_cu_error_name((int)p->cuinit),
 				   ct_cu_error_text((int)p->cuinit));
-	} else if (p->ncuinit && p->cuinit == 0 && devs && ndev == 0) {
+	} else if (p->ncuinit && p->cuinit == 0 && drv->has_devices && ndev == 0) {
 		f = ct_finding_add(&c->d->findings, CT_F_NO_DEVICE, dpath,
 				   "the driver initialised but reports no GPU");
 	} else {
@@ -396,7 +397,7 @@ static void rule_driver(struct ctx *c)
 				  "all");
 	for (i = 0; i < ndev && i < 8; i++)
 		ct_finding_evidence(f, "GPU %zu: %s", i,
-				    ct_jstr(devs->u.c.items[i], "name", "?"));
+				    drv->gpus[i].name ? drv->gpus[i].name : "?");
 	ct_dx_where(c, f);
 }
 
@@ -428,13 +429,13 @@ static void trace_targets(struct ct_diagnosis *d, const struct ct_trace *t)
 	size_t i, k;
 
 	for (i = 0; i < t->nprocs; i++) {
-		const struct ct_jv *devs = ct_jget(t->procs[i].driver, "devices");
+		const struct ct_driver_rec *drv = &t->procs[i].driver;
 
-		for (k = 0; devs && devs->type == CT_J_ARR && k < devs->u.c.n; k++) {
+		for (k = 0; k < drv->ngpus; k++) {
 			struct elfscan_target tg;
 
-			if (elfscan_target_parse(ct_jstr(devs->u.c.items[k], "cc", ""), &tg) == 0)
-				add_target(d, &tg, ct_jstr(devs->u.c.items[k], "name", NULL));
+			if (elfscan_target_parse(drv->gpus[k].cc ? drv->gpus[k].cc : "", &tg) == 0)
+				add_target(d, &tg, drv->gpus[k].name);
 		}
 	}
 	d->targets_from_trace = d->ntargets > 0;
@@ -453,7 +454,7 @@ static void rule_device_code(struct ctx *c)
 {
 	struct ct_diagnosis *d = c->d;
 	const struct ct_proc *p = c->p;
-	int64_t driver = ct_jint(p->driver, "version", 0);
+	int64_t driver = p->driver.version;
 	size_t i, t;
 
 	for (i = 0; i < p->nobjects; i++) {
@@ -550,12 +551,11 @@ static void rule_device_code(struct ctx *c)
 /* The first GPU the process saw, as a target; false when none was recorded. */
 static bool first_gpu(const struct ct_proc *p, struct elfscan_target *t, const char **name)
 {
-	const struct ct_jv *devs = ct_jget(p->driver, "devices");
+	const struct ct_gpu_rec *g = p->driver.ngpus ? &p->driver.gpus[0] : NULL;
 
-	if (!devs || devs->type != CT_J_ARR || !devs->u.c.n ||
-	    elfscan_target_parse(ct_jstr(devs->u.c.items[0], "cc", ""), t) != 0)
+	if (!g || elfscan_target_parse(g->cc ? g->cc : "", t) != 0)
 		return false;
-	*name = ct_jstr(devs->u.c.items[0], "name", "the GPU");
+	*name = g->name ? g->name : "the GPU";
 	return true;
 }
 
@@ -583,7 +583,7 @@ static void rule_modules(struct ctx *c)
 			code = CT_F_DRIVER_TOO_OLD;
 		else
 			continue;
-		ct_images_words(m->images, archs, sizeof(archs));
+		ct_images_words(m, archs, sizeof(archs));
 		/* CUDA's texts end with a full stop; ours go on after them. */
 		snprintf(text, sizeof(text), "%s", ct_cu_error_text((int)m->result));
 		n = strlen(text);
@@ -595,11 +595,11 @@ static void rule_modules(struct ctx *c)
 			ct_finding_evidence(f, "file: %s", m->file);
 		/* The shim reads images only when it could: say so, not "unreadable". */
 		ct_finding_evidence(f, "the image holds: %s", archs[0] ? archs : "(not read)");
-		if (p->driver)
+		if (p->driver.present)
 			ct_finding_evidence(f, "driver: %s, supports CUDA %lld.%lld",
-					    ct_jstr(p->driver, "path", "?"),
-					    (long long)(ct_jint(p->driver, "version", 0) / 1000),
-					    (long long)(ct_jint(p->driver, "version", 0) % 1000 / 10));
+					    p->driver.path ? p->driver.path : "?",
+					    (long long)(p->driver.version / 1000),
+					    (long long)(p->driver.version % 1000 / 10));
 		if (m->result == 223)
 			ct_finding_fix(f, "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1?): allow it, or "
 					  "ship SASS for the GPU");
@@ -617,8 +617,7 @@ static void rule_modules(struct ctx *c)
 			ct_finding_fix(f, "upgrade the driver, or ship SASS for the GPU so that no "
 					  "PTX needs compiling");
 		else
-			ct_finding_fix(f, "upgrade the NVIDIA driver, or use a build made for the CUDA "
-					  "version it supports");
+			ct_driver_fix(f, 0, cuda_of(p->driver.version), NULL, NULL);
 		ct_dx_where(c, f);
 	}
 }

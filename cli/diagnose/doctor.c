@@ -8,6 +8,7 @@
 
 #include "compat.h"
 #include "doctor.h"
+#include "driver_rule.h"
 #include "elfinfo.h"
 #include "describe.h"
 #include "libnames.h"
@@ -400,7 +401,7 @@ static void judge_runtime(const struct ct_doctor *d, struct ct_doctor_runtime *r
 
 	if (drv <= 0 || r->major <= 0)
 		r->verdict = CT_RT_UNKNOWN;
-	else if (r->major > drv / 1000)
+	else if (ct_driver_too_old(r->major > INT_MAX / 1000 ? INT_MAX : r->major * 1000, drv))
 		r->verdict = CT_RT_TOO_NEW;
 	else if (r->major == drv / 1000 && r->cuda > drv)
 		r->verdict = CT_RT_MINOR_COMPAT;

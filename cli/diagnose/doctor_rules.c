@@ -3,6 +3,7 @@
  * findings (driver-missing, no-device, driver-too-old, lib-shadowed), each
  * with its evidence and fix. docs/doctor.md says when each fires.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "util.h"
 #include "gpu.h"
 #include "doctor.h"
+#include "driver_rule.h"
 #include "describe.h"
 #include "libnames.h"
 #include "findings.h"
@@ -181,107 +183,124 @@ static const struct ct_doctor_compat *compat_for(const struct ct_doctor *d, int 
 	return NULL;
 }
 
-static void runtime_evidence(struct ct_finding *f, const struct ct_doctor_runtime *r)
+static void runtime_words(const struct ct_doctor_runtime *r, char *buf, size_t size)
 {
 	if (r->taken)
-		ct_finding_evidence(f, "%s (%s, %s): the loader takes it for %s [%s]", r->path,
-				    r->version, r->where, r->soname, ct_rule_words(r->found_via));
+		snprintf(buf, size, "%s (%s, %s): the loader takes it for %s [%s]", r->path,
+			 r->version, r->where, r->soname, ct_rule_words(r->found_via));
 	else
-		ct_finding_evidence(f, "%s (%s, %s)", r->path, r->version, r->where);
+		snprintf(buf, size, "%s (%s, %s)", r->path, r->version, r->where);
 }
 
-/* One finding per major: every copy of it is judged the same way. */
-static void runtime_findings(const struct ct_doctor *d, struct ct_findings *fs,
-			     enum ct_runtime_verdict verdict)
+/* driver-too-old for every copy of the majors the driver cannot run (ct_driver_rule). */
+static void too_new_findings(const struct ct_doctor *d, struct ct_findings *fs)
 {
 	const struct ct_doctor_driver *drv = &d->drv;
-	char dw[64], rw[64], dir[4096], or_compat[4352];
-	size_t i, k;
+	char **words = ct_xcalloc(d->nrt + 1, sizeof(*words)), dir[4096];
+	size_t i, k, n;
 
 	for (i = 0; i < d->nrt; i++) {
 		const struct ct_doctor_runtime *r = &d->rt[i], *lead = r;
 		const struct ct_doctor_compat *compat;
-		const char *family;
+		struct ct_driver_need need = { .seen = CT_DRIVER_SEEN_MACHINE };
 		struct ct_finding *f;
 		bool taken = false, seen = false;
-		int newest = r->cuda, have;
 
-		if (r->verdict != verdict)
+		if (r->verdict != CT_RT_TOO_NEW)
 			continue;
 		for (k = 0; k < i; k++)
-			seen |= d->rt[k].verdict == verdict && d->rt[k].major == r->major;
+			seen |= d->rt[k].verdict == CT_RT_TOO_NEW && d->rt[k].major == r->major;
+		if (seen)
+			continue;
+		for (k = i, n = 0; k < d->nrt; k++)
+			if (d->rt[k].verdict == CT_RT_TOO_NEW && d->rt[k].major == r->major) {
+				if (d->rt[k].taken && !taken)
+					lead = &d->rt[k];
+				taken |= d->rt[k].taken;
+				words[n] = ct_xmalloc(8192);
+				runtime_words(&d->rt[k], words[n++], 8192);
+			}
+		/* A forward-compatibility copy is the way out without a new driver. */
+		compat = compat_for(d, r->major);
+		if (lead->cuda > 0)
+			need.runtime = lead->cuda;
+		else
+			need.runtime = r->major > INT_MAX / 1000 ? INT_MAX : r->major * 1000;
+		need.runtime_minor_known = lead->cuda > 0;
+		need.runtime_path = lead->path;
+		need.runtime_from = (const char *const *)words;
+		need.nruntime_from = n;
+		need.driver = drv->probe.version;
+		need.driver_path = drv->path ? drv->path : drv->probe.path;
+		need.driver_release = drv->version;
+		need.compat_dir = compat ? dir_of(compat->path, dir, sizeof(dir)) : NULL;
+		need.compat_release = compat ? compat->version : NULL;
+		f = ct_driver_rule(fs, &need);
+		/*
+		 * Every program without RPATH/RUNPATH gets the copy the loader
+		 * takes: that one fails for sure. The others fail only for
+		 * programs pointed at them.
+		 */
+		if (f && !taken)
+			f->severity = CT_SEV_WARNING;
+		for (k = 0; k < n; k++) {
+			free(words[k]);
+			words[k] = NULL;
+		}
+	}
+	free(words);
+}
+
+/* Newer minors of the driver's major: a note, minor-version compatibility runs them. */
+static void minor_compat_findings(const struct ct_doctor *d, struct ct_findings *fs)
+{
+	const struct ct_doctor_driver *drv = &d->drv;
+	char dw[64], rw[64], line[8192];
+	size_t i, k;
+
+	for (i = 0; i < d->nrt; i++) {
+		const struct ct_doctor_runtime *r = &d->rt[i], *lead = r;
+		const char *ships;
+		struct ct_finding *f;
+		bool taken = false, seen = false;
+		int newest = r->cuda, newer;
+
+		if (r->verdict != CT_RT_MINOR_COMPAT)
+			continue;
+		for (k = 0; k < i; k++)
+			seen |= d->rt[k].verdict == CT_RT_MINOR_COMPAT && d->rt[k].major == r->major;
 		if (seen)
 			continue;
 		for (k = i; k < d->nrt; k++)
-			if (d->rt[k].verdict == verdict && d->rt[k].major == r->major) {
+			if (d->rt[k].verdict == CT_RT_MINOR_COMPAT && d->rt[k].major == r->major) {
 				if (d->rt[k].taken && !taken)
 					lead = &d->rt[k];
 				taken |= d->rt[k].taken;
 				newest = d->rt[k].cuda > newest ? d->rt[k].cuda : newest;
 			}
 		cuda_words(drv->probe.version, dw, sizeof(dw));
-		if (verdict == CT_RT_TOO_NEW) {
-			if (lead->cuda > 0)
-				cuda_words(lead->cuda, rw, sizeof(rw));
-			else
-				snprintf(rw, sizeof(rw), "CUDA %d", r->major);
-			f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
-					   "the %s runtime '%s' needs a newer driver than %s%s, "
-					   "which supports %s",
-					   rw, lead->path,
-					   drv->version[0] ? "libcuda.so.1 " : "this one",
-					   drv->version, dw);
-			/*
-			 * Every program without RPATH/RUNPATH gets the copy the
-			 * loader takes: that one fails for sure. The others fail
-			 * only for programs pointed at them.
-			 */
-			if (!taken)
-				f->severity = CT_SEV_WARNING;
-		} else {
-			f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
-					   "the %s runtime '%s' runs on the %s driver through "
-					   "minor-version compatibility",
-					   cuda_words(newest, rw, sizeof(rw)), lead->path, dw);
-			f->severity = CT_SEV_INFO;
-		}
+		f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
+				   "the %s runtime '%s' runs on the %s driver through "
+				   "minor-version compatibility",
+				   cuda_words(newest, rw, sizeof(rw)), lead->path, dw);
+		f->severity = CT_SEV_INFO;
 		for (k = i; k < d->nrt; k++)
-			if (d->rt[k].verdict == verdict && d->rt[k].major == r->major)
-				runtime_evidence(f, &d->rt[k]);
+			if (d->rt[k].verdict == CT_RT_MINOR_COMPAT && d->rt[k].major == r->major) {
+				runtime_words(&d->rt[k], line, sizeof(line));
+				ct_finding_evidence(f, "%s", line);
+			}
 		ct_finding_evidence(f, "the driver: %s%s%s, %s (cuDriverGetVersion)",
 				    drv->path ? drv->path : drv->probe.path,
 				    drv->version[0] ? ", version " : "", drv->version, dw);
-		if (verdict == CT_RT_MINOR_COMPAT) {
-			int newer;
-			const char *ships = ct_toolkit_driver(newest, &newer);
-
-			ct_finding_evidence(f, "features newer than %s fail, and so does PTX the "
-					       "driver's JIT cannot read (%s, 222)",
-					    dw, ct_cu_error_name(222));
-			ct_finding_fix(f, "nothing to do for programs that carry SASS for the GPU; "
-					  "for PTX or newer features, update the driver to %s%s%s",
-				       ships ? ships : "a newer release",
-				       ships ? ", the one shipped with " : "",
-				       ships ? cuda_words(newest, rw, sizeof(rw)) : "");
-			continue;
-		}
-		ct_finding_evidence(f, "programs using it fail with \"%s\" (%s, 35)",
-				    ct_cu_error_text(35), ct_cu_error_name(35));
-		/* A forward-compatibility copy is the way out without a new driver. */
-		compat = compat_for(d, r->major);
-		family = ct_family_driver(r->major);
-		have = drv->probe.version / 1000;
-		if (compat)
-			snprintf(or_compat, sizeof(or_compat),
-				 ";\nor, on a data-center GPU, put '%s' first on LD_LIBRARY_PATH "
-				 "(forward compatibility, libcuda %s)",
-				 dir_of(compat->path, dir, sizeof(dir)), compat->version);
-		ct_finding_fix(f, "update the driver to %s or newer (any driver of that branch "
-				  "runs every CUDA %d release);\n"
-				  "or use a CUDA %d runtime: a build of your framework for CUDA %d "
-				  "(pip: the -cu%d wheels)%s",
-			       family ? family : "a newer release", r->major, have, have, have,
-			       compat ? or_compat : "");
+		ships = ct_toolkit_driver(newest, &newer);
+		ct_finding_evidence(f, "features newer than %s fail, and so does PTX the "
+				       "driver's JIT cannot read (%s, 222)",
+				    dw, ct_cu_error_name(222));
+		ct_finding_fix(f, "nothing to do for programs that carry SASS for the GPU; "
+				  "for PTX or newer features, update the driver to %s%s%s",
+			       ships ? ships : "a newer release",
+			       ships ? ", the one shipped with " : "",
+			       ships ? cuda_words(newest, rw, sizeof(rw)) : "");
 	}
 }
 
@@ -333,8 +352,8 @@ void ct_doctor_findings(const struct ct_doctor *d, struct ct_findings *fs)
 		driver_missing(d, fs);
 	else if (p->init_result != 0 || p->count == 0)
 		no_device(d, fs);
-	runtime_findings(d, fs, CT_RT_TOO_NEW);
-	runtime_findings(d, fs, CT_RT_MINOR_COMPAT);
+	too_new_findings(d, fs);
+	minor_compat_findings(d, fs);
 	shadow_findings(d, fs);
 	ct_findings_group(fs);
 }

@@ -28,7 +28,7 @@ static bool alike(const struct ct_proc *a, const struct ct_proc *b)
 
 	if ((a->exe && b->exe && strcmp(a->exe, b->exe) != 0) || a->nobjects != b->nobjects ||
 	    a->nsearches != b->nsearches || a->nmodules != b->nmodules || a->cuinit != b->cuinit ||
-	    !a->driver != !b->driver)
+	    a->driver.present != b->driver.present)
 		return false;
 	for (i = 0; i < a->nobjects; i++)
 		if (strcmp(a->objects[i].path, b->objects[i].path) != 0)
@@ -44,7 +44,7 @@ static bool cuda_activity(const struct ct_proc *p)
 {
 	size_t i;
 
-	if (p->nmodules || p->driver || p->ncuinit || p->dropped ||
+	if (p->nmodules || p->driver.present || p->ncuinit || p->dropped ||
 	    p->bad_lines || p->cut)
 		return true;
 	for (i = 0; i < p->nexecs; i++)
@@ -147,7 +147,7 @@ static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_
 /* PTX whose ISA the process's driver cannot compile (ptx-too-new). */
 static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img)
 {
-	int64_t driver = ct_jint(p->driver, "version", 0);
+	int64_t driver = p->driver.version;
 	int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
 
 	return driver > 0 && (isa < 0 || isa > driver);
@@ -300,14 +300,13 @@ static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
 
 static void print_driver(FILE *out, const struct ct_proc *p)
 {
-	const struct ct_jv *d = p->driver, *devs;
-	int64_t v;
+	const struct ct_driver_rec *d = &p->driver;
+	int64_t v = d->version;
 	size_t i;
 
-	if (!d && !p->ncuinit)
+	if (!d->present && !p->ncuinit)
 		return;
-	v = ct_jint(d, "version", -1);
-	fprintf(out, "  driver: %s", d ? ct_jstr(d, "path", "?") : "?");
+	fprintf(out, "  driver: %s", d->path ? d->path : "?");
 	if (v > 0)
 		fprintf(out, ", supports CUDA %lld.%lld", (long long)(v / 1000),
 			(long long)(v % 1000 / 10));
@@ -316,15 +315,12 @@ static void print_driver(FILE *out, const struct ct_proc *p)
 			p->cuinit == 0 ? "ok" : ct_cu_error_text((int)p->cuinit),
 			(long long)p->cuinit);
 	fprintf(out, "\n");
-	devs = ct_jget(d, "devices");
-	for (i = 0; devs && devs->type == CT_J_ARR && i < devs->u.c.n; i++) {
-		const struct ct_jv *g = devs->u.c.items[i];
+	for (i = 0; i < d->ngpus; i++) {
+		const struct ct_gpu_rec *g = &d->gpus[i];
 
-		fprintf(out, "    GPU %lld: %s, compute capability %s%s%s\n",
-			(long long)ct_jint(g, "index", (int64_t)i),
-			ct_jstr(g, "name", "?"), ct_jstr(g, "cc", "?"),
-			ct_jstr(g, "uuid", NULL) ? ", GPU-" : "",
-			ct_jstr(g, "uuid", ""));
+		fprintf(out, "    GPU %lld: %s, compute capability %s%s%s\n", (long long)g->index,
+			g->name ? g->name : "?", g->cc ? g->cc : "?", g->uuid ? ", GPU-" : "",
+			g->uuid ? g->uuid : "");
 	}
 }
 
@@ -340,7 +336,7 @@ static void print_modules(FILE *out, const struct ct_proc *p)
 			regs++;
 			continue;
 		}
-		ct_images_words(m->images, archs, sizeof(archs));
+		ct_images_words(m, archs, sizeof(archs));
 		fprintf(out, "  module load: %s by %s", m->api, base(m->caller));
 		if (m->file)
 			fprintf(out, " of %s", m->file);

@@ -110,9 +110,8 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_key(j, "argv");
 	ct_json_array_begin(j);
-	for (i = 0; p->argv && p->argv->type == CT_J_ARR && i < p->argv->u.c.n; i++)
-		if (p->argv->u.c.items[i]->type == CT_J_STR)
-			ct_json_string(j, p->argv->u.c.items[i]->u.str.s);
+	for (i = 0; i < p->argc; i++)
+		ct_json_string(j, p->argv[i]);
 	ct_json_array_end(j);
 	ct_json_key(j, "exit_status");
 	if (p->exited)
@@ -167,11 +166,11 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	}
 	ct_json_array_end(j);
 	ct_json_key(j, "driver");
-	if (p->driver) {
+	if (p->driver.present) {
 		ct_json_object_begin(j);
-		ct_json_kv_string(j, "path", ct_jstr(p->driver, "path", NULL));
+		ct_json_kv_string(j, "path", p->driver.path);
 		ct_json_key(j, "version");
-		ct_json_i64(j, ct_jint(p->driver, "version", 0));
+		ct_json_i64(j, p->driver.version);
 		ct_json_key(j, "cuinit");
 		if (p->ncuinit)
 			ct_json_i64(j, p->cuinit);
@@ -179,16 +178,14 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			ct_json_null(j);
 		ct_json_key(j, "devices");
 		ct_json_array_begin(j);
-		{
-			const struct ct_jv *devs = ct_jget(p->driver, "devices");
+		for (k = 0; k < p->driver.ngpus; k++) {
+			const struct ct_gpu_rec *g = &p->driver.gpus[k];
 
-			for (k = 0; devs && devs->type == CT_J_ARR && k < devs->u.c.n; k++) {
-				ct_json_object_begin(j);
-				ct_json_kv_string(j, "name", ct_jstr(devs->u.c.items[k], "name", NULL));
-				ct_json_kv_string(j, "cc", ct_jstr(devs->u.c.items[k], "cc", NULL));
-				ct_json_kv_string(j, "uuid", ct_jstr(devs->u.c.items[k], "uuid", NULL));
-				ct_json_object_end(j);
-			}
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "name", g->name);
+			ct_json_kv_string(j, "cc", g->cc);
+			ct_json_kv_string(j, "uuid", g->uuid);
+			ct_json_object_end(j);
 		}
 		ct_json_array_end(j);
 		ct_json_object_end(j);
@@ -210,7 +207,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			ct_json_null(j);
 		else
 			ct_json_i64(j, m->result);
-		ct_images_words(m->images, words, sizeof(words));
+		ct_images_words(m, words, sizeof(words));
 		ct_json_words(j, "images", words[0] ? words : "none");
 		ct_json_object_end(j);
 	}

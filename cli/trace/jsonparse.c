@@ -6,55 +6,7 @@
 #include "util.h"
 #include "jsonparse.h"
 
-#define CHUNK 65536
 #define MAX_DEPTH 64
-
-struct ct_arena_chunk {
-	struct ct_arena_chunk *next;
-	size_t used, size;
-	max_align_t data[];
-};
-
-void ct_arena_init(struct ct_arena *a)
-{
-	a->head = NULL;
-}
-
-void ct_arena_release(struct ct_arena *a)
-{
-	while (a->head) {
-		struct ct_arena_chunk *next = a->head->next;
-
-		free(a->head);
-		a->head = next;
-	}
-}
-
-void *ct_arena_alloc(struct ct_arena *a, size_t n)
-{
-	struct ct_arena_chunk *c = a->head;
-	size_t align = sizeof(max_align_t);
-
-	n = (n + align - 1) / align * align;
-	if (!c || c->size - c->used < n) {
-		size_t size = n > CHUNK ? n : CHUNK;
-
-		c = ct_xmalloc(sizeof(*c) + size);
-		c->size = size;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
-	}
-	c->used += n;
-	return (char *)c->data + c->used - n;
-}
-
-char *ct_arena_strdup(struct ct_arena *a, const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(ct_arena_alloc(a, n), s, n);
-}
 
 struct parser {
 	struct ct_arena *a;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arena.h"
+
 /* CT_J_UINT: an integer above INT64_MAX that fits 64 bits (an inode number). */
 enum ct_jtype { CT_J_NULL, CT_J_BOOL, CT_J_INT, CT_J_UINT, CT_J_NUM, CT_J_STR, CT_J_ARR,
 		CT_J_OBJ };
@@ -33,16 +35,6 @@ struct ct_jv {
 		} c;
 	} u;
 };
-
-/* Chunks of memory freed together. */
-struct ct_arena {
-	struct ct_arena_chunk *head;
-};
-
-void ct_arena_init(struct ct_arena *a);
-void ct_arena_release(struct ct_arena *a);
-void *ct_arena_alloc(struct ct_arena *a, size_t n);
-char *ct_arena_strdup(struct ct_arena *a, const char *s);
 
 /*
  * Parse one JSON value from text[0..len). Returns the value (allocated in

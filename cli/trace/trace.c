@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "jsonparse.h"
 #include "trace.h"
 
 /* Trace files larger than this are read up to it (and said to be cut). */
@@ -70,6 +71,7 @@ struct pending {
 
 struct reader {
 	struct ct_proc *p;
+	struct ct_arena *arena;     /* the trace's: typed records go there */
 	struct pending *pending;
 	size_t npending;
 	size_t *search_request; /* per search: request index + 1 */
@@ -90,6 +92,92 @@ static struct pending *pending_for(struct reader *r, int64_t tid)
 	return &r->pending[r->npending++];
 }
 
+/* ---- JSON values into typed records, in the arena ---------------------------- */
+
+/* The strings of an array (anything else left out); *n of them. */
+static const char **decode_strings(struct ct_arena *a, const struct ct_jv *v, size_t *n)
+{
+	const char **out;
+	size_t i;
+
+	*n = 0;
+	if (!v || v->type != CT_J_ARR || !v->u.c.n)
+		return NULL;
+	out = ct_arena_alloc(a, v->u.c.n * sizeof(*out));
+	for (i = 0; i < v->u.c.n; i++)
+		if (v->u.c.items[i]->type == CT_J_STR)
+			out[(*n)++] = v->u.c.items[i]->u.str.s;
+	return out;
+}
+
+/* An object's members as names and values (NULL when not a string). */
+static struct ct_var *decode_vars(struct ct_arena *a, const struct ct_jv *v, size_t *n)
+{
+	struct ct_var *out;
+	size_t i;
+
+	*n = 0;
+	if (!v || v->type != CT_J_OBJ || !v->u.c.n)
+		return NULL;
+	out = ct_arena_alloc(a, v->u.c.n * sizeof(*out));
+	for (i = 0; i < v->u.c.n; i++) {
+		out[i].name = v->u.c.keys[i];
+		out[i].value = v->u.c.items[i]->type == CT_J_STR ? v->u.c.items[i]->u.str.s : NULL;
+	}
+	*n = v->u.c.n;
+	return out;
+}
+
+/* A module record's images: an entry per array item (a non-object one is all unknown). */
+static struct ct_image_rec *decode_images(struct ct_arena *a, const struct ct_jv *v, size_t *n)
+{
+	struct ct_image_rec *out;
+	size_t i;
+
+	*n = 0;
+	if (!v || v->type != CT_J_ARR || !v->u.c.n)
+		return NULL;
+	out = ct_arena_alloc(a, v->u.c.n * sizeof(*out));
+	for (i = 0; i < v->u.c.n; i++) {
+		const struct ct_jv *im = v->u.c.items[i];
+
+		out[i].kind = ct_jstr(im, "kind", NULL);
+		out[i].arch = ct_jstr(im, "arch", NULL);
+		out[i].ptx_version = ct_jstr(im, "ptx_version", NULL);
+	}
+	*n = v->u.c.n;
+	return out;
+}
+
+/* A driver record; it replaces what an earlier one said. */
+static void decode_driver(struct ct_arena *a, struct ct_driver_rec *d, const struct ct_jv *v)
+{
+	const struct ct_jv *devs = ct_jget(v, "devices");
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->present = true;
+	d->path = ct_jstr(v, "path", NULL);
+	d->version = ct_jint(v, "version", 0);
+	if (!devs || devs->type != CT_J_ARR)
+		return;
+	d->has_devices = true;
+	if (!devs->u.c.n)
+		return;
+	d->gpus = ct_arena_alloc(a, devs->u.c.n * sizeof(*d->gpus));
+	for (i = 0; i < devs->u.c.n; i++) {
+		const struct ct_jv *g = devs->u.c.items[i];
+
+		d->gpus[i].index = ct_jint(g, "index", (int64_t)i);
+		d->gpus[i].name = ct_jstr(g, "name", NULL);
+		d->gpus[i].cc = ct_jstr(g, "cc", NULL);
+		d->gpus[i].uuid = ct_jstr(g, "uuid", NULL);
+	}
+	d->ngpus = devs->u.c.n;
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
 static void on_record(struct reader *rd, const struct ct_jv *v)
 {
 	struct ct_proc *p = rd->p;
@@ -97,9 +185,9 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 	int64_t t = ct_jint(v, "t", 0), tid = ct_jint(v, "tid", 0);
 
 	if (strcmp(ev, "start") == 0) {
-		if (p->start)
+		if (p->started)
 			return; /* a second one says nothing new */
-		p->start = v;
+		p->started = true;
 		p->pid = ct_jint(v, "pid", p->pid);
 		p->ppid = ct_jint(v, "ppid", 0);
 		p->t = t;
@@ -107,9 +195,9 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->image = ct_jstr(v, "image", NULL);
 		p->exe = ct_jstr(v, "exe", NULL);
 		p->cwd = ct_jstr(v, "cwd", NULL);
-		p->argv = ct_jget(v, "argv");
-		p->env = ct_jget(v, "env");
-		p->ranks = ct_jget(v, "ranks");
+		p->argv = decode_strings(rd->arena, ct_jget(v, "argv"), &p->argc);
+		p->env = decode_vars(rd->arena, ct_jget(v, "env"), &p->nenv);
+		p->ranks = decode_vars(rd->arena, ct_jget(v, "ranks"), &p->nranks);
 		p->auditor = ct_jbool(v, "auditor", false);
 		p->secure = ct_jbool(v, "secure", false);
 	} else if (strcmp(ev, "search") == 0) {
@@ -211,12 +299,12 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		m->name = ct_jstr(v, "name", NULL);
 		m->result = ct_jint(v, "result", 0);
 		m->t = t;
-		m->images = ct_jget(v, "images");
+		m->images = decode_images(rd->arena, ct_jget(v, "images"), &m->nimages);
 	} else if (strcmp(ev, "cuinit") == 0) {
 		p->cuinit = ct_jint(v, "result", -1);
 		p->ncuinit++;
 	} else if (strcmp(ev, "driver") == 0) {
-		p->driver = v;
+		decode_driver(rd->arena, &p->driver, v);
 	} else if (strcmp(ev, "exec") == 0) {
 		struct ct_exec *x = PUSH(p->execs, p->nexecs);
 
@@ -350,6 +438,7 @@ static void read_file(struct ct_trace *t, const char *path)
 	proc.cuinit = -1;
 	proc.cut = cut;
 	rd.p = &proc;
+	rd.arena = &t->arena;
 	for (line = buf; line < buf + len; line = end + 1) {
 		const struct ct_jv *v;
 		const char *err;
@@ -500,6 +589,22 @@ void ct_trace_link(struct ct_trace *t)
 	}
 }
 
+/* The first member of that name, as the JSON reader's lookups took it. */
+static const char *var_value(const struct ct_var *vars, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(vars[i].name, name) == 0)
+			return vars[i].value;
+	return NULL;
+}
+
+const char *ct_proc_env(const struct ct_proc *p, const char *name)
+{
+	return var_value(p->env, p->nenv, name);
+}
+
 const char *ct_proc_rank(const struct ct_proc *p)
 {
 	static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
@@ -508,7 +613,7 @@ const char *ct_proc_rank(const struct ct_proc *p)
 	size_t i;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && !rank; i++)
-		rank = ct_jstr(p->ranks, vars[i], NULL);
+		rank = var_value(p->ranks, p->nranks, vars[i]);
 	return rank;
 }
 
@@ -519,18 +624,13 @@ void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t wid
 	if (!size)
 		return;
 	buf[0] = '\0';
-	if (p->argv && p->argv->type == CT_J_ARR)
-		for (i = 0; i < p->argv->u.c.n && n + 1 < size; i++) {
-			const struct ct_jv *a = p->argv->u.c.items[i];
-			const char *s;
+	for (i = 0; i < p->argc && n + 1 < size; i++) {
+		const char *s = p->argv[i];
 
-			if (a->type != CT_J_STR)
-				continue;
-			s = a->u.str.s;
-			if (i == 0 && strrchr(s, '/'))
-				s = strrchr(s, '/') + 1;
-			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", s);
-		}
+		if (i == 0 && strrchr(s, '/'))
+			s = strrchr(s, '/') + 1;
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", s);
+	}
 	if (!buf[0]) {
 		const char *s = p->exe && strrchr(p->exe, '/') ? strrchr(p->exe, '/') + 1 : p->exe;
 
@@ -539,7 +639,6 @@ void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t wid
 	if (width >= 4 && width < size && strlen(buf) > width)
 		strcpy(buf + width - 3, "...");
 }
-
 
 static size_t dir_len(const char *path)
 {
@@ -589,13 +688,13 @@ struct ct_try_run *ct_try_runs(const struct ct_try *tries, size_t n, size_t *nru
 	return runs;
 }
 
-void ct_images_words(const struct ct_jv *images, char *buf, size_t size)
+void ct_images_words(const struct ct_module *m, char *buf, size_t size)
 {
 	size_t i, n = 0;
 
 	buf[0] = '\0';
-	for (i = 0; images && images->type == CT_J_ARR && i < images->u.c.n; i++) {
-		const char *a = ct_jstr(images->u.c.items[i], "arch", "?");
+	for (i = 0; i < m->nimages; i++) {
+		const char *a = m->images[i].arch ? m->images[i].arch : "?";
 
 		if (strstr(buf, a)) /* once each */
 			continue;

@@ -5,6 +5,10 @@
  * dlopen request behind it and the dlerror text the program got; module
  * loads, driver facts, exec and exit.
  *
+ * Every record is decoded here, once, into the typed records below; a
+ * field of the wrong type in the trace reads as absent (NULL strings, 0
+ * numbers, empty arrays), never as an error. No layer above sees JSON.
+ *
  * Ownership: struct ct_trace owns everything reachable from it (one arena
  * and the arrays); ct_trace_release frees it all.
  */
@@ -15,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jsonparse.h"
+#include "arena.h"
 #include "libnames.h"
 #include "rules.h"
 
@@ -56,11 +60,43 @@ struct ct_request {
 	struct ct_search *search;    /* NULL: satisfied by a loaded object */
 };
 
+/* One image of a module record, as the shim read it (cudatrace scan's words). */
+struct ct_image_rec {
+	const char *kind;            /* "sass", "ptx", ...; NULL when absent */
+	const char *arch;            /* "sm_90a", "compute_80"; NULL when absent */
+	const char *ptx_version;     /* "8.0" for PTX; NULL when absent */
+};
+
 struct ct_module {
 	const char *api, *caller, *file, *input, *name;
 	int64_t result, t;
-	const struct ct_jv *images;  /* array of {kind, arch, ptx_version} */
+	struct ct_image_rec *images; /* in the arena; an entry per array item */
+	size_t nimages;
 	bool registration;           /* __cudaRegisterFatBinary, not a load */
+};
+
+/* A GPU of a driver record's devices. */
+struct ct_gpu_rec {
+	int64_t index;               /* the driver's ordinal; its position when absent */
+	const char *name;            /* "Tesla T4"; NULL when absent */
+	const char *cc;              /* compute capability "7.5"; NULL when absent */
+	const char *uuid;            /* NULL when absent */
+};
+
+/* The latest driver record of a process. */
+struct ct_driver_rec {
+	bool present;                /* a driver record was read */
+	const char *path;            /* the libcuda it is; NULL when absent */
+	int64_t version;             /* cuDriverGetVersion: 12040; 0 when absent */
+	bool has_devices;            /* it listed devices (written after cuInit) */
+	struct ct_gpu_rec *gpus;     /* in the arena */
+	size_t ngpus;
+};
+
+/* A name and its value: an env or ranks member of the start record. */
+struct ct_var {
+	const char *name;
+	const char *value;           /* NULL when the trace held no string */
 };
 
 struct ct_exec {
@@ -72,10 +108,15 @@ struct ct_exec {
 
 struct ct_proc {
 	const char *file;            /* the trace file */
-	const struct ct_jv *start;   /* the start record, or NULL */
+	bool started;                /* a start record was read */
 	int64_t pid, ppid, t;
 	const char *host, *image, *exe, *cwd;
-	const struct ct_jv *argv, *env, *ranks;
+	const char **argv;           /* the strings of the start record's argv */
+	size_t argc;
+	struct ct_var *env;          /* the variables that shape loading */
+	size_t nenv;
+	struct ct_var *ranks;        /* the launcher's rank variables */
+	size_t nranks;
 	bool auditor;                /* the auditor half ran (LD_AUDIT honoured) */
 	bool secure;
 	bool fini;                   /* ran the normal exit path */
@@ -99,7 +140,7 @@ struct ct_proc {
 	size_t nmodules;
 	struct ct_exec *execs;
 	size_t nexecs;
-	const struct ct_jv *driver;  /* the latest driver record */
+	struct ct_driver_rec driver; /* the latest driver record */
 	int64_t cuinit;              /* last cuInit result, or -1 */
 	size_t ncuinit;
 };
@@ -125,6 +166,9 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 /* Join processes to their parents; call once after reading. */
 void ct_trace_link(struct ct_trace *t);
 
+/* The value of an environment variable the start record kept, or NULL. */
+const char *ct_proc_env(const struct ct_proc *p, const char *name);
+
 /* The process's rank under its launcher (RANK, SLURM_PROCID, ...), or NULL. */
 const char *ct_proc_rank(const struct ct_proc *p);
 
@@ -149,7 +193,7 @@ struct ct_try_run {
 /* The runs of tries[0..n), in the loader's order; *nruns of them, to free. */
 struct ct_try_run *ct_try_runs(const struct ct_try *tries, size_t n, size_t *nruns);
 
-/* "sm_80 sm_90 compute_90" from a record's images array, each once; into buf. */
-void ct_images_words(const struct ct_jv *images, char *buf, size_t size);
+/* "sm_80 sm_90 compute_90" from a module's images, each once ("?" unknown); into buf. */
+void ct_images_words(const struct ct_module *m, char *buf, size_t size);
 
 #endif

@@ -207,7 +207,7 @@ static void test_normal_process(void **state)
 	p = proc_of(&t, "vm-100-286e3cb4163ff35a.jsonl");
 
 	/* The start record. */
-	assert_non_null(p->start);
+	assert_true(p->started);
 	assert_int_equal(p->pid, 100);
 	assert_int_equal(p->ppid, 99);
 	assert_int_equal(p->t, 1000);
@@ -217,13 +217,25 @@ static void test_normal_process(void **state)
 	assert_string_equal(p->cwd, "/home/u");
 	assert_true(p->auditor);
 	assert_true(p->secure);
-	assert_non_null(p->argv);
-	assert_int_equal(p->argv->type, CT_J_ARR);
-	assert_int_equal(p->argv->u.c.n, 3);
-	assert_string_equal(p->argv->u.c.items[0]->u.str.s, "prog");
-	assert_string_equal(p->argv->u.c.items[2]->u.str.s, "a b");
-	assert_string_equal(ct_jstr(p->env, "PATH", NULL), "/bin");
-	assert_string_equal(ct_jstr(p->ranks, "RANK", NULL), "3");
+	assert_int_equal(p->argc, 3);
+	assert_string_equal(p->argv[0], "prog");
+	assert_string_equal(p->argv[2], "a b");
+	assert_int_equal(p->nenv, 2);
+	assert_string_equal(p->env[0].name, "LD_AUDIT");
+	assert_string_equal(p->env[0].value, "/lib/libcudatrace.so");
+	assert_string_equal(ct_proc_env(p, "PATH"), "/bin");
+	assert_null(ct_proc_env(p, "CUDA_VISIBLE_DEVICES"));
+	assert_int_equal(p->nranks, 1);
+	assert_string_equal(p->ranks[0].name, "RANK");
+	assert_string_equal(ct_proc_rank(p), "3");
+	{
+		char cmd[64];
+
+		ct_proc_command(p, cmd, sizeof(cmd), 60);
+		assert_string_equal(cmd, "prog -x a b");
+		ct_proc_command(p, cmd, sizeof(cmd), 6);
+		assert_string_equal(cmd, "pro...");
+	}
 	assert_true(p->reached_main);
 	assert_false(p->fini);
 	assert_false(p->exited);
@@ -233,7 +245,8 @@ static void test_normal_process(void **state)
 	assert_int_equal(p->dropped, 0);
 	assert_int_equal(p->cuinit, -1);
 	assert_int_equal(p->ncuinit, 0);
-	assert_null(p->driver);
+	assert_false(p->driver.present);
+	assert_int_equal(p->driver.ngpus, 0);
 
 	/* Objects. */
 	assert_int_equal(p->nobjects, 4);
@@ -491,9 +504,16 @@ static void test_other_records(void **state)
 
 	assert_int_equal(p->ncuinit, 2);
 	assert_int_equal(p->cuinit, 0);
-	assert_non_null(p->driver);
-	assert_int_equal(ct_jint(p->driver, "version", 0), 13000);
-	assert_int_equal(ct_jget(p->driver, "devices")->u.c.n, 1);
+	/* The latest driver record, the one with the devices. */
+	assert_true(p->driver.present);
+	assert_string_equal(p->driver.path, "/l/libcuda.so.1");
+	assert_int_equal(p->driver.version, 13000);
+	assert_true(p->driver.has_devices);
+	assert_int_equal(p->driver.ngpus, 1);
+	assert_int_equal(p->driver.gpus[0].index, 0);
+	assert_string_equal(p->driver.gpus[0].name, "Tesla T4");
+	assert_string_equal(p->driver.gpus[0].cc, "7.5");
+	assert_string_equal(p->driver.gpus[0].uuid, "00010203");
 
 	assert_int_equal(p->nmodules, 4);
 	m = &p->modules[0];
@@ -502,15 +522,15 @@ static void test_other_records(void **state)
 	assert_int_equal(m->result, 209);
 	assert_int_equal(m->t, 106);
 	assert_string_equal(m->caller, "/bin/drvplt");
-	assert_non_null(m->images);
-	assert_int_equal(m->images->type, CT_J_ARR);
-	assert_int_equal(m->images->u.c.n, 1);
-	assert_string_equal(ct_jstr(m->images->u.c.items[0], "arch", NULL), "sm_90a");
+	assert_int_equal(m->nimages, 1);
+	assert_string_equal(m->images[0].kind, "sass");
+	assert_string_equal(m->images[0].arch, "sm_90a");
+	assert_null(m->images[0].ptx_version);
 	m = &p->modules[1];
 	assert_string_equal(m->api, "cuLinkAddData");
 	assert_string_equal(m->input, "ptx");
 	assert_string_equal(m->name, "k.ptx");
-	assert_null(m->images);
+	assert_int_equal(m->nimages, 0);
 	assert_null(m->file);
 	m = &p->modules[2];
 	assert_string_equal(m->file, "/m/k.cubin");
@@ -520,8 +540,16 @@ static void test_other_records(void **state)
 	assert_string_equal(m->api, "__cudaRegisterFatBinary");
 	assert_string_equal(m->caller, "/l/libk.so");
 	assert_int_equal(m->result, 0);
-	assert_int_equal(m->images->u.c.n, 2);
-	assert_string_equal(ct_jstr(m->images->u.c.items[1], "ptx_version", NULL), "8.0");
+	assert_int_equal(m->nimages, 2);
+	assert_string_equal(m->images[1].kind, "ptx");
+	assert_string_equal(m->images[1].arch, "compute_80");
+	assert_string_equal(m->images[1].ptx_version, "8.0");
+	{
+		char words[64];
+
+		ct_images_words(m, words, sizeof(words));
+		assert_string_equal(words, "sm_80 compute_80");
+	}
 
 	assert_int_equal(p->nexecs, 2);
 	assert_string_equal(p->execs[0].api, "execve");
@@ -687,13 +715,14 @@ static void test_wrong_types(void **state)
 		"{'ev':'exec','api':1,'path':2,'traced':'no','untraced':3}\n"
 		"{'ev':'exit','status':'x','api':4}\n"
 		"{'ev':'dropped','records':'many'}\n"
+		"{'ev':'driver','path':7,'version':'13000','devices':{'0':{'cc':'9.0'}}}\n"
 		"{'ev':5}\n"
 		"{'ev':null}\n"
 		"{'ev':['start']}\n");
 	read_trace(d, &t);
 	assert_int_equal(t.nprocs, 1);
 	p = &t.procs[0];
-	assert_non_null(p->start);
+	assert_true(p->started);
 	assert_int_equal(p->pid, 0);
 	assert_int_equal(p->ppid, 0);
 	assert_int_equal(p->t, 0);
@@ -703,6 +732,10 @@ static void test_wrong_types(void **state)
 	assert_null(p->cwd);
 	assert_false(p->auditor);
 	assert_false(p->secure);
+	assert_int_equal(p->argc, 0);
+	assert_int_equal(p->nenv, 0);
+	assert_int_equal(p->nranks, 0);
+	assert_null(ct_proc_rank(p));
 	assert_int_equal(p->nsearches, 1);
 	assert_int_equal(p->searches[0].id, 0);
 	assert_int_equal(p->searches[0].tid, 0);
@@ -728,6 +761,14 @@ static void test_wrong_types(void **state)
 	assert_int_equal(p->nmodules, 2);
 	assert_string_equal(p->modules[0].api, "");
 	assert_int_equal(p->modules[0].result, 0);
+	assert_int_equal(p->modules[0].nimages, 0);
+	assert_int_equal(p->modules[1].nimages, 0);
+	/* A driver record of wrong types: there, but nothing known of it. */
+	assert_true(p->driver.present);
+	assert_null(p->driver.path);
+	assert_int_equal(p->driver.version, 0);
+	assert_false(p->driver.has_devices);
+	assert_int_equal(p->driver.ngpus, 0);
 	assert_int_equal(p->cuinit, -1);
 	assert_int_equal(p->ncuinit, 1);
 	assert_int_equal(p->nexecs, 1);
@@ -739,6 +780,60 @@ static void test_wrong_types(void **state)
 	assert_string_equal(p->exit_api, "exit");
 	assert_int_equal(p->dropped, 0);
 	assert_int_equal(p->bad_lines, 0);
+	ct_trace_release(&t);
+}
+
+/* Arrays and objects of the right type holding items of the wrong one. */
+static void test_wrong_typed_items(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char buf[64];
+
+	write_records(d, "items.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':9,'exe':'/bin/app','argv':[5,'/usr/bin/tool',null,'x'],"
+		"'env':{'CUDA_VISIBLE_DEVICES':1,'PATH':'/bin','PATH':'/usr/bin'},"
+		"'ranks':{'RANK':[],'SLURM_PROCID':'7'}}\n"
+		"{'ev':'driver','t':2,'tid':9,'path':'/l/libcuda.so.1','version':12040,"
+		"'devices':[5,{'index':'x','name':3,'cc':[],'uuid':null},{'index':4,'name':'H100','cc':'9.0'}]}\n"
+		"{'ev':'module','t':3,'tid':9,'api':'cuModuleLoadData','result':209,"
+		"'images':[7,{'kind':1,'arch':'sm_90'},{'arch':'sm_90'}]}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+	/* argv: the strings alone. */
+	assert_int_equal(p->argc, 2);
+	assert_string_equal(p->argv[0], "/usr/bin/tool");
+	assert_string_equal(p->argv[1], "x");
+	ct_proc_command(p, buf, sizeof(buf), 60);
+	assert_string_equal(buf, "tool x");
+	/* env and ranks: every member; a value not a string is none; the first of a name wins. */
+	assert_int_equal(p->nenv, 3);
+	assert_null(ct_proc_env(p, "CUDA_VISIBLE_DEVICES"));
+	assert_string_equal(ct_proc_env(p, "PATH"), "/bin");
+	assert_string_equal(ct_proc_rank(p), "7");
+	/* GPUs: an entry per item, unknown what is not there. */
+	assert_true(p->driver.present);
+	assert_int_equal(p->driver.version, 12040);
+	assert_true(p->driver.has_devices);
+	assert_int_equal(p->driver.ngpus, 3);
+	assert_int_equal(p->driver.gpus[0].index, 0);
+	assert_null(p->driver.gpus[0].name);
+	assert_int_equal(p->driver.gpus[1].index, 1);
+	assert_null(p->driver.gpus[1].name);
+	assert_null(p->driver.gpus[1].cc);
+	assert_null(p->driver.gpus[1].uuid);
+	assert_int_equal(p->driver.gpus[2].index, 4);
+	assert_string_equal(p->driver.gpus[2].name, "H100");
+	assert_string_equal(p->driver.gpus[2].cc, "9.0");
+	/* Images: unknown arch reads "?", each word once. */
+	assert_int_equal(p->nmodules, 1);
+	assert_int_equal(p->modules[0].nimages, 3);
+	assert_null(p->modules[0].images[0].arch);
+	assert_null(p->modules[0].images[1].kind);
+	ct_images_words(&p->modules[0], buf, sizeof(buf));
+	assert_string_equal(buf, "? sm_90");
 	ct_trace_release(&t);
 }
 
@@ -1005,6 +1100,7 @@ int main(void)
 		T(test_junk_files),
 		T(test_bad_lines),
 		T(test_wrong_types),
+		T(test_wrong_typed_items),
 		T(test_huge_line),
 		T(test_linking),
 		T(test_directory),

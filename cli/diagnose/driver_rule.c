@@ -1,0 +1,83 @@
+/* driver-too-old, the one rule and its one fix; see driver_rule.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "compat.h"
+#include "cuda_errors.h"
+#include "driver_rule.h"
+#include "findings.h"
+
+bool ct_driver_too_old(int runtime, int driver)
+{
+	return runtime > 0 && driver > 0 && runtime / 1000 > driver / 1000;
+}
+
+void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *compat_dir,
+		   const char *compat_release)
+{
+	const char *family = runtime > 0 ? ct_family_driver(runtime / 1000) : NULL;
+	char update[160], older[256], compat[4352];
+
+	/* From the family's first driver on, minor-version compatibility runs all of it. */
+	if (family)
+		snprintf(update, sizeof(update), "update the driver to %s or newer (any driver of "
+			 "that branch runs every CUDA %d release)", family, runtime / 1000);
+	else if (runtime > 0)
+		snprintf(update, sizeof(update), "update the driver to one for CUDA %d or newer",
+			 runtime / 1000);
+	else
+		snprintf(update, sizeof(update), "update the driver");
+	if (driver > 0)
+		snprintf(older, sizeof(older), ";\nor use a CUDA %d runtime: a build of your "
+			 "framework for CUDA %d (pip: the -cu%d wheels)", driver / 1000,
+			 driver / 1000, driver / 1000);
+	else
+		snprintf(older, sizeof(older), ";\nor use a build of your framework for the CUDA "
+			 "version the driver supports");
+	compat[0] = '\0';
+	if (compat_dir)
+		snprintf(compat, sizeof(compat), ";\nor, on a data-center GPU, put '%s' first on "
+			 "LD_LIBRARY_PATH (forward compatibility, libcuda %s)", compat_dir,
+			 compat_release ? compat_release : "of a newer release");
+	ct_finding_fix(f, "%s%s%s", update, older, compat);
+}
+
+struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver_need *n)
+{
+	const char *release = n->driver_release ? n->driver_release : "";
+	char need[32], have[32], rw[48];
+	struct ct_finding *f;
+	size_t i;
+
+	if (!ct_driver_too_old(n->runtime, n->driver))
+		return NULL;
+	ct_cuda_version_words(n->runtime, need, sizeof(need));
+	ct_cuda_version_words(n->driver, have, sizeof(have));
+	if (n->seen == CT_DRIVER_SEEN_PROCESS) {
+		f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, n->driver_path,
+				   "the driver supports CUDA %s, the CUDA runtime needs %s: \"%s\"",
+				   have, need, ct_cu_error_text(35));
+		ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", n->driver_path,
+				    release[0] ? " (" : "", release, release[0] ? ")" : "", have);
+		for (i = 0; i < n->nruntime_from; i++)
+			ct_finding_evidence(f, "runtime: %s", n->runtime_from[i]);
+	} else {
+		if (n->runtime_minor_known)
+			snprintf(rw, sizeof(rw), "CUDA %s", need);
+		else
+			snprintf(rw, sizeof(rw), "CUDA %d", n->runtime / 1000);
+		f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, n->runtime_path,
+				   "the %s runtime '%s' needs a newer driver than %s%s, which "
+				   "supports CUDA %s",
+				   rw, n->runtime_path, release[0] ? "libcuda.so.1 " : "this one",
+				   release, have);
+		for (i = 0; i < n->nruntime_from; i++)
+			ct_finding_evidence(f, "%s", n->runtime_from[i]);
+		ct_finding_evidence(f, "the driver: %s%s%s, CUDA %s (cuDriverGetVersion)",
+				    n->driver_path, release[0] ? ", version " : "", release, have);
+		ct_finding_evidence(f, "programs using it fail with \"%s\" (%s, 35)",
+				    ct_cu_error_text(35), ct_cu_error_name(35));
+	}
+	ct_driver_fix(f, n->runtime, n->driver, n->compat_dir, n->compat_release);
+	return f;
+}

@@ -1,0 +1,24 @@
+/*
+ * An arena: chunks of memory freed together. The trace reader keeps its
+ * parsed records and the typed records made from them in one
+ * (struct ct_trace), so a trace is freed in one go.
+ *
+ * Ownership: everything ct_arena_alloc and ct_arena_strdup return lives
+ * until ct_arena_release. Allocation never fails (out of memory ends the
+ * program, cli/common/util.h). Not thread-safe.
+ */
+#ifndef CT_ARENA_H
+#define CT_ARENA_H
+
+#include <stddef.h>
+
+struct ct_arena {
+	struct ct_arena_chunk *head;
+};
+
+void ct_arena_init(struct ct_arena *a);
+void ct_arena_release(struct ct_arena *a);
+void *ct_arena_alloc(struct ct_arena *a, size_t n);
+char *ct_arena_strdup(struct ct_arena *a, const char *s);
+
+#endif
