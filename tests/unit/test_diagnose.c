@@ -554,15 +554,15 @@ static void test_driver_too_old(void **state)
 	expect_object(w, f, "@R/drv/libcuda.so.1");
 	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1 (550.163.01), supports CUDA 12.4");
 	expect_evidence(w, f, "runtime: @R/cuda/libcudart.so.13 (13.0.96), dlopen by app");
-	expect_fix(w, f, "upgrade the NVIDIA driver to 580.65.06 or newer");
-	expect_fix(w, f, "or use a build made for CUDA 12 (PyTorch: the cu126 wheels)");
+	expect_fix(w, f, "update the driver to 580.65.06 or newer");
+	expect_fix(w, f, "or use a CUDA 12 runtime: a build of your framework for CUDA 12 (pip: the -cu12 wheels)");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 100);
 	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
 			   "cuInit: \"CUDA driver version is insufficient for CUDA runtime version\" "
 			   "(35)");
 	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1, supports CUDA 12.4");
-	expect_fix(w, f, "upgrade the NVIDIA driver");
+	expect_fix(w, f, "update the driver");
 	assert_int_equal(f->where[0].pid, 101);
 	/* 35 is not "no device". */
 	expect_count(w, CT_F_NO_DEVICE, 0);
