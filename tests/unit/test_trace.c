@@ -1090,6 +1090,44 @@ static void test_library_version(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, tdir_setup, tdir_teardown)
 
+/*
+ * A search's candidates folded by directory, as run's facts and the
+ * findings' evidence show them: each directory after the glibc-hwcaps and
+ * legacy subdirectories the loader tried in it first.
+ */
+static void test_try_runs(void **state)
+{
+	static const struct ct_try tries[] = {
+		{ "/a/glibc-hwcaps/x86-64-v3/libx.so", CT_RULE_LD_LIBRARY_PATH },
+		{ "/a/glibc-hwcaps/x86-64-v2/libx.so", CT_RULE_LD_LIBRARY_PATH },
+		{ "/a/libx.so", CT_RULE_LD_LIBRARY_PATH },
+		{ "/opt/lib/libx.so", CT_RULE_RUNPATH },
+		{ "/usr/lib/tls/haswell/libx.so", CT_RULE_DEFAULT },
+		{ "/usr/lib/libx.so", CT_RULE_DEFAULT },
+	};
+	struct ct_try_run *runs;
+	size_t n;
+
+	(void)state;
+	runs = ct_try_runs(tries, ARRAY_LEN(tries), &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(runs[0].dir_len, 2);
+	assert_memory_equal(runs[0].dir, "/a", 2);
+	assert_int_equal(runs[0].nsubdirs, 2);
+	assert_int_equal(runs[0].via, CT_RULE_LD_LIBRARY_PATH);
+	assert_memory_equal(runs[1].dir, "/opt/lib", 8);
+	assert_int_equal(runs[1].dir_len, 8);
+	assert_int_equal(runs[1].nsubdirs, 0);
+	assert_int_equal(runs[1].via, CT_RULE_RUNPATH);
+	assert_memory_equal(runs[2].dir, "/usr/lib", 8);
+	assert_int_equal(runs[2].nsubdirs, 1);
+	assert_int_equal(runs[2].via, CT_RULE_DEFAULT);
+	free(runs);
+	runs = ct_try_runs(tries, 0, &n);
+	assert_int_equal(n, 0);
+	free(runs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1108,6 +1146,7 @@ int main(void)
 		T(test_every_prefix),
 		T(test_cuda_library),
 		T(test_library_version),
+		cmocka_unit_test(test_try_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
