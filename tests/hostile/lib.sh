@@ -1,0 +1,26 @@
+# Sourced by the hostile tests (tests/hostile/*): the hostile user, who
+# plants links, FIFOs and forged records where cudatrace writes and reads,
+# and the unlucky one (full disks, huge environments, racing forks). Each
+# case is one way cudatrace failed once; it must fail before its fix.
+# The helpers of tests/e2e/lib.sh, and:
+. "$(dirname "$0")/../e2e/lib.sh"
+
+# as_nobody CMD...: run CMD as the unprivileged user nobody (root only;
+# false when this cannot be done here, so the caller can skip that part).
+can_be_nobody() {
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+		setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null
+}
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
+}
+
+# with_timeout SECONDS CMD...: run CMD, killed after SECONDS; rc 124 when it hung.
+with_timeout() {
+	local s=$1
+	shift
+	timeout -s KILL "$s" "$@"
+	local r=$?
+	[ "$r" = 137 ] && r=124
+	return "$r"
+}
