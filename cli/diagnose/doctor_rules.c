@@ -55,14 +55,17 @@ static void module_evidence(struct ct_finding *f, const struct ct_doctor_driver 
 static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 {
 	const struct ct_doctor_driver *drv = &d->drv;
+	/* The file dlopen mapped; the probe knows it only through cuInit. */
+	const char *opened = drv->probe.path[0] ? drv->probe.path
+			     : drv->path          ? drv->path
+						  : "libcuda.so.1";
 	struct ct_finding *f;
 	char rule[256], dir[4096];
 	size_t i;
 
 	if (drv->probe.opened)
-		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, drv->probe.path,
-				   "'%s' is not a usable driver: %s", drv->probe.path,
-				   drv->probe.error);
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, opened,
+				   "'%s' is not a usable driver: %s", opened, drv->probe.error);
 	else if (drv->path)
 		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, drv->path,
 				   "'libcuda.so.1' cannot be loaded: %s", drv->probe.error);
@@ -88,10 +91,18 @@ static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 	module_evidence(f, drv);
 	for (i = 0; i < drv->copies.n && !drv->copies.c[i].same_name; i++)
 		;
-	if (i < drv->copies.n)
+	if (i < drv->copies.n && !drv->probe.opened && !drv->path)
 		ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
 				  "ldconfig) if it is the driver of this machine's kernel module",
 			       dir_of(drv->copies.c[i].path, dir, sizeof(dir)));
+	else if (drv->probe.opened || drv->path)
+		ct_finding_fix(f, "'%s' is there but is not a working driver (a stub, another "
+				  "machine's copy, a damaged or partial install): if it is not this "
+				  "machine's driver, take its folder off the library path;\n"
+				  "else reinstall the driver's libraries%s%s (in a container: start "
+				  "it with GPU support, docker run --gpus all)",
+			       drv->probe.opened ? opened : drv->path,
+			       drv->module_version[0] ? " of version " : "", drv->module_version);
 	else if (drv->module_version[0])
 		ct_finding_fix(f, "the kernel module is there but not its library: in a container, "
 				  "start it with GPU support (docker run --gpus all, with "
@@ -282,7 +293,8 @@ static void minor_compat_findings(const struct ct_doctor *d, struct ct_findings 
 		f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, lead->path,
 				   "the %s runtime '%s' runs on the %s driver through "
 				   "minor-version compatibility",
-				   cuda_words(newest, rw, sizeof(rw)), lead->path, dw);
+				   cuda_words(lead->cuda > 0 ? lead->cuda : newest, rw, sizeof(rw)),
+				   lead->path, dw);
 		f->severity = CT_SEV_INFO;
 		for (k = i; k < d->nrt; k++)
 			if (d->rt[k].verdict == CT_RT_MINOR_COMPAT && d->rt[k].major == r->major) {

@@ -484,7 +484,8 @@ static void test_missing_cannot_load(void **state)
 		at_top("searched @/empty/libcuda.so.1 (LD_LIBRARY_PATH): no such file"),
 		at_top("searched @/drv/libcuda.so.1 (LD_LIBRARY_PATH): found"),
 		"the NVIDIA kernel module 550.54.15 is loaded (" PROC "/version)");
-	expect_fix_has(f, "install the driver's libraries of version 550.54.15");
+	expect_fix_has(f, "reinstall the driver's libraries of version 550.54.15");
+	expect_fix_has(f, "take its folder off the library path");
 	ct_findings_release(&fs);
 	ct_doctor_release(&d);
 }
@@ -513,7 +514,16 @@ static void test_missing_unusable(void **state)
 	EXPECT_EVIDENCE(f,
 		at_top("searched @/drv/libcuda.so.1 (LD_LIBRARY_PATH): found"),
 		"no NVIDIA kernel module: " PROC "/version does not exist");
-	expect_fix_has(f, "install the NVIDIA driver");
+	expect_fix_has(f, at_top("'@/drv/libcuda.so.1' is there but is not a working driver"));
+	expect_fix_has(f, "reinstall the driver's libraries (in a container");
+
+	/* Without cuInit the probe cannot say which file it opened: the loader's answer. */
+	d.drv.probe.path[0] = '\0';
+	d.drv.path = d.drv.search->path;
+	rejudge(&d, &fs, 1);
+	f = expect(&fs, 0, CT_F_DRIVER_MISSING, CT_SEV_ERROR, at_top("@/drv/libcuda.so.1"),
+		   at_top("'@/drv/libcuda.so.1' is not a usable driver: libcuda.so.1 lacks "
+			  "cuInit or the device queries"));
 	ct_findings_release(&fs);
 	ct_doctor_release(&d);
 }
@@ -1068,6 +1078,10 @@ static void test_minor_compat(void **state)
 	assert_int_equal(f->nevidence, 4);
 	assert_string_equal(f->evidence[1], "/opt/cuda-12.4/lib/libcudart.so.12 (12.4.99, "
 					    "LD_LIBRARY_PATH)");
+	/* The message names the lead copy with its own version, not the newest's. */
+	assert_string_equal(f->message, "the CUDA 12.3 runtime '" WHEEL12 "' runs on the CUDA "
+					"12.2 driver through minor-version compatibility");
+	expect_fix_has(f, "update the driver to 550.54.14, the one shipped with CUDA 12.4");
 	ct_findings_release(&fs);
 	ct_doctor_release(&d);
 }
