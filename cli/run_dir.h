@@ -7,7 +7,8 @@
  * in it (its run record, reading the trace back, removing a private
  * folder) goes through that descriptor, never through its name again.
  *
- * Functions return 0 or a negative errno and print nothing.
+ * Nothing here prints; functions return 0 or a negative errno unless
+ * their comment says otherwise.
  */
 #ifndef CT_RUN_DIR_H
 #define CT_RUN_DIR_H
@@ -74,7 +75,10 @@ bool ct_run_dir_recorded(const struct ct_run_dir *d, const char *host, long pid,
  */
 const char *ct_run_dir_why_unwritable(const struct ct_run_dir *d);
 
-/* ct_trace_read_dir on the folder opened, whatever its name points to now. */
+/*
+ * ct_trace_read_dir on the folder opened, whatever its name points to now:
+ * 0, or -1 with a message in why.
+ */
 int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, size_t size);
 
 /*
