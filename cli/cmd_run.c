@@ -6,7 +6,6 @@
  * nothing until it ends, then the report on stderr, and exits with the
  * program's status (128+N for a signal).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,13 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ct_limits.h"
 #include "util.h"
 #include "commands.h"
+#include "elfinfo.h"
 #include "elfscan.h"
 #include "facts.h"
 #include "report.h"
 #include "resolve.h"
 #include "json.h"
+#include "run_dir.h"
 #include "trace.h"
 
 #ifndef CT_LIBDIR
@@ -94,26 +96,6 @@ static int find_shim(char *out, size_t size)
 	return -1;
 }
 
-/* mkdir -p, keeping existing directories. */
-static int make_dirs(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t i, n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
-	for (i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		buf[i] = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -errno;
-		buf[i] = path[i];
-	}
-	return 0;
-}
-
 /* The command as execvp finds it; 0, or 127 / 126 after saying why. */
 static int resolve(const char *cmd, char *out, size_t size)
 {
@@ -169,44 +151,40 @@ static void prepend(const char *name, const char *value, const char *sep)
 	free(v);
 }
 
-/* Removes a private trace directory and its files. */
-static void remove_dir(const char *dir)
+/* The host name as the shim writes it; '/' would make a file name a path. */
+static void host_name(char *host, size_t size, bool for_file)
 {
-	char cmd_path[PATH_MAX];
-	DIR *d = opendir(dir);
-	struct dirent *de;
+	struct utsname u;
+	char *c;
 
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (snprintf(cmd_path, sizeof(cmd_path), "%s/%s", dir, de->d_name) <
-		    (int)sizeof(cmd_path))
-			unlink(cmd_path);
-	}
-	closedir(d);
-	rmdir(dir);
+	snprintf(host, size, "%s", uname(&u) == 0 ? u.nodename : "unknown");
+	for (c = host; for_file && *c; c++)
+		if (*c == '/')
+			*c = '_';
 }
 
-/* The run record: what cudatrace launched, and how it ended. */
-static void write_run_record(const char *dir, char **argv, const char *resolved,
-			     int status, double seconds, const char *shim)
+/*
+ * The run record, <host>-<pid>.run.json: what cudatrace launched, and how
+ * it ended. Written through the folder's descriptor into a file made here
+ * (a name already taken gets <host>-<pid>.N.run.json); 0, or -1 after
+ * saying why it could not be written.
+ */
+static int write_run_record(const struct ct_run_dir *d, char **argv, const char *resolved,
+			    int status, double seconds, const char *shim)
 {
-	char path[PATH_MAX], host[256] = "unknown";
-	struct utsname u;
-	FILE *f;
+	char stem[300], name[320], host[256];
 	struct ct_json j;
-	int i;
+	FILE *f;
+	int i, err;
 
-	if (uname(&u) == 0)
-		snprintf(host, sizeof(host), "%s", u.nodename);
-	if (snprintf(path, sizeof(path), "%s/%s-%ld.run.json", dir, host,
-		     (long)getpid()) >= (int)sizeof(path))
-		return;
-	f = fopen(path, "w");
-	if (!f)
-		return;
+	host_name(host, sizeof(host), true);
+	snprintf(stem, sizeof(stem), "%s-%ld", host, (long)getpid());
+	if (!(f = ct_run_dir_create(d, stem, ".run.json", name, sizeof(name)))) {
+		ct_error("cannot write the run record '%s/%s.run.json': %s", d->path, stem,
+			 strerror(errno));
+		return -1;
+	}
+	host_name(host, sizeof(host), false);
 	ct_json_init(&j, f);
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "ev", "run");
@@ -225,8 +203,110 @@ static void write_run_record(const char *dir, char **argv, const char *resolved,
 	ct_json_key(&j, "seconds");
 	fprintf(f, "%.3f", seconds);
 	ct_json_object_end(&j);
-	ct_json_finish(&j);
-	fclose(f);
+	/* fflush gives the cause; an earlier failure left only the flag. */
+	err = fflush(f) != 0 ? errno : ferror(f) ? EIO : 0;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	ct_error("cannot write the run record '%s/%s': %s", d->path, name, strerror(err));
+	ct_run_dir_unlink(d, name); /* no half a record */
+	return -1;
+}
+
+/* Open the trace folder (-o DIR, or a private one); 0, or -1 after saying why. */
+static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
+{
+	const char *tmp = getenv("TMPDIR");
+	int err;
+
+	if (!out_dir) {
+		if (!tmp || tmp[0] != '/')
+			tmp = "/tmp";
+		if ((err = ct_run_dir_private(d, tmp)) == 0)
+			return 0;
+		if (err == -ENAMETOOLONG)
+			ct_error("cannot create a trace directory in %s: its path is too long "
+				 "(cudatrace's shim takes at most %d bytes)", tmp, CT_TRACE_DIR_MAX);
+		else
+			ct_error("cannot create a trace directory in %s: %s", tmp, strerror(-err));
+		return -1;
+	}
+	if ((err = ct_run_dir_open(d, out_dir)) == 0) {
+		/* Never chmodded: the folder is the user's. But say what it allows. */
+		if (!d->created && (d->mode & 022))
+			ct_error("warning: trace directory '%s' may be written by others "
+				 "(mode %04o): they can remove, swap or forge its traces",
+				 out_dir, (unsigned)d->mode);
+		else if (!d->created && d->uid != geteuid() && d->uid != 0)
+			ct_error("warning: trace directory '%s' belongs to another user "
+				 "(uid %u): they can remove, swap or forge its traces",
+				 out_dir, (unsigned)d->uid);
+		return 0;
+	}
+	switch (-err) {
+	case ELOOP:
+		ct_error("cannot use trace directory '%s': it is a symbolic link "
+			 "(not followed; give the directory it points to)", out_dir);
+		break;
+	case ENAMETOOLONG:
+		ct_error("cannot use trace directory '%s': %s (its absolute path may have "
+			 "at most %d bytes, the most cudatrace's shim takes)",
+			 out_dir, strerror(-err), CT_TRACE_DIR_MAX);
+		break;
+	case ESTALE:
+		ct_error("cannot use trace directory '%s': it changed while being opened",
+			 out_dir);
+		break;
+	default:
+		ct_error("cannot use trace directory '%s': %s", out_dir, strerror(-err));
+	}
+	return -1;
+}
+
+/*
+ * Why the program recorded nothing: it cannot be traced (statically
+ * linked, set-user-ID), or its trace file could not be written.
+ */
+static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
+{
+	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+	const char *why = ct_run_dir_why_unwritable(d);
+	struct ct_elfinfo e;
+	struct stat st;
+
+	ct_elfinfo_init(&e);
+	if (ct_elfinfo_read(&e, cmd) == 0 && !e.interp)
+		ct_error("nothing was recorded: '%s' is statically linked (there is no "
+			 "dynamic loader in it to load cudatrace's shim)", base);
+	else if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
+					 (st.st_mode & S_ISGID && st.st_gid != getegid())))
+		ct_error("nothing was recorded: '%s' is a set-user-ID or set-group-ID program "
+			 "(the loader ignores LD_AUDIT and LD_PRELOAD for it)", base);
+	else if (why)
+		ct_error("nothing was recorded: %s ('%s')", why, d->path);
+	else
+		ct_error("nothing was recorded: '%s' left no trace in '%s' (its trace file "
+			 "is missing or empty)", base, d->path);
+	ct_elfinfo_release(&e);
+}
+
+/* The process the trace says cudatrace started: its last image since t0. */
+static const struct ct_proc *top_process(const struct ct_trace *t, pid_t pid, int64_t t0)
+{
+	const struct ct_proc *top = NULL;
+	char host[256];
+	size_t i;
+
+	host_name(host, sizeof(host), false);
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+
+		if (p->pid == pid && p->host && strcmp(p->host, host) == 0 && p->t >= t0 &&
+		    (!top || p->t >= top->t))
+			top = p;
+	}
+	return top;
 }
 
 static void usage(FILE *out)
@@ -243,8 +323,9 @@ static void usage(FILE *out)
 		"are traced too.\n"
 		"\n"
 		"  -o, --output DIR  keep the trace in DIR (one file per process image;\n"
-		"                    many processes and hosts may share it); by default\n"
-		"                    a private temporary directory, removed afterwards\n"
+		"                    many processes and hosts may share it; created\n"
+		"                    0700, never a symlink); by default a private\n"
+		"                    temporary directory, removed afterwards\n"
 		"  --json FILE       also write the report as JSON to FILE\n"
 		"  --arch ARCH       judge device code for ARCH (sm_90, 9.0, a list)\n"
 		"                    instead of the GPUs the driver reports\n"
@@ -253,7 +334,39 @@ static void usage(FILE *out)
 		"  -v, --verbose     every line of evidence\n"
 		"\n"
 		"Exit status: the program's, or 128+N when a signal N ended it;\n"
-		"127 when COMMAND is not found, 126 when it cannot be run.\n");
+		"127 when COMMAND is not found, 126 when it cannot be run; 2 when\n"
+		"the program exited 0 but cudatrace's own output could not be\n"
+		"written or nothing was recorded (said on stderr).\n");
+}
+
+/* The signals passed on to the program, and what they did before. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction saved[sizeof(forwarded) / sizeof(forwarded[0])];
+
+static void forward_signals(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		sigaction(forwarded[i], NULL, &saved[i]);
+		/* Ignored (nohup, a background job): the program inherits that. */
+		if (saved[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+/* Once the program is reaped, the signals end cudatrace again. */
+static void restore_signals(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &saved[i], NULL);
 }
 
 int ct_cmd_run(int argc, char **argv)
@@ -272,11 +385,11 @@ int ct_cmd_run(int argc, char **argv)
 	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets = 0;
 	const char *out_dir = NULL, *json_file = NULL;
-	bool eager = false, verbose = false, keep;
+	bool eager = false, verbose = false, failed = false, recorded;
 	int quiet = 0;
-	char shim[PATH_MAX], dir[PATH_MAX], cmd[PATH_MAX], why[512];
-	struct sigaction sa;
-	struct timespec t0, t1;
+	char shim[PATH_MAX], cmd[PATH_MAX], why[512], host[256];
+	struct ct_run_dir dir;
+	struct timespec t0, t1, start;
 	struct ct_trace trace;
 	int c, rc, status = 0;
 	pid_t pid;
@@ -322,47 +435,24 @@ int ct_cmd_run(int argc, char **argv)
 	if ((rc = resolve(argv[optind], cmd, sizeof(cmd))) != 0)
 		return rc;
 
-	keep = out_dir != NULL;
-	if (out_dir) {
-		int e = make_dirs(out_dir);
-
-		if (e || !realpath(out_dir, dir) || access(dir, W_OK | X_OK) != 0) {
-			ct_error("cannot use trace directory '%s': %s", out_dir,
-				 strerror(e ? -e : errno));
-			return CT_EXIT_BAD_INPUT;
-		}
-	} else {
-		const char *tmp = getenv("TMPDIR");
-
-		snprintf(dir, sizeof(dir), "%s/cudatrace.XXXXXX",
-			 tmp && tmp[0] == '/' ? tmp : "/tmp");
-		if (!mkdtemp(dir)) {
-			ct_error("cannot create a trace directory in %s: %s",
-				 tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
-			return CT_EXIT_BAD_INPUT;
-		}
-	}
-
-	setenv("CUDATRACE_DIR", dir, 1);
+	ct_run_dir_init(&dir);
+	if (open_trace_dir(&dir, out_dir) != 0)
+		return CT_EXIT_BAD_INPUT;
+	setenv("CUDATRACE_DIR", dir.path, 1);
 	prepend("LD_AUDIT", shim, ":");
 	prepend("LD_PRELOAD", shim, ":");
 	if (eager)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
-
+	forward_signals();
+	clock_gettime(CLOCK_REALTIME, &start);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		ct_error("cannot start '%s': %s", argv[optind], strerror(errno));
+		restore_signals();
+		ct_run_dir_close(&dir);
 		return CT_EXIT_BAD_INPUT;
 	}
 	if (pid == 0) {
@@ -374,20 +464,27 @@ int ct_cmd_run(int argc, char **argv)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	child_pid = 0;
+	restore_signals();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	write_run_record(dir, argv + optind, cmd, status,
-			 (double)(t1.tv_sec - t0.tv_sec) +
-				 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-			 shim);
+	if (write_run_record(&dir, argv + optind, cmd, status,
+			     (double)(t1.tv_sec - t0.tv_sec) +
+				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+			     shim) != 0)
+		failed = true;
 
+	/* Nothing from the program itself is no "no problem found". */
+	host_name(host, sizeof(host), false);
+	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
 	if (quiet < 2 || json_file) {
 		ct_trace_init(&trace);
-		if (ct_trace_read_dir(&trace, dir, why, sizeof(why)) != 0) {
+		if (ct_run_dir_read(&dir, &trace, why, sizeof(why)) != 0) {
 			ct_error("%s", why);
+			failed = true;
 		} else {
 			struct ct_report_options o;
 			struct ct_loader machine;
 			FILE *json = NULL;
+			bool text = quiet < 2 && (recorded || trace.nprocs);
 
 			memset(&o, 0, sizeof(o));
 			ct_machine_open(&machine);
@@ -398,23 +495,42 @@ int ct_cmd_run(int argc, char **argv)
 			o.verbose = verbose;
 			o.colour = ct_want_colour(stderr);
 			ct_trace_link(&trace);
+			o.top = top_process(&trace, pid,
+					    (int64_t)start.tv_sec * 1000000000 + start.tv_nsec);
+			o.top_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+			o.top_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 			fflush(stdout);
-			if (json_file && !(json = fopen(json_file, "we")))
+			if (json_file && !(json = fopen(json_file, "we"))) {
 				ct_error("cannot write '%s': %s", json_file, strerror(errno));
-			if (quiet < 2 && !quiet)
+				failed = true;
+			}
+			if (text && !quiet)
 				fputc('\n', stderr);
-			ct_report(&trace, &o, quiet < 2 ? stderr : NULL, json);
-			if (json && fclose(json) != 0)
-				ct_error("cannot write '%s': %s", json_file, strerror(errno));
-			if (keep && !quiet)
-				fprintf(stderr, "\ntrace kept in %s\n", dir);
+			ct_report(&trace, &o, text ? stderr : NULL, json);
+			if (json) {
+				if (ct_cmd_flush(json, json_file) != 0)
+					failed = true;
+				if (fclose(json) != 0 && !failed) {
+					ct_error("cannot write '%s': %s", json_file, strerror(errno));
+					failed = true;
+				}
+			}
 			ct_loader_release(&machine);
 		}
 		ct_trace_release(&trace);
 	}
-	if (!keep)
-		remove_dir(dir);
+	if (!recorded) {
+		say_nothing_recorded(&dir, cmd);
+		failed = true;
+	}
+	if (out_dir && !quiet)
+		fprintf(stderr, "\ntrace kept in %s\n", dir.path);
+	ct_run_dir_close(&dir);
+	if (ct_cmd_flush(stderr, NULL) != 0)
+		failed = true;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : CT_EXIT_BAD_INPUT;
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : CT_EXIT_BAD_INPUT;
+	/* The program's failure says more than cudatrace's own (docs/run.md). */
+	return rc == 0 && failed ? CT_EXIT_BAD_INPUT : rc;
 }

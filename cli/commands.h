@@ -2,13 +2,28 @@
 #ifndef CT_COMMANDS_H
 #define CT_COMMANDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "targets.h"
 
 /* shared.c: the commands' messages, "cudatrace: <message>" on stderr. */
 extern const char *ct_progname;
 void ct_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Flush f and check that every write to it worked: 0, or -1 after saying
+ * "cannot write 'name': <why>" (name NULL: "cannot write the output"; on
+ * stderr itself nothing can be said). A failed output is never silent.
+ */
+int ct_cmd_flush(FILE *f, const char *name);
+/*
+ * The exit status of a command that returns rc, once its standard output
+ * is flushed (main.c calls it after every command). A failed write makes
+ * it CT_EXIT_BAD_INPUT (2); for run (program_status: rc is the program's),
+ * only when the program's own status was 0, as its failure says more.
+ */
+int ct_cmd_exit(int rc, bool program_status);
 /* ct_parse_targets (targets.h), saying why on stderr; 0 or -1. */
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);

@@ -51,15 +51,17 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
-		return CT_EXIT_OK;
+		return ct_cmd_exit(CT_EXIT_OK, false);
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("cudatrace %s\n", CUDATRACE_VERSION);
-		return CT_EXIT_OK;
+		return ct_cmd_exit(CT_EXIT_OK, false);
 	}
+	/* Every command's output is checked once, here: none fails silently. */
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+			return ct_cmd_exit(commands[i].fn(argc - 1, argv + 1),
+					   commands[i].fn == ct_cmd_run);
 	/* Anything else is a program to run: cudatrace python train.py. */
-	return ct_cmd_run(argc, argv);
+	return ct_cmd_exit(ct_cmd_run(argc, argv), true);
 }

@@ -2,20 +2,28 @@
  * What the commands share: their error messages (nothing below the
  * commands prints), the --arch option, and the machine a trace is judged on.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
+#include "util.h"
 #include "resolve.h"
 #include "targets.h"
 
 const char *ct_progname = "cudatrace";
 
+/* Why stdout failed when a flush before the last one failed (it keeps no cause). */
+static int stdout_errno;
+
 void ct_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
+	/* What the command printed so far comes first. */
+	if (fflush(stdout) != 0 && !stdout_errno)
+		stdout_errno = errno;
 	fprintf(stderr, "%s: ", ct_progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -23,6 +31,32 @@ void ct_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int ct_cmd_flush(FILE *f, const char *name)
+{
+	int err = 0;
+
+	/* fflush fails with the cause; an earlier failure left only the flag. */
+	if (fflush(f) != 0)
+		err = errno;
+	else if (ferror(f))
+		err = f == stdout && stdout_errno ? stdout_errno : EIO;
+	if (!err)
+		return 0;
+	if (f == stderr)
+		return -1; /* nowhere left to say it; the status shows it */
+	if (name)
+		ct_error("cannot write '%s': %s", name, strerror(err));
+	else
+		ct_error("cannot write the output: %s", strerror(err));
+	return -1;
+}
+
+int ct_cmd_exit(int rc, bool program_status)
+{
+	if (ct_cmd_flush(stdout, NULL) == 0)
+		return rc;
+	return program_status && rc != CT_EXIT_OK ? rc : CT_EXIT_BAD_INPUT;
+}
 
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max)

@@ -1,4 +1,5 @@
 /* Streaming JSON writer; see json.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -161,10 +162,19 @@ void ct_json_kv_bool(struct ct_json *j, const char *key, bool v)
 	ct_json_bool(j, v);
 }
 
-void ct_json_finish(struct ct_json *j)
+int ct_json_finish(struct ct_json *j)
 {
+	/*
+	 * No fflush here: a failed flush empties the buffer and leaves only the
+	 * error flag, so the stream's owner, flushing once at the end, would
+	 * lose the cause (ENOSPC) it must report.
+	 */
 	fputc('\n', j->out);
-	fflush(j->out);
+	if (ferror(j->out)) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 void ct_json_words(struct ct_json *j, const char *key, const char *words)

@@ -38,7 +38,12 @@ void ct_json_kv_u64(struct ct_json *j, const char *key, uint64_t v);
 void ct_json_kv_bool(struct ct_json *j, const char *key, bool v);
 /* key: an array of the space-separated words ("none": empty). */
 void ct_json_words(struct ct_json *j, const char *key, const char *words);
-/* Ends the document with a newline. */
-void ct_json_finish(struct ct_json *j);
+/*
+ * Ends the document with a newline. Returns 0, or -1 (errno EIO) when a
+ * write to the stream already failed. It does not flush: the stream's
+ * owner flushes and checks it once, at the end, and says why it failed
+ * (ct_cmd_flush), since a failed flush keeps no cause for a later one.
+ */
+int ct_json_finish(struct ct_json *j);
 
 #endif

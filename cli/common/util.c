@@ -81,7 +81,10 @@ int ct_run_start(char *const argv[], char *const envp[], bool want_stderr,
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, c->fd, want_stderr ? 2 : 1);
 	posix_spawn_file_actions_addopen(&fa, want_stderr ? 1 : 2, "/dev/null", O_WRONLY, 0);
-	fflush(NULL);
+	/*
+	 * No fflush: the helper writes to none of our streams, and a failed
+	 * flush of stdout here would lose the cause the command must report.
+	 */
 	rc = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc != 0) {

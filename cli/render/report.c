@@ -97,7 +97,8 @@ static void json_device_code(struct ct_json *j, const struct ct_proc *p, const s
 	ct_json_array_end(j);
 }
 
-static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d)
+static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d,
+			 const struct ct_report_options *ro)
 {
 	size_t i, k;
 
@@ -113,9 +114,17 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	for (i = 0; i < p->argc; i++)
 		ct_json_string(j, p->argv[i]);
 	ct_json_array_end(j);
+	/* A process killed by a signal leaves no exit record: run knows its end. */
 	ct_json_key(j, "exit_status");
 	if (p->exited)
 		ct_json_i64(j, p->exit_status);
+	else if (p == ro->top && ro->top_exit >= 0)
+		ct_json_i64(j, ro->top_exit);
+	else
+		ct_json_null(j);
+	ct_json_key(j, "signal");
+	if (!p->exited && p == ro->top && ro->top_signal > 0)
+		ct_json_i64(j, ro->top_signal);
 	else
 		ct_json_null(j);
 	ct_json_key(j, "libraries");
@@ -216,7 +225,8 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_object_end(j);
 }
 
-static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
+static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
+			const struct ct_report_options *o)
 {
 	struct ct_json j;
 	size_t i;
@@ -237,7 +247,7 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_key(&j, "processes");
 	ct_json_array_begin(&j);
 	for (i = 0; i < t->nprocs; i++)
-		json_process(&j, &t->procs[i], d);
+		json_process(&j, &t->procs[i], d, o);
 	ct_json_array_end(&j);
 	ct_json_key(&j, "findings");
 	ct_findings_json(&j, &d->findings);
@@ -265,7 +275,7 @@ int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE 
 		ct_facts_print(text, t, &d);
 	}
 	if (json)
-		json_report(json, t, &d);
+		json_report(json, t, &d, o);
 	ct_diagnosis_release(&d);
 	return worst;
 }

@@ -1,0 +1,329 @@
+/* The trace folder of cudatrace run, held by a descriptor; see run_dir.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "ct_limits.h"
+#include "run_dir.h"
+#include "trace.h"
+#include "util.h"
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+void ct_run_dir_init(struct ct_run_dir *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+}
+
+/* A folder made here: exactly 0700, whatever the umask, and ours. */
+static int open_made(int at, const char *name)
+{
+	int fd = openat(at, name, DIR_FLAGS);
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0700) != 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * The folder's absolute path (for the shim), checked to name the folder
+ * opened, and short enough for the shim; its mode and owner as found.
+ */
+static int finish(struct ct_run_dir *d, const char *path)
+{
+	struct stat fst, pst;
+
+	if (fstat(d->fd, &fst) != 0)
+		return -errno;
+	d->mode = fst.st_mode & 07777;
+	d->uid = fst.st_uid;
+	if (!realpath(path, d->path))
+		return -errno;
+	if (stat(d->path, &pst) != 0)
+		return -errno;
+	if (pst.st_dev != fst.st_dev || pst.st_ino != fst.st_ino)
+		return -ESTALE; /* swapped while being opened */
+	if (strlen(d->path) > CT_TRACE_DIR_MAX)
+		return -ENAMETOOLONG;
+	if (faccessat(d->fd, ".", W_OK | X_OK, 0) != 0)
+		return -errno;
+	return 0;
+}
+
+int ct_run_dir_open(struct ct_run_dir *d, const char *path)
+{
+	char name[NAME_MAX + 1], *prefix = NULL;
+	size_t *made = NULL, nmade = 0, n;
+	const char *p = path, *next;
+	bool is_path_fd = true;
+	int fd, nfd, err = 0;
+
+	fd = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (; *p; p = next) {
+		bool last;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		if (n > NAME_MAX) {
+			err = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(name, p, n);
+		name[n] = '\0';
+		for (next = p + n; *next == '/'; next++)
+			;
+		last = *next == '\0';
+		/* Folders above are followed as named; the last one never. */
+		nfd = openat(fd, name, last ? DIR_FLAGS : O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT) {
+			if (mkdirat(fd, name, 0700) == 0) {
+				made = ct_xrealloc(made, (nmade + 1) * sizeof(*made));
+				made[nmade++] = (size_t)(p + n - path);
+				nfd = open_made(fd, name);
+				if (nfd < 0) {
+					err = nfd;
+					goto out;
+				}
+				d->created = last;
+			} else if (errno == EEXIST) {
+				nfd = openat(fd, name, last ? DIR_FLAGS
+							    : O_PATH | O_DIRECTORY | O_CLOEXEC);
+			}
+		}
+		if (nfd < 0) {
+			struct stat st;
+
+			err = -errno;
+			if (err == -ENOTDIR && last &&
+			    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				err = -ELOOP;
+			goto out;
+		}
+		close(fd);
+		fd = nfd;
+		is_path_fd = !last;
+	}
+	if (is_path_fd) { /* "/", ".", or a path ending in "." */
+		nfd = openat(fd, ".", DIR_FLAGS);
+		if (nfd < 0) {
+			err = -errno;
+			goto out;
+		}
+		close(fd);
+		fd = nfd;
+	}
+	d->fd = fd;
+	fd = -1;
+	err = finish(d, path);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		if (d->fd >= 0)
+			close(d->fd);
+		d->fd = -1;
+		d->created = false;
+		/* Leave nothing behind: the folders made here, deepest first. */
+		prefix = ct_xstrdup(path);
+		while (nmade-- > 0) {
+			prefix[made[nmade]] = '\0';
+			rmdir(prefix);
+		}
+	}
+	free(prefix);
+	free(made);
+	return err;
+}
+
+int ct_run_dir_private(struct ct_run_dir *d, const char *tmpdir)
+{
+	char tmpl[PATH_MAX];
+	struct stat st;
+	int err;
+
+	if (snprintf(tmpl, sizeof(tmpl), "%s/cudatrace.XXXXXX", tmpdir) >= (int)sizeof(tmpl))
+		return -ENAMETOOLONG;
+	if (!mkdtemp(tmpl))
+		return -errno;
+	d->private_dir = true;
+	d->created = true;
+	d->fd = open(tmpl, DIR_FLAGS);
+	if (d->fd < 0)
+		err = -errno;
+	else if (fstat(d->fd, &st) != 0)
+		err = -errno;
+	else if (st.st_uid != geteuid())
+		err = -EPERM; /* not the folder mkdtemp made */
+	else if (fchmod(d->fd, 0700) != 0)
+		err = -errno;
+	else
+		err = finish(d, tmpl);
+	if (err) {
+		if (d->fd >= 0)
+			close(d->fd);
+		d->fd = -1;
+		rmdir(tmpl);
+	}
+	return err;
+}
+
+FILE *ct_run_dir_create(const struct ct_run_dir *d, const char *stem, const char *suffix,
+			char *used_name, size_t size)
+{
+	/* O_EXCL|O_NOFOLLOW: nothing planted is followed, truncated or opened. */
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int fd = -1, k, err;
+	FILE *f;
+
+	for (k = 0; k < 10 && fd < 0; k++) {
+		int n = k ? snprintf(used_name, size, "%s.%d%s", stem, k, suffix)
+			  : snprintf(used_name, size, "%s%s", stem, suffix);
+
+		if (n < 0 || (size_t)n >= size || strchr(used_name, '/')) {
+			errno = EINVAL;
+			return NULL;
+		}
+		fd = openat(d->fd, used_name, flags, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return NULL;
+	}
+	if (fd < 0) {
+		errno = EEXIST;
+		return NULL;
+	}
+	if (fchmod(fd, 0600) != 0 || !(f = fdopen(fd, "w"))) {
+		err = errno;
+		close(fd);
+		unlinkat(d->fd, used_name, 0);
+		errno = err;
+		return NULL;
+	}
+	return f;
+}
+
+void ct_run_dir_unlink(const struct ct_run_dir *d, const char *name)
+{
+	unlinkat(d->fd, name, 0);
+}
+
+/* A stream of the folder's names, through the descriptor. */
+static DIR *list(const struct ct_run_dir *d)
+{
+	int fd = openat(d->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir;
+
+	if (fd < 0)
+		return NULL;
+	if (!(dir = fdopendir(fd)))
+		close(fd);
+	return dir;
+}
+
+bool ct_run_dir_recorded(const struct ct_run_dir *d, const char *host, long pid,
+			 time_t since)
+{
+	char prefix[320];
+	struct dirent *de;
+	bool found = false;
+	size_t plen;
+	DIR *dir;
+
+	snprintf(prefix, sizeof(prefix), "%s-%ld-", host, pid);
+	plen = strlen(prefix);
+	if (!(dir = list(d)))
+		return false;
+	while (!found && (de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		struct stat st;
+
+		found = n > plen + 6 && strncmp(de->d_name, prefix, plen) == 0 &&
+			strcmp(de->d_name + n - 6, ".jsonl") == 0 &&
+			fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			S_ISREG(st.st_mode) && st.st_size > 0 && st.st_mtime >= since;
+	}
+	closedir(dir);
+	return found;
+}
+
+const char *ct_run_dir_why_unwritable(const struct ct_run_dir *d)
+{
+	struct statvfs v;
+	bool root = geteuid() == 0; /* may use the blocks kept for root */
+
+	if (fstatvfs(d->fd, &v) == 0) {
+		if (v.f_flag & ST_RDONLY)
+			return "the trace directory is on a read-only file system";
+		if ((root ? v.f_bfree : v.f_bavail) == 0)
+			return "the trace directory's disk is full";
+		if (v.f_files && (root ? v.f_ffree : v.f_favail) == 0)
+			return "the trace directory's file system has no free inodes";
+	}
+	if (faccessat(d->fd, ".", W_OK | X_OK, 0) != 0)
+		return "the trace directory is not writable";
+	return NULL;
+}
+
+int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, size_t size)
+{
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = -1;
+
+	/* The folder itself as ".", so a name swapped since cannot redirect. */
+	if (cwd < 0 || fchdir(d->fd) != 0) {
+		snprintf(why, size, "cannot read trace directory '%s': %s", d->path,
+			 strerror(errno));
+	} else {
+		rc = ct_trace_read_dir(t, ".", why, size);
+		if (rc != 0)
+			snprintf(why, size, "cannot read trace directory '%s'", d->path);
+		if (fchdir(cwd) != 0) {
+			snprintf(why, size, "cannot return to the working directory: %s",
+				 strerror(errno));
+			rc = -1;
+		}
+	}
+	if (cwd >= 0)
+		close(cwd);
+	return rc;
+}
+
+void ct_run_dir_close(struct ct_run_dir *d)
+{
+	struct stat a, b;
+	struct dirent *de;
+	DIR *dir;
+
+	if (d->fd < 0)
+		return;
+	if (d->private_dir && (dir = list(d))) {
+		while ((de = readdir(dir))) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (unlinkat(d->fd, de->d_name, 0) != 0 && errno == EISDIR)
+				unlinkat(d->fd, de->d_name, AT_REMOVEDIR);
+		}
+		closedir(dir);
+		/* Its name, only while it still names this folder (not a link). */
+		if (fstat(d->fd, &a) == 0 && lstat(d->path, &b) == 0 && S_ISDIR(b.st_mode) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+			rmdir(d->path);
+	}
+	close(d->fd);
+	d->fd = -1;
+}
