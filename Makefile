@@ -111,10 +111,12 @@ print-layer-flags:
 	@echo $(INC_$(shell echo $(LAYER) | tr a-z A-Z))
 
 $(B)/libelfscan.a: $(ELFSCAN_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 # The CLI without main(), so unit tests can link its modules.
 $(B)/libct.a: $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(B)/cudatrace: $(B)/cli/main.o $(B)/libct.a $(B)/libelfscan.a
