@@ -104,7 +104,7 @@ static bool mapped_before(const struct ctx *c, const char *path, int64_t t)
 		const struct ct_loaded *o = c->mapped[i];
 
 		if (i >= c->ninherited && o->t > t)
-			break;
+			continue;
 		/* The trace's dev/ino first; a trace without them, stat here. */
 		if (strcmp(o->path, path) == 0 ||
 		    (exists && o->ino && o->dev == (uint64_t)st.st_dev &&
