@@ -92,7 +92,9 @@ void ct_summary_build(struct ct_summary *s, const struct elfscan_file *f,
 		}
 		s->archs[j].count++;
 	}
-	qsort(s->archs, s->narchs, sizeof(*s->archs), cmp_count);
+	/* No image, no array: qsort's pointer must not be NULL, even for 0 elements. */
+	if (s->narchs > 1)
+		qsort(s->archs, s->narchs, sizeof(*s->archs), cmp_count);
 }
 
 void ct_summary_release(struct ct_summary *s)

@@ -20,13 +20,37 @@ struct ctx {
 	const struct ct_loader *L; /* the machine: loader facts, for copies and models */
 	char program[160];        /* its command line, shortened */
 	const char *rank;         /* RANK, SLURM_PROCID, ... or NULL */
+	/*
+	 * Every object mapped in the process (ct_dx_mapped_init): what a fork
+	 * inherited from its parent first, then p->objects. The rules judge
+	 * p's own objects and searches, and look libraries up in this.
+	 */
+	const struct ct_loaded **mapped;
+	size_t nmapped, ninherited;  /* mapped[0..ninherited): inherited */
 };
 
 const char *ct_dx_base(const char *path);
 /* Record that f was seen in c's process. */
 void ct_dx_where(const struct ctx *c, struct ct_finding *f);
-/* The loaded object with this soname or file name, or NULL. */
-const struct ct_loaded *ct_dx_loaded_named(const struct ct_proc *p, const char *name);
+/*
+ * The objects mapped in c's process into c->mapped: for a fork, those its
+ * parent had mapped when the child started (loaded before the child's
+ * start record, not closed: the parent's link map is the child's), its
+ * parent's parent's before that, and so on; then the process's own.
+ * ct_dx_mapped_release frees the array (the objects are the trace's).
+ */
+void ct_dx_mapped_init(struct ctx *c);
+void ct_dx_mapped_release(struct ctx *c);
+/* The first mapped object (c->mapped) with this soname or file name, or NULL. */
+const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name);
+/*
+ * Did s end with nothing? Not when it opened a file, nor when a candidate
+ * was a file already mapped, its own process's (the trace says) or one
+ * inherited from a parent.
+ */
+bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
+/* The dlopen in progress on s's thread when s was made, or NULL (start-up). */
+const struct ct_request *ct_dx_within_dlopen(const struct ctx *c, const struct ct_search *s);
 /* "libcudart" of "libcudart.so.12"; into buf. */
 const char *ct_dx_stem(const char *name, char *buf, size_t size);
 /* "dlopen by X, found via RUNPATH"; into buf. */

@@ -17,25 +17,24 @@
 
 /* ---- libraries not found --------------------------------------------------------- */
 
-/* Did the process load the family of name (another copy or major) later? */
-static const struct ct_loaded *loaded_instead(const struct ct_proc *p, const char *name)
+/* Did the process load the family of name (another copy or major)? */
+static const struct ct_loaded *loaded_instead(const struct ctx *c, const char *name)
 {
 	char a[128], b[128];
 	size_t i;
 
 	ct_dx_stem(name, a, sizeof(a));
-	for (i = 0; i < p->nobjects; i++)
-		if (!p->objects[i].shim &&
-		    strcmp(ct_dx_stem(p->objects[i].soname ? p->objects[i].soname
-							 : p->objects[i].path,
-				   b, sizeof(b)),
-			   a) == 0)
-			return &p->objects[i];
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+
+		if (!o->shim && strcmp(ct_dx_stem(o->soname ? o->soname : o->path, b, sizeof(b)), a) == 0)
+			return o;
+	}
 	return NULL;
 }
 
 static void fix_not_found(struct ct_finding *f, const char *name, const char *requester,
-			  const struct ct_copies *cs)
+			  enum ct_search_kind kind, const struct ct_copies *cs)
 {
 	const struct ct_copy *same = NULL, *other = NULL;
 	const char *major_s = strstr(name, ".so.");
@@ -51,6 +50,17 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *re
 	for (i = 0; i < cs->n && i < 4; i++)
 		ct_finding_evidence(f, "elsewhere: %s (%s%s)", cs->c[i].path,
 				    cs->c[i].same_name ? "" : "another major, ", cs->c[i].where);
+	if (kind == CT_SEARCH_PRELOAD) {
+		if (same)
+			ct_finding_fix(f, "preload it by its path (LD_PRELOAD=%s), or drop it from "
+					  "LD_PRELOAD if the program runs as it should without it",
+				       same->path);
+		else
+			ct_finding_fix(f, "drop %s from LD_PRELOAD if the program runs as it should "
+					  "without it; else install it and preload it by its path",
+				       name);
+		return;
+	}
 	if (same) {
 		char *dir = ct_xstrdup(same->path);
 
@@ -79,6 +89,50 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *re
 			       name);
 }
 
+/*
+ * Is a miss of s a finding? Only what the program loses: every DT_NEEDED
+ * and DT_FILTER entry (the load fails), a dlopen of a CUDA library (not a
+ * RTLD_NOLOAD probe; a program's other failed dlopen calls are its own
+ * business), and CUDA libraries the loader skipped (preloads) or that no
+ * dynamic section names. A DT_AUXILIARY entry is optional: never.
+ */
+static bool counts(const struct ctx *c, const struct ct_search *s, enum ct_search_kind *kind)
+{
+	if (!ct_dx_search_missed(c, s) || ct_dx_is_driver(s->name))
+		return false;
+	*kind = ct_diagnosis_search_kind(c->d, c->p, s);
+	switch (*kind) {
+	case CT_SEARCH_NEEDED:
+	case CT_SEARCH_FILTER:
+		return true;
+	case CT_SEARCH_DLOPEN:
+		return !s->request->noload && ct_cuda_library(s->name);
+	case CT_SEARCH_PRELOAD:
+	case CT_SEARCH_OTHER:
+		return ct_cuda_library(s->name);
+	case CT_SEARCH_AUXILIARY:
+	default:
+		return false;
+	}
+}
+
+/* What the loss of a required library does: the program stops, or a dlopen fails. */
+static void evidence_required(struct ctx *c, struct ct_finding *f, const struct ct_search *s)
+{
+	const struct ct_request *q = ct_dx_within_dlopen(c, s);
+
+	if (!q) {
+		ct_finding_evidence(f, "the loader stops the program: \"error while loading shared "
+				       "libraries: %s: cannot open shared object file\"",
+				    s->name);
+		return;
+	}
+	ct_finding_evidence(f, "the %s of %s by %s fails with it", q->api,
+			    q->name ? q->name : "?", ct_dx_base(q->caller));
+	if (q->error)
+		ct_finding_evidence(f, "the program got: %s", q->error);
+}
+
 void ct_dx_rule_not_found(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -86,53 +140,76 @@ void ct_dx_rule_not_found(struct ctx *c)
 
 	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
-		const struct ct_loaded *alt;
+		const struct ct_loaded *alt = NULL;
+		enum ct_search_kind kind, seen;
 		const char *requester;
 		struct ct_finding *f;
 		struct ct_copies cs;
-		bool needed = !s->request;
 
-		if (s->found || s->already_loaded || ct_dx_is_driver(s->name) ||
-		    (s->request && s->request->noload))
-			continue;
-		/* A dlopen that fails is a program's business unless it is CUDA's. */
-		if (!needed && !ct_cuda_library(s->name))
+		if (!counts(c, s, &kind))
 			continue;
 		/*
-		 * The same name missed again: one finding. Only misses that
-		 * counted: a failed RTLD_NOLOAD probe before the real dlopen
-		 * must not hide it.
+		 * The same name missed again the same way: one finding. Only
+		 * misses that counted: a failed RTLD_NOLOAD probe before the
+		 * real dlopen must not hide it.
 		 */
 		for (k = 0; k < i; k++) {
 			const struct ct_search *e = &p->searches[k];
 
-			if (!e->found && !e->already_loaded && !(e->request && e->request->noload) &&
-			    strcmp(e->name, s->name) == 0)
+			if (strcmp(e->name, s->name) == 0 && counts(c, e, &seen) && seen == kind)
 				break;
 		}
 		if (k < i)
 			continue;
 		requester = s->request ? s->request->caller : s->by;
-		alt = loaded_instead(p, s->name);
-		f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
-				   "'%s' was not found (%s by %s)", s->name,
-				   needed ? "needed" : s->request->api, ct_dx_base(requester));
-		if (alt && !needed) {
-			/* The program tried another: worth knowing, not the failure. */
+		switch (kind) {
+		case CT_SEARCH_NEEDED:
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+					   "'%s' was not found (needed by %s)", s->name,
+					   ct_dx_base(requester));
+			evidence_required(c, f, s);
+			break;
+		case CT_SEARCH_FILTER:
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+					   "'%s' was not found (filter library of %s)", s->name,
+					   ct_dx_base(requester));
+			ct_finding_evidence(f, "%s is a filter (DT_FILTER) for %s: the loader "
+					       "cannot load it without it",
+					    ct_dx_base(requester), s->name);
+			evidence_required(c, f, s);
+			break;
+		case CT_SEARCH_PRELOAD:
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+					   "'%s' from LD_PRELOAD was not found: the loader ignored it",
+					   s->name);
+			/* The program went on without it: worth knowing. */
 			f->severity = CT_SEV_INFO;
-			ct_finding_evidence(f, "it then loaded %s", alt->path);
-		}
-		if (s->request && s->request->error)
-			ct_finding_evidence(f, "the program got: %s", s->request->error);
-		else if (needed)
-			ct_finding_evidence(f, "the loader stops the program: \"error while loading "
-					       "shared libraries: %s: cannot open shared object "
-					       "file\"",
+			ct_finding_evidence(f, "the loader said: \"ERROR: ld.so: object '%s' from "
+					       "LD_PRELOAD cannot be preloaded (cannot open shared "
+					       "object file): ignored.\"",
 					    s->name);
+			break;
+		case CT_SEARCH_DLOPEN:
+		case CT_SEARCH_OTHER:
+		default:
+			alt = loaded_instead(c, s->name);
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+					   "'%s' was not found (%s by %s)", s->name,
+					   s->request ? s->request->api : "requested",
+					   ct_dx_base(requester));
+			if (alt) {
+				/* The program tried another: worth knowing, not the failure. */
+				f->severity = CT_SEV_INFO;
+				ct_finding_evidence(f, "it then loaded %s", alt->path);
+			}
+			if (s->request && s->request->error)
+				ct_finding_evidence(f, "the program got: %s", s->request->error);
+			break;
+		}
 		ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
-		fix_not_found(f, s->name, requester, &cs);
-		if (f->severity == CT_SEV_INFO)
+		fix_not_found(f, s->name, requester, kind, &cs);
+		if (alt)
 			ct_finding_fix(f, "nothing to do if %s works with %s, which it loaded instead",
 				       ct_dx_base(requester), ct_dx_base(alt->path));
 		ct_copies_release(&cs);
@@ -191,7 +268,7 @@ static void shadowed_by_earlier(struct ctx *c)
 			continue;
 		for (k = 0; k < e->nneeded; k++) {
 			const char *name = e->needed[k];
-			const struct ct_loaded *o = ct_dx_loaded_named(p, name);
+			const struct ct_loaded *o = ct_dx_loaded_named(c, name);
 			const char *came_for;
 			char own[4096], rule[256], v1[64], v2[64], who[512];
 			struct ct_finding *f;
@@ -279,13 +356,16 @@ static const char *family_of(const char *stem)
 	return strncmp(stem, "libcudnn", 8) == 0 ? "libcudnn" : stem;
 }
 
+/*
+ * Over every object mapped (a fork's inherited ones too); a pair of two
+ * inherited objects is its parent's finding, not the child's.
+ */
 void ct_dx_rule_mixed(struct ctx *c)
 {
-	const struct ct_proc *p = c->p;
 	size_t i, k;
 
-	for (i = 0; i < p->nobjects; i++) {
-		const struct ct_loaded *a = &p->objects[i];
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *a = c->mapped[i];
 		char sa[128], fa[128], va[64];
 		struct ct_finding *f = NULL;
 		bool first_of_family = true, env = false;
@@ -295,25 +375,24 @@ void ct_dx_rule_mixed(struct ctx *c)
 		snprintf(fa, sizeof(fa), "%s", family_of(ct_dx_stem(a->soname ? a->soname : a->path,
 								  sa, sizeof(sa))));
 		for (k = 0; k < i && first_of_family; k++) {
+			const struct ct_loaded *e = c->mapped[k];
 			char sb[128];
 
-			first_of_family = p->objects[k].shim || !ct_cuda_library(p->objects[k].path) ||
-					  strcmp(family_of(ct_dx_stem(p->objects[k].soname
-									  ? p->objects[k].soname
-									  : p->objects[k].path,
-								  sb, sizeof(sb))),
+			first_of_family = e->shim || !ct_cuda_library(e->path) ||
+					  strcmp(family_of(ct_dx_stem(e->soname ? e->soname : e->path,
+								      sb, sizeof(sb))),
 						 fa) != 0;
 		}
 		if (!first_of_family)
 			continue;
 		ct_library_version(a->path, va, sizeof(va));
-		for (k = i + 1; k < p->nobjects; k++) {
-			const struct ct_loaded *b = &p->objects[k];
+		for (k = i + 1; k < c->nmapped; k++) {
+			const struct ct_loaded *b = c->mapped[k];
 			char sb[128], vb[64], who[512];
 			bool differ, same_stem;
 			int ma = atoi(va), mb;
 
-			if (b->shim || !ct_cuda_library(b->path) ||
+			if (k < c->ninherited || b->shim || !ct_cuda_library(b->path) ||
 			    strcmp(family_of(ct_dx_stem(b->soname ? b->soname : b->path, sb,
 						     sizeof(sb))),
 				   fa) != 0)
@@ -404,13 +483,16 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
 	struct ct_symscope scope;
-	const char **paths = ct_xcalloc(p->nobjects + 1, sizeof(*paths));
+	const char **paths = ct_xcalloc(c->nmapped + 1, sizeof(*paths));
 	size_t i, v, n = 0;
 
-	/* The scope a symbol is looked up in: every object but the program and the shim. */
-	for (i = 0; i < p->nobjects; i++)
-		if (!p->objects[i].shim && !p->objects[i].main)
-			paths[n++] = p->objects[i].path;
+	/*
+	 * The scope a symbol is looked up in: every object mapped but the
+	 * program and the shim, also what a fork inherited (libc above all).
+	 */
+	for (i = 0; i < c->nmapped; i++)
+		if (!c->mapped[i]->shim && !c->mapped[i]->main)
+			paths[n++] = c->mapped[i]->path;
 	ct_symscope_init(&scope, paths, n);
 	/* Every object the loader opened, also for a load that then failed. */
 	for (i = 0; i < p->nobjects; i++) {
@@ -427,7 +509,7 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 			size_t nmissing = 0;
 			char who[512];
 
-			if (need->weak || !need->file || !(o = ct_dx_loaded_named(p, need->file)))
+			if (need->weak || !need->file || !(o = ct_dx_loaded_named(c, need->file)))
 				continue;
 			switch (ct_symver_check(&scope, o->path, need, &missing, &nmissing)) {
 			case CT_SYMVER_OK:

@@ -55,14 +55,74 @@ static void scan_code(struct ct_diagnosis *d, const char *path)
 	c->info_ok = ct_elfinfo_read(&c->info, path) == 0;
 }
 
-const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
+static const struct ct_elfinfo *elfinfo_of(const struct ct_diagnosis *d, const char *path)
 {
 	size_t i;
 
-	for (i = 0; i < c->d->ncode; i++)
-		if (strcmp(c->d->code[i].path, path) == 0)
-			return c->d->code[i].info_ok ? &c->d->code[i].info : NULL;
+	for (i = 0; path && i < d->ncode; i++)
+		if (strcmp(d->code[i].path, path) == 0)
+			return d->code[i].info_ok ? &d->code[i].info : NULL;
 	return NULL;
+}
+
+const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
+{
+	return elfinfo_of(c->d, path);
+}
+
+/* Is name one of list, as the loader asked for it (DSTs expanded)? */
+static bool names_entry(char *const *list, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		/* "$ORIGIN/../lib/libx.so" is searched as "/opt/x/bin/../lib/libx.so". */
+		if (strcmp(list[i], name) == 0 ||
+		    (strchr(list[i], '$') && strcmp(ct_dx_base(list[i]), ct_dx_base(name)) == 0))
+			return true;
+	}
+	return false;
+}
+
+/* Is name an entry of p's LD_PRELOAD (separated by spaces or colons, as the loader splits it)? */
+static bool preloaded(const struct ct_proc *p, const char *name)
+{
+	const char *v = ct_proc_env(p, "LD_PRELOAD"), *e;
+	size_t n = strlen(name);
+
+	while (v && *v) {
+		v += strspn(v, " :");
+		e = v + strcspn(v, " :");
+		if ((size_t)(e - v) == n && n && strncmp(v, name, n) == 0)
+			return true;
+		v = e;
+	}
+	return false;
+}
+
+enum ct_search_kind ct_diagnosis_search_kind(const struct ct_diagnosis *d, const struct ct_proc *p,
+					     const struct ct_search *s)
+{
+	const struct ct_elfinfo *e;
+	bool by_program = true;
+	size_t i;
+
+	if (s->request)
+		return CT_SEARCH_DLOPEN;
+	e = elfinfo_of(d, s->by);
+	if (e && names_entry(e->needed, e->nneeded, s->name))
+		return CT_SEARCH_NEEDED;
+	if (e && names_entry(e->filter, e->nfilter, s->name))
+		return CT_SEARCH_FILTER;
+	if (e && names_entry(e->auxiliary, e->nauxiliary, s->name))
+		return CT_SEARCH_AUXILIARY;
+	/* The loader asks for the preloads on the program's behalf. */
+	for (i = 0; i < p->nobjects; i++)
+		if (p->objects[i].main)
+			by_program = s->by && strcmp(p->objects[i].path, s->by) == 0;
+	if (by_program && preloaded(p, s->name))
+		return CT_SEARCH_PRELOAD;
+	return e ? CT_SEARCH_OTHER : CT_SEARCH_NEEDED;
 }
 
 const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path)
@@ -226,15 +286,20 @@ static void rule_driver_missing(struct ctx *c)
 	struct ct_finding *f;
 	size_t i;
 
-	for (i = 0; i < p->nobjects; i++)
-		if (ct_dx_is_driver(p->objects[i].path) || (p->objects[i].soname &&
-						       ct_dx_is_driver(p->objects[i].soname)))
+	for (i = 0; i < c->nmapped; i++)
+		if (ct_dx_is_driver(c->mapped[i]->path) ||
+		    (c->mapped[i]->soname && ct_dx_is_driver(c->mapped[i]->soname)))
 			return;
 	for (i = 0; i < p->nsearches && !miss; i++) {
 		const struct ct_search *s = &p->searches[i];
+		enum ct_search_kind kind;
 
-		if (!s->found && !s->already_loaded && ct_dx_is_driver(s->name) &&
-		    !(s->request && s->request->noload))
+		if (!ct_dx_is_driver(s->name) || !ct_dx_search_missed(c, s) ||
+		    (s->request && s->request->noload))
+			continue;
+		/* An optional search, or a preload the loader skipped, fails nothing. */
+		kind = ct_diagnosis_search_kind(c->d, p, s);
+		if (kind != CT_SEARCH_AUXILIARY && kind != CT_SEARCH_PRELOAD)
 			miss = s;
 	}
 	if (!miss)
@@ -256,11 +321,10 @@ static void rule_driver_missing(struct ctx *c)
 /* The CUDA runtime the process runs on: version, and where it is from. */
 static int runtime_of(struct ctx *c, char *what, size_t size)
 {
-	const struct ct_proc *p = c->p;
 	size_t i;
 
-	for (i = 0; i < p->nobjects; i++) {
-		const struct ct_loaded *o = &p->objects[i];
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
 		char v[64], who[512];
 		int ver;
 
@@ -282,8 +346,8 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 	 * default). It is as old as the compiler that built the program's
 	 * device code, which says so in it.
 	 */
-	for (i = 0; i < p->nobjects; i++) {
-		const struct ct_loaded *o = &p->objects[i];
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
 		const struct elfscan_file *f;
 		size_t s;
 
@@ -649,6 +713,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		c.p = &t->procs[i];
 		c.L = machine;
 		describe_proc(&c);
+		ct_dx_mapped_init(&c);
 		rule_incomplete(&c);
 		rule_driver_missing(&c);
 		rule_driver(&c);
@@ -658,6 +723,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		ct_dx_rule_symbol_versions(&c);
 		rule_modules(&c);
 		rule_device_code(&c);
+		ct_dx_mapped_release(&c);
 	}
 	ct_findings_group(&d->findings);
 }

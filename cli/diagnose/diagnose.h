@@ -59,4 +59,32 @@ const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const
 /* Did any object of the trace hold device code? */
 bool ct_diagnosis_has_code(const struct ct_diagnosis *d);
 
+/*
+ * What kind of search the loader made, which decides what a miss does
+ * (glibc 2.36, checked by experiment: tests/hostile/diag-search-kinds):
+ * a DT_NEEDED or DT_FILTER entry that is missing stops the program at
+ * start (status 127) or fails the dlopen that brought its requester; a
+ * DT_AUXILIARY entry is skipped without a word; an LD_PRELOAD entry is
+ * skipped with the loader's "ERROR: ld.so: object ... cannot be preloaded
+ * ... ignored."; a dlopen returns NULL to the program.
+ */
+enum ct_search_kind {
+	CT_SEARCH_DLOPEN,    /* a dlopen the shim recorded (s->request) */
+	CT_SEARCH_NEEDED,    /* a DT_NEEDED entry of the requester */
+	CT_SEARCH_FILTER,    /* a DT_FILTER entry: the filtee is required */
+	CT_SEARCH_AUXILIARY, /* a DT_AUXILIARY entry: optional */
+	CT_SEARCH_PRELOAD,   /* an LD_PRELOAD entry, asked for by the program */
+	CT_SEARCH_OTHER,     /* none of these: the C library's own dlopen (NSS,
+				libgcc_s), a dlopen the shim did not see */
+};
+
+/*
+ * The kind of s, a search of process p of the trace d was made for: read
+ * from the requester's dynamic section (as ct_diagnose read it) and p's
+ * LD_PRELOAD. A requester whose file cannot be read gives
+ * CT_SEARCH_NEEDED, the common case.
+ */
+enum ct_search_kind ct_diagnosis_search_kind(const struct ct_diagnosis *d, const struct ct_proc *p,
+					     const struct ct_search *s);
+
 #endif

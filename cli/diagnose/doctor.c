@@ -272,7 +272,8 @@ static void entry_libs(struct ct_doctor_ldentry *en)
 	}
 	if (dir)
 		closedir(dir);
-	qsort(en->libs, en->nlibs, sizeof(*en->libs), by_name);
+	if (en->nlibs > 1) /* an empty folder leaves libs NULL: not for qsort */
+		qsort(en->libs, en->nlibs, sizeof(*en->libs), by_name);
 }
 
 static void add_shadow(struct ct_doctor_ldentry *en, const char *soname, const char *path,

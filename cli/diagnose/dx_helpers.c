@@ -25,18 +25,130 @@ void ct_dx_where(const struct ctx *c, struct ct_finding *f)
 	ct_finding_where(f, c->p->pid, c->p->host, c->rank, c->program);
 }
 
-const struct ct_loaded *ct_dx_loaded_named(const struct ct_proc *p, const char *name)
+/* A crafted trace may link parents in a circle: inherit from this many at most. */
+#define MAX_FORK_DEPTH 64
+
+/* What q had mapped at time t (q's inherited objects first), appended to c->mapped. */
+static void add_inherited(struct ctx *c, const struct ct_proc *q, int64_t t, size_t *cap,
+			  int depth)
 {
 	size_t i;
 
-	for (i = 0; i < p->nobjects; i++) {
-		const struct ct_loaded *o = &p->objects[i];
+	if (depth > MAX_FORK_DEPTH)
+		return;
+	if (q->forked && q->parent)
+		add_inherited(c, q->parent, q->t < t ? q->t : t, cap, depth + 1);
+	for (i = 0; i < q->nobjects; i++) {
+		const struct ct_loaded *o = &q->objects[i];
+
+		/*
+		 * A closed object may have been closed after the fork, and so
+		 * still be mapped in the child; the trace does not say when.
+		 * Leaving it out can only hide a finding, never make one up.
+		 */
+		if (o->t > t || o->closed)
+			continue;
+		if (c->nmapped == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			c->mapped = ct_xrealloc(c->mapped, *cap * sizeof(*c->mapped));
+		}
+		c->mapped[c->nmapped++] = o;
+	}
+}
+
+void ct_dx_mapped_init(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	size_t i, cap = 0;
+
+	c->mapped = NULL;
+	c->nmapped = 0;
+	if (p->forked && p->parent)
+		add_inherited(c, p->parent, p->t, &cap, 1);
+	c->ninherited = c->nmapped;
+	c->mapped = ct_xrealloc(c->mapped, (c->nmapped + p->nobjects + 1) * sizeof(*c->mapped));
+	for (i = 0; i < p->nobjects; i++)
+		c->mapped[c->nmapped++] = &p->objects[i];
+}
+
+void ct_dx_mapped_release(struct ctx *c)
+{
+	free(c->mapped);
+	c->mapped = NULL;
+	c->nmapped = c->ninherited = 0;
+}
+
+const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
 
 		if (o->shim)
 			continue;
 		if ((o->soname && strcmp(o->soname, name) == 0) || strcmp(ct_dx_base(o->path), name) == 0)
 			return o;
 	}
+	return NULL;
+}
+
+/* Is path a file mapped in c's process before time t? */
+static bool mapped_before(const struct ctx *c, const char *path, int64_t t)
+{
+	struct stat st;
+	bool exists = stat(path, &st) == 0;
+	size_t i;
+
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+
+		if (i >= c->ninherited && o->t > t)
+			continue;
+		/* The trace's dev/ino first; a trace without them, stat here. */
+		if (strcmp(o->path, path) == 0 ||
+		    (exists && o->ino && o->dev == (uint64_t)st.st_dev &&
+		     o->ino == (uint64_t)st.st_ino) ||
+		    (exists && !o->ino && ct_dx_same_file(o->path, path)))
+			return true;
+	}
+	return false;
+}
+
+bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s)
+{
+	size_t k;
+
+	if (s->found || s->already_loaded)
+		return false;
+	/*
+	 * The loader maps a file once: a candidate that is a file already
+	 * mapped ends the search with no open record. The reader knows the
+	 * process's own objects and the candidates of a search by name; a
+	 * file the parent mapped before a fork, and a path given to dlopen
+	 * (which has no candidates), are known here.
+	 */
+	if (strchr(s->name, '/') && mapped_before(c, s->name, s->t))
+		return false;
+	for (k = 0; k < s->ntries && c->ninherited; k++)
+		if (mapped_before(c, s->tries[k].path, s->t))
+			return false;
+	return true;
+}
+
+const struct ct_request *ct_dx_within_dlopen(const struct ctx *c, const struct ct_search *s)
+{
+	const struct ct_proc *p = c->p;
+	size_t i = p->nrequests;
+
+	/*
+	 * At start-up the loader maps every DT_NEEDED before any code runs,
+	 * so no dlopen precedes those searches; a later one on the same
+	 * thread is the loader at work for the latest dlopen there.
+	 */
+	while (i--)
+		if (p->requests[i].tid == s->tid && p->requests[i].t <= s->t)
+			return &p->requests[i];
 	return NULL;
 }
 

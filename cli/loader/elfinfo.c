@@ -33,6 +33,12 @@ void ct_elfinfo_release(struct ct_elfinfo *e)
 	for (i = 0; i < e->nneeded; i++)
 		free(e->needed[i]);
 	free(e->needed);
+	for (i = 0; i < e->nauxiliary; i++)
+		free(e->auxiliary[i]);
+	free(e->auxiliary);
+	for (i = 0; i < e->nfilter; i++)
+		free(e->filter[i]);
+	free(e->filter);
 	for (i = 0; i < e->nverneed; i++) {
 		free(e->verneed[i].file);
 		free(e->verneed[i].version);
@@ -55,6 +61,17 @@ static char *dup_str(Elf *elf, size_t strndx, size_t off)
 	return s ? ct_xstrdup(s) : NULL;
 }
 
+/* Append the string at off of the dynamic string table to a list. */
+static void add_name(char ***list, size_t *n, Elf *elf, size_t strndx, size_t off)
+{
+	char *s = dup_str(elf, strndx, off);
+
+	if (!s)
+		return;
+	*list = ct_xrealloc(*list, (*n + 1) * sizeof(char *));
+	(*list)[(*n)++] = s;
+}
+
 static void read_dynamic(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 			 const GElf_Shdr *sh)
 {
@@ -72,10 +89,13 @@ static void read_dynamic(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 			break;
 		switch (dyn.d_tag) {
 		case DT_NEEDED:
-			e->needed = ct_xrealloc(e->needed, (e->nneeded + 1) * sizeof(char *));
-			e->needed[e->nneeded] = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
-			if (e->needed[e->nneeded])
-				e->nneeded++;
+			add_name(&e->needed, &e->nneeded, elf, sh->sh_link, dyn.d_un.d_val);
+			break;
+		case DT_AUXILIARY:
+			add_name(&e->auxiliary, &e->nauxiliary, elf, sh->sh_link, dyn.d_un.d_val);
+			break;
+		case DT_FILTER:
+			add_name(&e->filter, &e->nfilter, elf, sh->sh_link, dyn.d_un.d_val);
 			break;
 		case DT_SONAME:
 			free(e->soname);

@@ -1,6 +1,7 @@
 /*
  * What the dynamic loader reads of an ELF file: class, machine, type,
- * DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH, DF_1_NODEFLIB, PT_INTERP,
+ * DT_NEEDED, DT_AUXILIARY, DT_FILTER, DT_SONAME, DT_RPATH, DT_RUNPATH,
+ * DF_1_NODEFLIB, PT_INTERP,
  * the symbol versions it needs (per needed file, with the symbols that
  * need them) and the versions it defines.
  *
@@ -49,6 +50,16 @@ struct ct_elfinfo {
 	char *runpath;          /* DT_RUNPATH, or NULL */
 	char **needed;          /* DT_NEEDED, in order */
 	size_t nneeded;
+	/*
+	 * The filtees (as written, DSTs unexpanded). glibc 2.36 loads both
+	 * kinds when it loads the filter: a missing DT_AUXILIARY is skipped
+	 * without a word, a missing DT_FILTER fails the load as a missing
+	 * DT_NEEDED does.
+	 */
+	char **auxiliary;       /* DT_AUXILIARY (ld -f): optional */
+	size_t nauxiliary;
+	char **filter;          /* DT_FILTER (ld -F): required */
+	size_t nfilter;
 	struct ct_verneed *verneed;
 	size_t nverneed;
 	char **verdef;          /* versions defined (the base one excluded) */

@@ -1489,6 +1489,238 @@ static void test_same_library_elsewhere(void **state)
 	expect_total(w, 1);
 }
 
+/* ---- searches that cannot stop a program (issue 9, point 5) ------------------------ */
+
+/* A search of name by by, tried in sys1 only, that found nothing. */
+#define MISS(id, name, by)                                                     \
+	"{'ev':'search','id':" #id ",'name':'" name "','by':'" by "'}\n"               \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/" name "','via':'default'}\n"
+
+/*
+ * What glibc 2.36 does with each kind of search that misses (checked with
+ * these same libraries by tests/hostile/diag-search-kinds): a DT_AUXILIARY
+ * entry is skipped, a DT_FILTER entry fails the load as a DT_NEEDED one
+ * does, an LD_PRELOAD entry is skipped with a warning, and the C library's
+ * own dlopen calls (no dynamic section names them) are its business.
+ */
+static void test_lib_not_found_search_kinds(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	/* libnvtx3interop.so.1 of CUDA 13 has DT_AUXILIARY 'visibility=hidden'. */
+	cc_so(w, "lib/libctest-aux.so", "int aux(void) { return 0; }",
+	      "-Wl,-soname,libctest-aux.so -Wl,-f,visibility=hidden -Wl,-f,libcuda.so.1");
+	cc_so(w, "lib/libctest-filt.so", "int filt(void) { return 0; }",
+	      "-Wl,-soname,libctest-filt.so -Wl,-F,libctest-filtee.so");
+	cc_so(w, "lib/libctest-dep.so", "int dep(void) { return 0; }",
+	      "-Wl,-soname,libctest-dep.so");
+	cc_so(w, "lib/libctest-top.so", "int top(void) { return 0; }",
+	      "-Wl,-soname,libctest-top.so -Wl,--no-as-needed @R/lib/libctest-dep.so");
+	write_proc(w, "h", 100, NULL,
+		   "'LD_PRELOAD':'/x/libcudatrace.so:libctest-pre.so libcublas.so.11'",
+		   "{'ev':'open','path':'@R/bin/app','lmid':0,'soname':null,'main':true}\n"
+		   /* Two preloads the loader skipped: only the CUDA one is worth a note. */
+		   MISS(1, "libctest-pre.so", "@R/bin/app")
+		   MISS(2, "libcublas.so.11", "@R/bin/app")
+		   /* Optional: nothing, and no driver-missing for its libcuda.so.1. */
+		   OPENED("@R/lib/libctest-aux.so", "libctest-aux.so", "@R/bin/app", "runpath")
+		   MISS(3, "visibility=hidden", "@R/lib/libctest-aux.so")
+		   MISS(4, "libcuda.so.1", "@R/lib/libctest-aux.so")
+		   /* The C library's own dlopen (NSS): not the program's loss. */
+		   MISS(5, "libnss_ctest.so.2", "@R/lib/libctest-aux.so")
+		   /* Required: the filter's filtee. */
+		   OPENED("@R/lib/libctest-filt.so", "libctest-filt.so", "@R/bin/app", "runpath")
+		   MISS(6, "libctest-filtee.so", "@R/lib/libctest-filt.so"));
+	/* A DT_NEEDED entry of a library that a dlopen brought: the dlopen fails. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/lib/libctest-top.so','flags':2,"
+		   "'caller':'@R/bin/app','t':5,'tid':101}\n"
+		   "{'ev':'search','id':1,'name':'@R/lib/libctest-top.so','by':'@R/bin/app',"
+		   "'t':6,'tid':101}\n"
+		   "{'ev':'open','path':'@R/lib/libctest-top.so','lmid':0,'soname':'libctest-top.so',"
+		   "'search':1,'name':'@R/lib/libctest-top.so','by':'@R/bin/app','via':'direct',"
+		   "'t':7,'tid':101}\n"
+		   "{'ev':'search','id':2,'name':'libctest-dep.so','by':'@R/lib/libctest-top.so',"
+		   "'t':8,'tid':101}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libctest-dep.so','via':'default',"
+		   "'t':9,'tid':101}\n"
+		   "{'ev':'close','path':'@R/lib/libctest-top.so','t':10,'tid':101}\n"
+		   "{'ev':'dlerror','text':'libctest-dep.so: cannot open shared object file: No such "
+		   "file or directory','t':11,'tid':101}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-filtee.so' was not found (filter library of libctest-filt.so)");
+	expect_object(w, f, "@R/lib/libctest-filt.so");
+	expect_evidence(w, f, "libctest-filt.so is a filter (DT_FILTER) for libctest-filtee.so");
+	expect_evidence(w, f, "the loader stops the program: \"error while loading shared "
+			      "libraries: libctest-filtee.so: cannot open shared object file\"");
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO,
+			   "'libcublas.so.11' from LD_PRELOAD was not found: the loader ignored it");
+	expect_object(w, f, "@R/bin/app");
+	expect_evidence(w, f, "the loader said: \"ERROR: ld.so: object 'libcublas.so.11' from "
+			      "LD_PRELOAD cannot be preloaded (cannot open shared object file): "
+			      "ignored.\"");
+	expect_fix(w, f, "LD_PRELOAD");
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-dep.so' was not found (needed by libctest-top.so)");
+	expect_evidence(w, f, "the dlopen of @R/lib/libctest-top.so by app fails with it");
+	expect_evidence(w, f, "the program got: libctest-dep.so: cannot open shared object file");
+	for (size_t i = 0; i < f->nevidence; i++)
+		assert_null(strstr(f->evidence[i], "stops the program"));
+	expect_count(w, CT_F_DRIVER_MISSING, 0);
+	expect_total(w, 3);
+}
+
+/* ---- a fork's inherited link map (issue 9, point 6) -------------------------------- */
+
+/*
+ * One process image's start record: pid, its parent, the image id (a
+ * fork shares its parent's) and the start time t.
+ */
+static void write_image(struct world *w, int pid, int ppid, const char *image, int t,
+			const char *records)
+{
+	char name[128], *text;
+
+	snprintf(name, sizeof(name), "trace/h-%d-%s.jsonl", pid, image);
+	w->nfiles++;
+	assert_true(asprintf(&text,
+			     "{'ev':'start','t':%d,'tid':%d,'v':1,'shim':'0.1.0','pid':%d,'ppid':%d,"
+			     "'host':'h','image':'%s','auditor':true,'exe':'@R/bin/app',"
+			     "'cwd':'@R','uid':1000,'euid':1000,'secure':false,"
+			     "'argv':['@R/bin/app','--run'],'ranks':{},'env':{}}\n%s",
+			     t, pid, pid, ppid, image, records) > 0);
+	write_file(w, name, text, true);
+	free(text);
+}
+
+/* An object opened at time t. */
+#define OPEN_AT(path, soname, t)                                               \
+	"{'ev':'open','t':" #t ",'path':'" path "','lmid':0,'soname':'" soname "',"    \
+	"'name':'" soname "','by':'@R/bin/app','via':'default'}\n"
+
+/*
+ * As glibc 2.34 and later are made: a library whose version a program
+ * needs (libdl.so.2, libpthread.so.0: the version node, no function) and
+ * the C library that defines the function under it. The child of a fork
+ * dlopens the program; the C library came before the fork.
+ */
+static void build_stub_and_libc(struct world *w)
+{
+	write_file(w, "foo.map", "FOO_1 { global: *; };\n", false);
+	/* What the user was linked against: bar under FOO_1 in the stub's soname. */
+	cc_so(w, "linkstub/libctest-stub.so.1", "int bar(void) { return 1; }",
+	      "-Wl,-soname,libctest-stub.so.1 -Wl,--version-script,@R/foo.map");
+	cc_so(w, "lib/libctest-stub.so.1", "int stub_only(void) { return 1; }",
+	      "-Wl,-soname,libctest-stub.so.1 -Wl,--version-script,@R/foo.map");
+	cc_so(w, "lib/libctest-libc.so.6", "int bar(void) { return 1; }",
+	      "-Wl,-soname,libctest-libc.so.6 -Wl,--version-script,@R/foo.map");
+	cc_so(w, "lib/libctest-user.so", "int bar(void);\nint user(void) { return bar(); }",
+	      "-Wl,-soname,libctest-user.so -Wl,--no-as-needed @R/linkstub/libctest-stub.so.1");
+}
+
+/* The child's part: the dlopen, the program and its stub. */
+#define CHILD_LOADS                                                            \
+	"{'ev':'dlopen','t':3000,'api':'dlopen','name':'@R/lib/libctest-user.so','flags':2," \
+	"'caller':'@R/bin/app'}\n"                                                           \
+	OPEN_AT("@R/lib/libctest-user.so", "libctest-user.so", 3001)                         \
+	OPEN_AT("@R/lib/libctest-stub.so.1", "libctest-stub.so.1", 3002)
+
+static void test_fork_inherits_link_map(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_stub_and_libc(w);
+	/* The parent maps the C library, then forks 201, which dlopens the user. */
+	write_image(w, 200, 1, "00000000000000aa", 1000,
+		    "{'ev':'open','t':1001,'path':'@R/bin/app','lmid':0,'soname':null,'main':true}\n"
+		    OPEN_AT("@R/lib/libctest-libc.so.6", "libctest-libc.so.6", 1002));
+	write_image(w, 201, 200, "00000000000000aa", 2000, CHILD_LOADS);
+	/* A fork of the fork inherits it too, through its parent. */
+	write_image(w, 202, 201, "00000000000000aa", 4000, CHILD_LOADS);
+	/* Another image (exec'd, not forked) inherits nothing: the symbol is missing there. */
+	write_image(w, 203, 200, "00000000000000bb", 2000, CHILD_LOADS);
+	judge(w, NULL, 0);
+	expect_clean(w, 200);
+	expect_clean(w, 201);
+	expect_clean(w, 202);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'libctest-user.so' needs bar (version FOO_1)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 203);
+	expect_total(w, 1);
+}
+
+/* Mind the times: what the parent loaded after the fork, or closed, is not the child's. */
+static void test_fork_inherits_only_earlier(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_stub_and_libc(w);
+	write_image(w, 300, 1, "00000000000000cc", 1000,
+		    "{'ev':'open','t':1001,'path':'@R/bin/app','lmid':0,'soname':null,'main':true}\n"
+		    OPEN_AT("@R/lib/libctest-libc.so.6", "libctest-libc.so.6", 2500));
+	write_image(w, 301, 300, "00000000000000cc", 2000, CHILD_LOADS);
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'libctest-user.so' needs bar (version FOO_1)");
+	assert_int_equal(f->where[0].pid, 301);
+	expect_total(w, 1);
+}
+
+/*
+ * The other rules that look a library up in the process: a candidate that
+ * is a file the parent mapped ends a search (no lib-not-found); a copy of
+ * another major next to an inherited one is two versions in the child; the
+ * parent's own pair is not repeated in each child.
+ */
+static void test_fork_other_rules(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	touch(w, "sys1/libcudart.so.13.0.96");
+	link_to(w, "libcudart.so.13.0.96", "sys1/libcudart.so.13");
+	link_to(w, "libcudart.so.13.0.96", "sys1/libcudart.so");
+	touch(w, "sys2/libcudart.so.12.4.127");
+	link_to(w, "libcudart.so.12.4.127", "sys2/libcudart.so.12");
+	touch(w, "sys2/libcublas.so.13");
+	touch(w, "sys1/libcublas.so.13");
+	write_image(w, 400, 1, "00000000000000dd", 1000,
+		    "{'ev':'open','t':1001,'path':'@R/bin/app','lmid':0,'soname':null,'main':true}\n"
+		    OPEN_AT("@R/sys1/libcudart.so.13", "libcudart.so.13", 1002)
+		    OPEN_AT("@R/sys1/libcublas.so.13", "libcublas.so.13", 1003)
+		    OPEN_AT("@R/sys2/libcublas.so.13", "libcublas.so.13", 1004));
+	write_image(w, 401, 400, "00000000000000dd", 2000,
+		    /* libcudart.so is the file mapped as libcudart.so.13: no open record. */
+		    "{'ev':'dlopen','t':3000,'api':'dlopen','name':'libcudart.so','flags':2,"
+		    "'caller':'@R/bin/app'}\n"
+		    "{'ev':'search','t':3001,'id':1,'name':'libcudart.so','by':'@R/bin/app'}\n"
+		    "{'ev':'try','t':3002,'search':1,'path':'@R/sys1/libcudart.so','via':'default'}\n"
+		    /* The same by its path: a search with no candidate. */
+		    "{'ev':'dlopen','t':3003,'api':'dlopen','name':'@R/sys1/libcudart.so','flags':2,"
+		    "'caller':'@R/bin/app'}\n"
+		    "{'ev':'search','t':3004,'id':2,'name':'@R/sys1/libcudart.so','by':'@R/bin/app'}\n"
+		    OPEN_AT("@R/sys2/libcudart.so.12", "libcudart.so.12", 3005));
+	judge(w, NULL, 0);
+	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 401);
+	/* The parent's two libcublas copies: its finding only. */
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING, "two versions of libcublas");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 400);
+	expect_total(w, 2);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
 
 int main(void)
@@ -1517,6 +1749,10 @@ int main(void)
 		T(test_grouping),
 		T(test_probe_then_real_miss),
 		T(test_same_library_elsewhere),
+		T(test_lib_not_found_search_kinds),
+		T(test_fork_inherits_link_map),
+		T(test_fork_inherits_only_earlier),
+		T(test_fork_other_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
