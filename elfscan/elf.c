@@ -261,7 +261,8 @@ static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
 		keys[i].off = f->containers[i].offset;
 		keys[i].index = i;
 	}
-	qsort(keys, f->ncontainers, sizeof(*keys), cmp_keyed);
+	if (f->ncontainers > 1)
+		qsort(keys, f->ncontainers, sizeof(*keys), cmp_keyed);
 	for (i = 0; i < f->ncontainers; i++) {
 		sorted[i] = keys[i].off;
 		order[i] = keys[i].index;

@@ -272,7 +272,8 @@ static int walk_dir(struct walk *w, const char *path)
 		names[n++] = ct_xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 1) /* an empty folder leaves names NULL: not for qsort */
+		qsort(names, n, sizeof(*names), cmp_names);
 
 	/* Real files first, so a library is named by its file, not a link. */
 	for (pass = 0; pass < 2; pass++) {

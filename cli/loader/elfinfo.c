@@ -425,7 +425,8 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 		t->defs[t->n].version = idx < nnames && names[idx] ? ct_xstrdup(names[idx]) : NULL;
 		t->n++;
 	}
-	qsort(t->defs, t->n ? t->n : 1, sizeof(*t->defs), cmp_symdef);
+	if (t->n > 1)
+		qsort(t->defs, t->n, sizeof(*t->defs), cmp_symdef);
 out:
 	for (i = 0; i < nnames; i++)
 		free(names[i]);
