@@ -28,6 +28,7 @@
 #include "report.h"
 #include "resolve.h"
 #include "json.h"
+#include "text.h"
 #include "trace.h"
 
 #ifndef CT_LIBDIR
@@ -407,7 +408,7 @@ int ct_cmd_run(int argc, char **argv)
 			if (json && fclose(json) != 0)
 				ct_error("cannot write '%s': %s", json_file, strerror(errno));
 			if (keep && !quiet)
-				fprintf(stderr, "\ntrace kept in %s\n", dir);
+				ct_tprintf(stderr, "\ntrace kept in %s\n", dir);
 			ct_loader_release(&machine);
 		}
 		ct_trace_release(&trace);

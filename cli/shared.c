@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "resolve.h"
 #include "targets.h"
+#include "text.h"
 
 const char *ct_progname = "cudatrace";
 
@@ -17,8 +18,9 @@ void ct_error(const char *fmt, ...)
 
 	fflush(stdout);
 	fprintf(stderr, "%s: ", ct_progname);
+	/* The arguments are file names, argv and what was read: escaped (text.h). */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ct_vtprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
