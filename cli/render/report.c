@@ -7,6 +7,7 @@
 #include "elfscan.h"
 #include "facts.h"
 #include "json.h"
+#include "mask.h"
 #include "findings_out.h"
 #include "report.h"
 #include "summary.h"
@@ -116,8 +117,13 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_key(j, "argv");
 	ct_json_array_begin(j);
-	for (i = 0; i < p->argc; i++)
-		ct_json_string(j, p->argv[i]);
+	for (i = 0; i < p->argc; i++) {
+		/* Shared: the values of secret options and URL credentials masked. */
+		char *m = ct_mask_arg(p->argv, i);
+
+		ct_json_string(j, m ? m : p->argv[i]);
+		free(m);
+	}
 	ct_json_array_end(j);
 	ct_json_key(j, "exit_status");
 	if (p->exited)
