@@ -16,6 +16,7 @@
 #include "diagnose.h"
 #include "json.h"
 #include "summary.h"
+#include "text.h"
 
 #define MAX_TARGETS 32
 
@@ -206,18 +207,18 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 	size_t t;
 	int k;
 
-	printf("%s\n", obj->path);
+	ct_tprintf(stdout, "%s\n", obj->path);
 	for (t = 0; t < ctx->ntargets; t++) {
 		struct result r;
 
 		judge(ctx, obj->scan, &ctx->targets[t], &r);
-		printf("  %-8s %-14s %s\n", ctx->target_names[t],
+		ct_tprintf(stdout, "  %-8s %-14s %s\n", ctx->target_names[t],
 		       verdict_names[r.verdict], r.reason);
 		for (k = 0; k < 2; k++)
 			if (r.details[k][0])
-				printf("  %-8s %-14s %s\n", "", "", r.details[k]);
+				ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.details[k]);
 		if (r.fix[0])
-			printf("  %-8s %-14s fix: %s\n", "", "", r.fix);
+			ct_tprintf(stdout, "  %-8s %-14s fix: %s\n", "", "", r.fix);
 		if (fails(ctx, &r))
 			raise_exit(ctx, CT_EXIT_FINDING);
 	}
@@ -229,7 +230,7 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 
 			if (!elfscan_problem_is_error(obj->scan->problems[i].code))
 				continue;
-			printf("  error: %s\n",
+			ct_tprintf(stdout, "  error: %s\n",
 			       elfscan_problem_describe(obj->scan,
 							&obj->scan->problems[i],
 							text, sizeof(text)));
@@ -302,7 +303,7 @@ static int on_object(void *p, const struct ct_object *obj)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	ct_tprintf(out,
 		"usage: cudatrace check --arch ARCH[,ARCH...] [--json] PATH...\n"
 		"\n"
 		"For each object with device code and each target GPU arch: the image\n"

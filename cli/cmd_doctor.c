@@ -22,10 +22,11 @@
 #include "findings_out.h"
 #include "json.h"
 #include "report.h"
+#include "text.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	ct_tprintf(out,
 		"usage: cudatrace doctor [--json] [-v]\n"
 		"\n"
 		"The CUDA driver of this machine (the libcuda.so.1 the loader takes, its\n"
@@ -51,19 +52,24 @@ static void print_verdict(const struct ct_findings *fs, bool colour)
 
 	for (i = 0; i < fs->n; i++)
 		n[fs->f[i].severity]++;
-	printf("cudatrace doctor: ");
+	ct_tprintf(stdout, "cudatrace doctor: ");
 	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
-		printf("no problem found");
-	if (n[CT_SEV_ERROR])
-		printf("%s%zu error%s%s", colour ? "\033[1;31m" : "", n[CT_SEV_ERROR],
-		       n[CT_SEV_ERROR] == 1 ? "" : "s", colour ? "\033[0m" : "");
-	if (n[CT_SEV_WARNING])
-		printf("%s%s%zu warning%s%s", n[CT_SEV_ERROR] ? ", " : "",
-		       colour ? "\033[33m" : "", n[CT_SEV_WARNING],
-		       n[CT_SEV_WARNING] == 1 ? "" : "s", colour ? "\033[0m" : "");
+		ct_tprintf(stdout, "no problem found");
+	if (n[CT_SEV_ERROR]) {
+		ct_text_colour(stdout, colour, "1;31");
+		ct_tprintf(stdout, "%zu error%s", n[CT_SEV_ERROR], n[CT_SEV_ERROR] == 1 ? "" : "s");
+		ct_text_colour(stdout, colour, "0");
+	}
+	if (n[CT_SEV_WARNING]) {
+		ct_tprintf(stdout, "%s", n[CT_SEV_ERROR] ? ", " : "");
+		ct_text_colour(stdout, colour, "33");
+		ct_tprintf(stdout, "%zu warning%s", n[CT_SEV_WARNING],
+			   n[CT_SEV_WARNING] == 1 ? "" : "s");
+		ct_text_colour(stdout, colour, "0");
+	}
 	if (n[CT_SEV_INFO])
-		printf(" (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
-	printf("\n");
+		ct_tprintf(stdout, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+	ct_tprintf(stdout, "\n");
 }
 
 static void print_driver(const struct ct_doctor *d, bool verbose)
@@ -73,39 +79,39 @@ static void print_driver(const struct ct_doctor *d, bool verbose)
 	char rule[256], v[32];
 	size_t i;
 
-	printf("driver\n");
+	ct_tprintf(stdout, "driver\n");
 	ct_rule_text(drv->search->found_via, drv->search->via_owner, rule, sizeof(rule));
 	if (drv->path)
-		printf("  libcuda.so.1    %s [%s]%s\n", drv->path, rule,
+		ct_tprintf(stdout, "  libcuda.so.1    %s [%s]%s\n", drv->path, rule,
 		       drv->compat ? ", forward compatibility" : "");
 	else
-		printf("  libcuda.so.1    not found\n");
+		ct_tprintf(stdout, "  libcuda.so.1    not found\n");
 	if (verbose || !drv->path)
 		ct_print_lookup_candidates(stdout, drv->search, "    ");
 	/* dlopen is the truth; the model says why. Say so when they part. */
 	if (p->path[0] && (!drv->path || strcmp(p->path, drv->path) != 0))
-		printf("  loaded          %s\n", p->path);
+		ct_tprintf(stdout, "  loaded          %s\n", p->path);
 	if (!p->opened)
-		printf("  load error      %s\n", p->error);
+		ct_tprintf(stdout, "  load error      %s\n", p->error);
 	if (drv->version[0] || p->version > 0)
-		printf("  version         %s%s%s%s\n", drv->version[0] ? drv->version : "",
+		ct_tprintf(stdout, "  version         %s%s%s%s\n", drv->version[0] ? drv->version : "",
 		       drv->version[0] && p->version > 0 ? ", " : "",
 		       p->version > 0 ? "CUDA " : "",
 		       p->version > 0 ? ct_cuda_version_words(p->version, v, sizeof(v)) : "");
 	if (p->init_result >= 0)
-		printf("  cuInit          %d (%s: %s)\n", p->init_result,
+		ct_tprintf(stdout, "  cuInit          %d (%s: %s)\n", p->init_result,
 		       ct_cu_error_name(p->init_result), ct_cu_error_text(p->init_result));
 	if (drv->module_version[0] && drv->module_gpus >= 0)
-		printf("  kernel module   %s (%s/version), %d GPU%s\n", drv->module_version,
+		ct_tprintf(stdout, "  kernel module   %s (%s/version), %d GPU%s\n", drv->module_version,
 		       drv->proc, drv->module_gpus, drv->module_gpus == 1 ? "" : "s");
 	else if (drv->module_version[0])
-		printf("  kernel module   %s (%s/version)\n", drv->module_version, drv->proc);
+		ct_tprintf(stdout, "  kernel module   %s (%s/version)\n", drv->module_version, drv->proc);
 	else
-		printf("  kernel module   none (%s/version does not exist)\n", drv->proc);
+		ct_tprintf(stdout, "  kernel module   none (%s/version does not exist)\n", drv->proc);
 	for (i = 0; i < drv->ncompat; i++) {
 		const struct ct_doctor_compat *c = &drv->compat_libs[i];
 
-		printf("  forward compat  %s %s, %s\n", c->path, c->version[0] ? c->version : "",
+		ct_tprintf(stdout, "  forward compat  %s %s, %s\n", c->path, c->version[0] ? c->version : "",
 		       c->taken ? "taken" : c->on_ld_library_path ? "on LD_LIBRARY_PATH, not taken"
 								  : "not on LD_LIBRARY_PATH");
 	}
@@ -116,21 +122,21 @@ static void print_gpus(const struct ct_doctor *d)
 	const struct ct_driver_probe *p = &d->drv.probe;
 	int i;
 
-	printf("GPUs\n");
+	ct_tprintf(stdout, "GPUs\n");
 	for (i = 0; i < p->ngpus; i++) {
 		const struct ct_gpu_info *g = &p->gpus[i];
 
-		printf("  %d  %s", g->index, g->name[0] ? g->name : "(no name)");
+		ct_tprintf(stdout, "  %d  %s", g->index, g->name[0] ? g->name : "(no name)");
 		if (g->major >= 0)
-			printf("  sm_%d%d", g->major, g->minor);
-		printf("%s%s\n", g->uuid[0] ? "  " : "", g->uuid);
+			ct_tprintf(stdout, "  sm_%d%d", g->major, g->minor);
+		ct_tprintf(stdout, "%s%s\n", g->uuid[0] ? "  " : "", g->uuid);
 	}
 	if (!p->ngpus)
-		printf("  none%s\n", !p->opened		? " (no driver)"
+		ct_tprintf(stdout, "  none%s\n", !p->opened		? " (no driver)"
 				     : p->init_result != 0 ? " (cuInit failed)"
 							   : "");
 	if (d->drv.visible_devices)
-		printf("  CUDA_VISIBLE_DEVICES='%s'\n", d->drv.visible_devices);
+		ct_tprintf(stdout, "  CUDA_VISIBLE_DEVICES='%s'\n", d->drv.visible_devices);
 }
 
 static const char *verdict_words(const struct ct_doctor_runtime *r)
@@ -151,17 +157,17 @@ static void print_runtimes(const struct ct_doctor *d)
 {
 	size_t i;
 
-	printf("CUDA runtimes\n");
+	ct_tprintf(stdout, "CUDA runtimes\n");
 	for (i = 0; i < d->nrt; i++) {
 		const struct ct_doctor_runtime *r = &d->rt[i];
 
-		printf("  %-17s %-9s %s\n", r->soname, r->version, r->path);
-		printf("  %-27s %s%s%s%s; %s\n", "", r->where, r->taken ? ", taken [" : "",
+		ct_tprintf(stdout, "  %-17s %-9s %s\n", r->soname, r->version, r->path);
+		ct_tprintf(stdout, "  %-27s %s%s%s%s; %s\n", "", r->where, r->taken ? ", taken [" : "",
 		       r->taken ? ct_rule_words(r->found_via) : "", r->taken ? "]" : "",
 		       verdict_words(r));
 	}
 	if (!d->nrt)
-		printf("  none (no libcudart.so.N in the loader's folders, CUDA toolkits, pip "
+		ct_tprintf(stdout, "  none (no libcudart.so.N in the loader's folders, CUDA toolkits, pip "
 		       "wheels or conda)\n");
 }
 
@@ -169,31 +175,31 @@ static void print_ld_path(const struct ct_doctor *d)
 {
 	size_t i, k, col;
 
-	printf("LD_LIBRARY_PATH\n");
+	ct_tprintf(stdout, "LD_LIBRARY_PATH\n");
 	if (!d->L.ld_library_path)
-		printf("  unset\n");
+		ct_tprintf(stdout, "  unset\n");
 	for (i = 0; i < d->nld; i++) {
 		const struct ct_doctor_ldentry *en = &d->ld[i];
 
-		printf("  %zu. %s", i + 1, en->dir[0] ? en->dir : "(empty: the current directory)");
+		ct_tprintf(stdout, "  %zu. %s", i + 1, en->dir[0] ? en->dir : "(empty: the current directory)");
 		if (!en->exists)
-			printf("  (does not exist)\n");
+			ct_tprintf(stdout, "  (does not exist)\n");
 		else if (!en->nlibs)
-			printf("  (no CUDA library)\n");
+			ct_tprintf(stdout, "  (no CUDA library)\n");
 		else
-			printf("\n");
+			ct_tprintf(stdout, "\n");
 		for (k = 0, col = 0; k < en->nlibs; k++) {
 			/* Wrapped: a toolkit's folder holds dozens. */
 			if (col && col + strlen(en->libs[k]) > 90) {
-				printf("\n");
+				ct_tprintf(stdout, "\n");
 				col = 0;
 			}
-			col += (size_t)printf("%s%s", col ? " " : "       ", en->libs[k]);
+			col += (size_t)ct_tprintf(stdout, "%s%s", col ? " " : "       ", en->libs[k]);
 		}
 		if (en->nlibs)
-			printf("\n");
+			ct_tprintf(stdout, "\n");
 		for (k = 0; k < en->nshadows; k++)
-			printf("       hides %s (%s, %s)\n", en->shadows[k].other,
+			ct_tprintf(stdout, "       hides %s (%s, %s)\n", en->shadows[k].other,
 			       en->shadows[k].other_version[0] ? en->shadows[k].other_version
 							       : "version unknown",
 			       en->shadows[k].other_where);
@@ -398,7 +404,7 @@ int ct_cmd_doctor(int argc, char **argv)
 	}
 	if ((rc = ct_doctor_examine(&d, &why)) < 0) {
 		if (json)
-			printf("{\"error\":\"cannot model the dynamic loader\"}\n");
+			ct_tprintf(stdout, "{\"error\":\"cannot model the dynamic loader\"}\n");
 		ct_error("cannot model the dynamic loader: %s", why ? why : "unknown error");
 		return CT_EXIT_BAD_INPUT;
 	}
@@ -420,10 +426,10 @@ int ct_cmd_doctor(int argc, char **argv)
 		colour = ct_want_colour(stdout);
 		print_verdict(&fs, colour);
 		if (fs.n) {
-			printf("\n");
+			ct_tprintf(stdout, "\n");
 			ct_findings_print(stdout, &fs, colour, verbose);
 		}
-		printf("\n");
+		ct_tprintf(stdout, "\n");
 		print_driver(&d, verbose);
 		print_gpus(&d);
 		print_runtimes(&d);

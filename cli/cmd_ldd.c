@@ -17,6 +17,7 @@
 #include "explain.h"
 #include "json.h"
 #include "resolve.h"
+#include "text.h"
 
 struct ldd {
 	struct ct_loader L;
@@ -30,7 +31,7 @@ struct ldd {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	ct_tprintf(out,
 		"usage: cudatrace ldd [--json] [-v] [--library-path PATH] [--preload LIST] FILE\n"
 		"\n"
 		"The shared libraries FILE loads at start, as the dynamic loader would find\n"
@@ -76,7 +77,7 @@ static bool shown(const struct ldd *d, const struct ct_lookup *k)
 
 static void print_info(const char *prefix, const char *text)
 {
-	printf("%s%s\n", prefix, text);
+	ct_tprintf(stdout, "%s%s\n", prefix, text);
 }
 
 static void print_node(struct ldd *d, const struct ct_lobj *o, const char *prefix);
@@ -96,9 +97,9 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 	snprintf(info, sizeof(info), "%s%s%s", prefix, last ? "    " : "|   ",
 		 children ? "|   " : "    ");
 
-	printf("%s%s %s => ", prefix, last ? "`--" : "|--", k->name);
+	ct_tprintf(stdout, "%s%s %s => ", prefix, last ? "`--" : "|--", k->name);
 	if (!k->object) {
-		printf("not found%s%s\n", k->error ? ": " : "", k->error ? k->error : "");
+		ct_tprintf(stdout, "not found%s%s\n", k->error ? ": " : "", k->error ? k->error : "");
 		if (k->fatal)
 			print_info(info, "the loader stops the whole load here");
 		if (!k->ncands)
@@ -121,7 +122,7 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 				print_info(info, rule);
 			}
 			if (cs.n > 3)
-				printf("%s           and %zu more\n", info, cs.n - 3);
+				ct_tprintf(stdout, "%s           and %zu more\n", info, cs.n - 3);
 			snprintf(rule, sizeof(rule), "(cudatrace why %s --from %s: the whole story)",
 				 k->name, ct_lobj_name(k->requester, false));
 			print_info(info, rule);
@@ -130,12 +131,12 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 		return;
 	}
 	if (!k->new_object) {
-		printf("%s [%s]\n", k->object->path,
+		ct_tprintf(stdout, "%s [%s]\n", k->object->path,
 		       k->object->is_rtld ? "the program's interpreter (PT_INTERP)"
 					   : "already loaded");
 		return;
 	}
-	printf("%s [%s]\n", k->object->path,
+	ct_tprintf(stdout, "%s [%s]\n", k->object->path,
 	       k->preload ? "LD_PRELOAD" : ct_rule_text(k->found_via, k->via_owner, rule, sizeof(rule)));
 	{
 		struct ct_cuda_facts c;
@@ -172,7 +173,7 @@ static void print_gaps(const struct ldd *d)
 	size_t i;
 
 	for (i = 0; i < d->ngaps; i++) {
-		printf("\n");
+		ct_tprintf(stdout, "\n");
 		ct_print_gap(stdout, &d->gaps[i]);
 	}
 }
@@ -183,7 +184,7 @@ static void print_text(struct ldd *d)
 	size_t i, found = 0;
 
 	ct_cuda_facts_read(&c, d->file);
-	printf("%s\n", d->file);
+	ct_tprintf(stdout, "%s\n", d->file);
 	ct_print_cuda_facts(stdout, &c, "    ");
 	print_node(d, d->L.main, "");
 	for (i = 0; i < d->L.nlookups; i++)
@@ -191,11 +192,11 @@ static void print_text(struct ldd *d)
 	if (d->L.fatal) {
 		char why[4096];
 
-		printf("\nthe program would not start: error while loading shared libraries: %s\n",
+		ct_tprintf(stdout, "\nthe program would not start: error while loading shared libraries: %s\n",
 		       fatal_text(d->L.fatal, why, sizeof(why)));
 	}
 	print_gaps(d);
-	printf("\n%zu librar%s found, %zu not found\n", found, found == 1 ? "y" : "ies",
+	ct_tprintf(stdout, "\n%zu librar%s found, %zu not found\n", found, found == 1 ? "y" : "ies",
 	       d->not_found);
 }
 
@@ -407,7 +408,7 @@ int ct_cmd_ldd(int argc, char **argv)
 			ct_json_object_end(&j);
 			ct_json_finish(&j);
 		} else {
-			printf("%s: statically linked, it loads no shared library at start\n",
+			ct_tprintf(stdout, "%s: statically linked, it loads no shared library at start\n",
 			       d.file);
 		}
 		return CT_EXIT_OK;

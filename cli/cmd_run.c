@@ -30,6 +30,7 @@
 #include "resolve.h"
 #include "json.h"
 #include "run_dir.h"
+#include "text.h"
 #include "trace.h"
 
 #ifndef CT_LIBDIR
@@ -524,7 +525,7 @@ int ct_cmd_run(int argc, char **argv)
 		failed = true;
 	}
 	if (out_dir && !quiet)
-		fprintf(stderr, "\ntrace kept in %s\n", dir.path);
+		ct_tprintf(stderr, "\ntrace kept in %s\n", dir.path);
 	ct_run_dir_close(&dir);
 	if (ct_cmd_flush(stderr, NULL) != 0)
 		failed = true;

@@ -9,6 +9,7 @@
 #include "elfscan.h"
 #include "json.h"
 #include "summary.h"
+#include "text.h"
 
 struct scan_ctx {
 	bool json, verbose;
@@ -42,10 +43,10 @@ static void print_containers(const struct elfscan_file *f)
 	if (f->type == ELFSCAN_FILE_CUBIN || f->type == ELFSCAN_FILE_PTX)
 		return;
 	if (f->type != ELFSCAN_FILE_ELF) {
-		printf("  fatbin containers: %zu\n", f->ncontainers);
+		ct_tprintf(stdout, "  fatbin containers: %zu\n", f->ncontainers);
 		return;
 	}
-	printf("  fatbin containers:");
+	ct_tprintf(stdout, "  fatbin containers:");
 	for (s = 0; s < f->nsections; s++) {
 		size_t n = 0, reg = 0, magic = 0;
 
@@ -58,17 +59,17 @@ static void print_containers(const struct elfscan_file *f)
 		}
 		if (!n)
 			continue;
-		printf("%s %zu in %s", first ? "" : ",", n, f->sections[s].name);
+		ct_tprintf(stdout, "%s %zu in %s", first ? "" : ",", n, f->sections[s].name);
 		first = 0;
 		if (magic)
-			printf(" (found by magic scan, %s)",
+			ct_tprintf(stdout, " (found by magic scan, %s)",
 			       reg == 0   ? "not registered"
 			       : reg == n ? "registered"
 					  : "partly registered");
 		else if (f->nwrappers && reg != n)
-			printf(" (%zu registered)", reg);
+			ct_tprintf(stdout, " (%zu registered)", reg);
 	}
-	printf("\n");
+	ct_tprintf(stdout, "\n");
 }
 
 static void print_kind_line(const struct ct_summary *s, unsigned kind,
@@ -78,7 +79,7 @@ static void print_kind_line(const struct ct_summary *s, unsigned kind,
 
 	if (!count)
 		return;
-	printf("  %-5s %6zu ", label, count);
+	ct_tprintf(stdout, "  %-5s %6zu ", label, count);
 	for (i = 0; i < s->narchs; i++) {
 		char name[ELFSCAN_ARCH_NAME_MAX];
 		struct elfscan_image img = { 0 };
@@ -88,19 +89,19 @@ static void print_kind_line(const struct ct_summary *s, unsigned kind,
 		img.kind = kind;
 		img.arch = s->archs[i].arch;
 		img.variant = s->archs[i].variant;
-		printf(" %s:%zu", elfscan_image_arch_name(&img, name, sizeof(name)),
+		ct_tprintf(stdout, " %s:%zu", elfscan_image_arch_name(&img, name, sizeof(name)),
 		       s->archs[i].count);
 	}
 	if (kind == ELFSCAN_KIND_PTX && s->nptx_isa) {
 		size_t k;
 
-		printf(" (PTX ISA");
+		ct_tprintf(stdout, " (PTX ISA");
 		for (k = 0; k < s->nptx_isa; k++)
-			printf("%s %u.%u", k ? "," : "", s->ptx_isa[k][0],
+			ct_tprintf(stdout, "%s %u.%u", k ? "," : "", s->ptx_isa[k][0],
 			       s->ptx_isa[k][1]);
-		printf(")");
+		ct_tprintf(stdout, ")");
 	}
-	printf("\n");
+	ct_tprintf(stdout, "\n");
 }
 
 static void print_image(const struct elfscan_file *f,
@@ -108,27 +109,27 @@ static void print_image(const struct elfscan_file *f,
 {
 	char name[ELFSCAN_ARCH_NAME_MAX], a[32], b[32];
 
-	printf("    %-5s %-13s %-4s %9s", elfscan_kind_name(img->kind),
+	ct_tprintf(stdout, "    %-5s %-13s %-4s %9s", elfscan_kind_name(img->kind),
 	       elfscan_image_arch_name(img, name, sizeof(name)),
 	       elfscan_codec_name(img->codec),
 	       ct_human_size(img->stored_size, a, sizeof(a)));
 	if (img->codec != ELFSCAN_CODEC_NONE)
-		printf(" -> %s", ct_human_size(img->size, b, sizeof(b)));
-	printf("  at 0x%llx", (unsigned long long)img->offset);
+		ct_tprintf(stdout, " -> %s", ct_human_size(img->size, b, sizeof(b)));
+	ct_tprintf(stdout, "  at 0x%llx", (unsigned long long)img->offset);
 	if (img->kind == ELFSCAN_KIND_PTX)
-		printf("  ISA %u.%u", img->version_major, img->version_minor);
+		ct_tprintf(stdout, "  ISA %u.%u", img->version_major, img->version_minor);
 	if (img->flags & ELFSCAN_FLAG_DEBUG)
-		printf("  debug");
+		ct_tprintf(stdout, "  debug");
 	if (img->ident)
-		printf("  ident \"%.*s\"", (int)img->ident_len, img->ident);
+		ct_tprintf(stdout, "  ident \"%.*s\"", (int)img->ident_len, img->ident);
 	if (img->options && img->options_len)
-		printf("  options \"%.*s\"", (int)img->options_len, img->options);
+		ct_tprintf(stdout, "  options \"%.*s\"", (int)img->options_len, img->options);
 	if (img->check == ELFSCAN_CHECK_OK)
-		printf("  verified");
+		ct_tprintf(stdout, "  verified");
 	else if (img->check == ELFSCAN_CHECK_OPAQUE)
-		printf("  opaque");
+		ct_tprintf(stdout, "  opaque");
 	(void)f;
-	printf("\n");
+	ct_tprintf(stdout, "\n");
 }
 
 static void print_verbose(const struct elfscan_file *f)
@@ -138,15 +139,15 @@ static void print_verbose(const struct elfscan_file *f)
 	for (c = 0; c < f->ncontainers; c++) {
 		const struct elfscan_container *ct = &f->containers[c];
 
-		printf("  container %zu at 0x%llx in %s, %zu image%s", c,
+		ct_tprintf(stdout, "  container %zu at 0x%llx in %s, %zu image%s", c,
 		       (unsigned long long)ct->offset,
 		       section_name(f, ct->section), ct->nimages,
 		       ct->nimages == 1 ? "" : "s");
 		if (ct->found == ELFSCAN_FOUND_MAGIC)
-			printf(", found by magic scan");
+			ct_tprintf(stdout, ", found by magic scan");
 		if (ct->registered)
-			printf(", registered (wrapper v%u)", ct->wrapper_version);
-		printf("\n");
+			ct_tprintf(stdout, ", registered (wrapper v%u)", ct->wrapper_version);
+		ct_tprintf(stdout, "\n");
 		for (i = ct->first_image; i < ct->first_image + ct->nimages; i++)
 			print_image(f, &f->images[i]);
 	}
@@ -166,12 +167,12 @@ static void print_problems(const struct elfscan_file *f, bool verbose)
 			notes++;
 			continue;
 		}
-		printf("  %s: %s\n", err ? "error" : "note",
+		ct_tprintf(stdout, "  %s: %s\n", err ? "error" : "note",
 		       elfscan_problem_describe(f, &f->problems[i], text,
 						sizeof(text)));
 	}
 	if (notes)
-		printf("  note: %zu container%s in fatbin sections %s not "
+		ct_tprintf(stdout, "  note: %zu container%s in fatbin sections %s not "
 		       "referenced by any .nvFatBinSegment wrapper (-v lists them)\n",
 		       notes, notes == 1 ? "" : "s", notes == 1 ? "is" : "are");
 }
@@ -183,14 +184,14 @@ static void print_text(struct scan_ctx *ctx, const struct ct_object *obj)
 	char a[32], b[32];
 	size_t verified = 0, i;
 
-	printf("%s\n", obj->path);
+	ct_tprintf(stdout, "%s\n", obj->path);
 	if (!f->nimages) {
-		printf("  no device code\n");
+		ct_tprintf(stdout, "  no device code\n");
 		print_problems(f, ctx->verbose);
 		return;
 	}
 	ct_summary_build(&s, f, 0, f->nimages);
-	printf("  %zu image%s, %s stored, %s unpacked\n", f->nimages,
+	ct_tprintf(stdout, "  %zu image%s, %s stored, %s unpacked\n", f->nimages,
 	       f->nimages == 1 ? "" : "s", ct_human_size(s.stored, a, sizeof(a)),
 	       ct_human_size(s.unpacked, b, sizeof(b)));
 	print_containers(f);
@@ -198,12 +199,12 @@ static void print_text(struct scan_ctx *ctx, const struct ct_object *obj)
 	print_kind_line(&s, ELFSCAN_KIND_PTX, "ptx", s.nkind[1]);
 	print_kind_line(&s, ELFSCAN_KIND_LTOIR, "ltoir", s.nkind[2]);
 	if (s.nother)
-		printf("  other %6zu  (unknown kinds)\n", s.nother);
+		ct_tprintf(stdout, "  other %6zu  (unknown kinds)\n", s.nother);
 	for (i = 0; i < f->nimages; i++)
 		verified += f->images[i].check == ELFSCAN_CHECK_OK ||
 			    f->images[i].check == ELFSCAN_CHECK_OPAQUE;
 	if (verified)
-		printf("  verified: %zu of %zu payloads match their headers\n",
+		ct_tprintf(stdout, "  verified: %zu of %zu payloads match their headers\n",
 		       verified, f->nimages);
 	if (ctx->verbose)
 		print_verbose(f);
@@ -352,7 +353,7 @@ static int on_object(void *p, const struct ct_object *obj)
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	ct_tprintf(out,
 		"usage: cudatrace scan [--json] [-v] [--verify] PATH...\n"
 		"\n"
 		"List the CUDA device code (SASS cubins, PTX, LTO-IR) inside files:\n"

@@ -19,6 +19,7 @@
 #include "explain.h"
 #include "json.h"
 #include "resolve.h"
+#include "text.h"
 
 struct why {
 	struct ct_loader L;
@@ -35,7 +36,7 @@ struct why {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
+	ct_tprintf(out,
 		"usage: cudatrace why [--from OBJECT] [--json] [--library-path PATH]\n"
 		"                     [--preload LIST] NAME\n"
 		"\n"
@@ -82,29 +83,29 @@ static void print_text(struct why *w)
 	size_t i, later = 0;
 
 	if (w->from)
-		printf("%s, as %s asks for it", w->name, w->from);
+		ct_tprintf(stdout, "%s, as %s asks for it", w->name, w->from);
 	else
-		printf("%s, as dlopen finds it for a program with no RPATH or RUNPATH", w->name);
+		ct_tprintf(stdout, "%s, as dlopen finds it for a program with no RPATH or RUNPATH", w->name);
 	if (w->L.ld_library_path)
-		printf(" (LD_LIBRARY_PATH=%s)", w->L.ld_library_path);
-	printf(":\n");
+		ct_tprintf(stdout, " (LD_LIBRARY_PATH=%s)", w->L.ld_library_path);
+	ct_tprintf(stdout, ":\n");
 	if (a->found_via == CT_RULE_ALREADY_LOADED) {
 		const struct ct_lobj *o = a->object;
 
-		printf("  already loaded: %s", o->path);
+		ct_tprintf(stdout, "  already loaded: %s", o->path);
 		if (o->is_rtld)
-			printf(" (the dynamic loader)\n");
+			ct_tprintf(stdout, " (the dynamic loader)\n");
 		else if (o->loader)
-			printf(" (loaded for %s, %s)\n", ct_lobj_name(o->loader, true),
+			ct_tprintf(stdout, " (loaded for %s, %s)\n", ct_lobj_name(o->loader, true),
 			       o->preload ? "LD_PRELOAD"
 					  : ct_rule_text(o->found_via, o->via_owner, rule,
 							 sizeof(rule)));
 		else
-			printf("\n");
-		printf("  the loader takes it without searching; a search of its own would try:\n");
+			ct_tprintf(stdout, "\n");
+		ct_tprintf(stdout, "  the loader takes it without searching; a search of its own would try:\n");
 	}
 	if (!s->ncands)
-		printf("  no candidate: %s\n", s->error ? s->error : "nothing to try");
+		ct_tprintf(stdout, "  no candidate: %s\n", s->error ? s->error : "nothing to try");
 	{
 		struct ct_lookup reached = *s;
 
@@ -115,13 +116,13 @@ static void print_text(struct why *w)
 		struct ct_cuda_facts c;
 
 		ct_cuda_facts_read(&c, winner(w));
-		printf("=> %s", winner(w));
+		ct_tprintf(stdout, "=> %s", winner(w));
 		if (!a->object || a->new_object)
-			printf(" [%s]", ct_rule_text(a->found_via, a->via_owner, rule, sizeof(rule)));
-		printf("\n");
+			ct_tprintf(stdout, " [%s]", ct_rule_text(a->found_via, a->via_owner, rule, sizeof(rule)));
+		ct_tprintf(stdout, "\n");
 		ct_print_cuda_facts(stdout, &c, "   ");
 	} else {
-		printf("=> not found: %s: %s\n", w->name,
+		ct_tprintf(stdout, "=> not found: %s: %s\n", w->name,
 		       a->error ? a->error : "cannot open shared object file");
 	}
 	for (i = w->reached; i < s->ncands; i++) {
@@ -130,24 +131,24 @@ static void print_text(struct why *w)
 		if (!shadows(w, c))
 			continue;
 		if (!later++)
-			printf("\nlater in the order, never reached (shadowed):\n");
+			ct_tprintf(stdout, "\nlater in the order, never reached (shadowed):\n");
 		ct_rule_text(c->via, c->owner, rule, sizeof(rule));
-		printf("  %s [%s]%s\n", c->path, rule,
+		ct_tprintf(stdout, "  %s [%s]%s\n", c->path, rule,
 		       c->outcome == CT_FOUND ? "" : " (another ELF class or machine: skipped)");
 	}
 	if (w->copies.n) {
-		printf("\nelsewhere on this machine, not on the path:\n");
+		ct_tprintf(stdout, "\nelsewhere on this machine, not on the path:\n");
 		for (i = 0; i < w->copies.n; i++) {
 			const struct ct_copy *c = &w->copies.c[i];
 
 			/* The version says more than the name asked only past its major. */
 			bool ver = c->version[0] && (!c->same_name || strchr(c->version, '.'));
 
-			printf("  %s (%s%s%s%s)\n", c->path, c->same_name ? "" : "another major, ",
+			ct_tprintf(stdout, "  %s (%s%s%s%s)\n", c->path, c->same_name ? "" : "another major, ",
 			       ver ? c->version : "", ver ? ", " : "", c->where);
 		}
 	} else {
-		printf("\nno copy of %s elsewhere (the cache's directories, pip wheels, conda,\n"
+		ct_tprintf(stdout, "\nno copy of %s elsewhere (the cache's directories, pip wheels, conda,\n"
 		       "CUDA toolkits), nor another major of it\n", w->name);
 	}
 	if (!winner(w)) {
@@ -160,18 +161,18 @@ static void print_text(struct why *w)
 			char *dir = ct_xstrdup(same->path);
 
 			*strrchr(dir, '/') = '\0';
-			printf("\nto use %s: put %s on LD_LIBRARY_PATH,\n"
+			ct_tprintf(stdout, "\nto use %s: put %s on LD_LIBRARY_PATH,\n"
 			       "or into the RUNPATH of %s\n",
 			       same->path, dir, w->from ? w->from : "the program");
 			free(dir);
 		} else if (w->copies.n) {
-			printf("\nonly other majors of it are here: what asks for %s was built against\n"
+			ct_tprintf(stdout, "\nonly other majors of it are here: what asks for %s was built against\n"
 			       "that major; install it, or rebuild against the one present\n",
 			       w->name);
 		}
 	}
 	for (i = 0; i < w->ngaps; i++) {
-		printf("\n");
+		ct_tprintf(stdout, "\n");
 		ct_print_gap(stdout, &w->gaps[i]);
 	}
 }

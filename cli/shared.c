@@ -11,6 +11,7 @@
 #include "util.h"
 #include "resolve.h"
 #include "targets.h"
+#include "text.h"
 
 const char *ct_progname = "cudatrace";
 
@@ -25,8 +26,9 @@ void ct_error(const char *fmt, ...)
 	if (fflush(stdout) != 0 && !stdout_errno)
 		stdout_errno = errno;
 	fprintf(stderr, "%s: ", ct_progname);
+	/* The arguments are file names, argv and what was read: escaped (text.h). */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ct_vtprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

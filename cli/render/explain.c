@@ -12,6 +12,7 @@
 #include "facts.h"
 #include "summary.h"
 #include "trace.h"
+#include "text.h"
 
 void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char *indent)
 {
@@ -31,7 +32,7 @@ void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char
 		const struct ct_cand *c = &k->cands[i];
 
 		ct_rule_text(c->via, c->owner, rule, sizeof(rule));
-		fprintf(out, "%s%2zu. %-*s  %-*s  %s\n", indent, i + 1, (int)width,
+		ct_tprintf(out, "%s%2zu. %-*s  %-*s  %s\n", indent, i + 1, (int)width,
 			c->path[0] ? c->path : "ld.so.cache", (int)rwidth, rule,
 			ct_outcome_name(c->outcome));
 	}
@@ -41,13 +42,13 @@ void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *p
 {
 	if (!c->cuda_library && !c->nimages)
 		return;
-	fprintf(out, "%s", prefix);
+	ct_tprintf(out, "%s", prefix);
 	if (c->cuda_library)
-		fprintf(out, "CUDA library%s%s; ", c->version[0] ? ", version " : "", c->version);
+		ct_tprintf(out, "CUDA library%s%s; ", c->version[0] ? ", version " : "", c->version);
 	if (c->scanned && !c->nimages)
-		fprintf(out, "no device code\n");
+		ct_tprintf(out, "no device code\n");
 	else
-		fprintf(out, "device code: %s\n", c->scanned ? c->line : "unreadable");
+		ct_tprintf(out, "device code: %s\n", c->scanned ? c->line : "unreadable");
 }
 
 void ct_json_candidates(struct ct_json *j, const struct ct_lookup *k)
@@ -113,7 +114,7 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 	char rule[256];
 
 	if (g->missing_symbol)
-		fprintf(out,
+		ct_tprintf(out,
 			"symbol-version-missing: %s needs %s from %s (version '%s'%s),\n"
 			"  but the copy the loader takes, %s [%s], does not define it:\n"
 			"  the program fails with \"undefined symbol: %s, version %s\"\n",
@@ -124,7 +125,7 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 						     sizeof(rule)),
 			g->missing_symbol, v->version);
 	else
-		fprintf(out,
+		ct_tprintf(out,
 			"symbol-version-missing: %s needs %s with version '%s'%s%s%s,\n"
 			"  but the copy the loader takes, %s [%s], lacks it: the program fails with\n"
 			"  \"version `%s' not found (required by %s)\"\n",
@@ -135,5 +136,5 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
 						     sizeof(rule)),
 			v->version, ct_lobj_name(g->requester, false));
-	fprintf(out, "  fix: %s\n", g->fix);
+	ct_tprintf(out, "  fix: %s\n", g->fix);
 }

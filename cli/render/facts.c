@@ -13,6 +13,7 @@
 #include "elfscan.h"
 #include "diagnose.h"
 #include "facts.h"
+#include "text.h"
 
 static const char *base(const char *path)
 {
@@ -109,7 +110,7 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 		ct_library_release(c->path, ver, sizeof(ver));
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
-		fprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
+		ct_tprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
 			how, ct_rule_words(c->via), ver[0] && ct_cuda_library(c->path) ? ", version " : "",
 			ct_cuda_library(c->path) ? ver : "",
 			c->lmid ? ", another namespace" : "");
@@ -127,10 +128,10 @@ static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_
 		if (p->objects[i].main)
 			main_obj = &p->objects[i];
 	if (!main_obj || !wanted(p, main_obj, d, 0)) {
-		fprintf(out, "  CUDA libraries: none loaded\n");
+		ct_tprintf(out, "  CUDA libraries: none loaded\n");
 		return;
 	}
-	fprintf(out, "  %s\n", main_obj->path);
+	ct_tprintf(out, "  %s\n", main_obj->path);
 	print_node(out, p, main_obj, d, "  ", 0);
 	/* Objects whose asker is not in the trace (another namespace, a preload). */
 	for (i = 0; i < p->nobjects; i++) {
@@ -139,8 +140,8 @@ static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_
 		if (o->main || parent_of(p, o) || !wanted(p, o, d, 0))
 			continue;
 		if (!orphans++)
-			fprintf(out, "  also loaded:\n");
-		fprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
+			ct_tprintf(out, "  also loaded:\n");
+		ct_tprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
 	}
 }
 
@@ -194,23 +195,23 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 	if (!rows)
 		return;
 	width = width > 40 ? 40 : width;
-	fprintf(out, "  device code: S SASS, P PTX; ");
+	ct_tprintf(out, "  device code: S SASS, P PTX; ");
 	if (d->ntargets)
-		fprintf(out, "then what runs on %s\n", d->targets_from_trace ? "the GPUs" : "the targets");
+		ct_tprintf(out, "then what runs on %s\n", d->targets_from_trace ? "the GPUs" : "the targets");
 	else
-		fprintf(out, "no GPU recorded and no --arch: not judged\n");
-	fprintf(out, "    %-*s", (int)width, "");
+		ct_tprintf(out, "no GPU recorded and no --arch: not judged\n");
+	ct_tprintf(out, "    %-*s", (int)width, "");
 	for (k = 0; k < narchs; k++)
-		fprintf(out, k + 1 < narchs || d->ntargets ? " %-4u" : " %u", archs[k]);
+		ct_tprintf(out, k + 1 < narchs || d->ntargets ? " %-4u" : " %u", archs[k]);
 	for (t = 0; t < d->ntargets; t++)
-		fprintf(out, " | %s", d->target_names[t]);
-	fprintf(out, "\n");
+		ct_tprintf(out, " | %s", d->target_names[t]);
+	ct_tprintf(out, "\n");
 	for (i = 0; i < p->nobjects; i++) {
 		const struct elfscan_file *f;
 
 		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
 			continue;
-		fprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
+		ct_tprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
 		for (k = 0; k < narchs; k++) {
 			bool sass = false, ptx = false;
 			size_t m;
@@ -219,7 +220,7 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 				sass |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_SASS;
 				ptx |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_PTX;
 			}
-			fprintf(out, k + 1 < narchs || d->ntargets ? " %-4s" : " %s",
+			ct_tprintf(out, k + 1 < narchs || d->ntargets ? " %-4s" : " %s",
 				sass && ptx ? "S+P" : sass ? "S" : ptx ? "P" : "-");
 		}
 		for (t = 0; t < d->ntargets; t++) {
@@ -230,11 +231,11 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 									   : "PTX (JIT)";
 
 			if (t + 1 < d->ntargets)
-				fprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
+				ct_tprintf(out, " | %-*s", (int)strlen(d->target_names[t]), w);
 			else
-				fprintf(out, " | %s", w);
+				ct_tprintf(out, " | %s", w);
 		}
-		fprintf(out, "\n");
+		ct_tprintf(out, "\n");
 	}
 }
 
@@ -250,18 +251,18 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 
 	if (every_path || n == 0) {
 		for (i = 0; i < n; i++)
-			fprintf(out, "%s%-18s %s\n", indent, ct_rule_words(tries[i].via),
+			ct_tprintf(out, "%s%-18s %s\n", indent, ct_rule_words(tries[i].via),
 				tries[i].path);
 		return;
 	}
 	runs = ct_try_runs(tries, n, &nruns);
 	for (i = 0; i < nruns; i++) {
-		fprintf(out, "%s%-18s %.*s", indent, ct_rule_words(runs[i].via),
+		ct_tprintf(out, "%s%-18s %.*s", indent, ct_rule_words(runs[i].via),
 			(int)runs[i].dir_len, runs[i].dir);
 		if (runs[i].nsubdirs)
-			fprintf(out, "  (and %zu subdirector%s)", runs[i].nsubdirs,
+			ct_tprintf(out, "  (and %zu subdirector%s)", runs[i].nsubdirs,
 				runs[i].nsubdirs == 1 ? "y" : "ies");
-		fprintf(out, "\n");
+		ct_tprintf(out, "\n");
 	}
 	free(runs);
 }
@@ -279,22 +280,22 @@ static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
 			probes++;
 			continue;
 		}
-		fprintf(out, "  not found: %s (%s by %s)\n", s->name,
+		ct_tprintf(out, "  not found: %s (%s by %s)\n", s->name,
 			s->request ? s->request->api : "needed",
 			base(s->request ? s->request->caller : s->by));
 		/* With findings above, the candidates are there already. */
 		if (brief)
 			continue;
 		if (s->request && s->request->error)
-			fprintf(out, "    the program got: %s\n", s->request->error);
+			ct_tprintf(out, "    the program got: %s\n", s->request->error);
 		if (!s->ntries)
-			fprintf(out, "    no candidate path was tried\n");
+			ct_tprintf(out, "    no candidate path was tried\n");
 		else
-			fprintf(out, "    tried, in order:\n");
+			ct_tprintf(out, "    tried, in order:\n");
 		ct_print_candidates(out, s->tries, s->ntries, "      ", false);
 	}
 	if (probes)
-		fprintf(out, "  %zu RTLD_NOLOAD probe%s found nothing loaded (not failures)\n",
+		ct_tprintf(out, "  %zu RTLD_NOLOAD probe%s found nothing loaded (not failures)\n",
 			probes, probes == 1 ? "" : "s");
 }
 
@@ -306,19 +307,19 @@ static void print_driver(FILE *out, const struct ct_proc *p)
 
 	if (!d->present && !p->ncuinit)
 		return;
-	fprintf(out, "  driver: %s", d->path ? d->path : "?");
+	ct_tprintf(out, "  driver: %s", d->path ? d->path : "?");
 	if (v > 0)
-		fprintf(out, ", supports CUDA %lld.%lld", (long long)(v / 1000),
+		ct_tprintf(out, ", supports CUDA %lld.%lld", (long long)(v / 1000),
 			(long long)(v % 1000 / 10));
 	if (p->ncuinit)
-		fprintf(out, "; cuInit: %s (%lld)",
+		ct_tprintf(out, "; cuInit: %s (%lld)",
 			p->cuinit == 0 ? "ok" : ct_cu_error_text((int)p->cuinit),
 			(long long)p->cuinit);
-	fprintf(out, "\n");
+	ct_tprintf(out, "\n");
 	for (i = 0; i < d->ngpus; i++) {
 		const struct ct_gpu_rec *g = &d->gpus[i];
 
-		fprintf(out, "    GPU %lld: %s, compute capability %s%s%s\n", (long long)g->index,
+		ct_tprintf(out, "    GPU %lld: %s, compute capability %s%s%s\n", (long long)g->index,
 			g->name ? g->name : "?", g->cc ? g->cc : "?", g->uuid ? ", GPU-" : "",
 			g->uuid ? g->uuid : "");
 	}
@@ -337,19 +338,19 @@ static void print_modules(FILE *out, const struct ct_proc *p)
 			continue;
 		}
 		ct_images_words(m, archs, sizeof(archs));
-		fprintf(out, "  module load: %s by %s", m->api, base(m->caller));
+		ct_tprintf(out, "  module load: %s by %s", m->api, base(m->caller));
 		if (m->file)
-			fprintf(out, " of %s", m->file);
+			ct_tprintf(out, " of %s", m->file);
 		if (archs[0])
-			fprintf(out, " [%s]", archs);
+			ct_tprintf(out, " [%s]", archs);
 		if (m->result == 0)
-			fprintf(out, ": ok\n");
+			ct_tprintf(out, ": ok\n");
 		else
-			fprintf(out, ": %s (%s, %lld)\n", ct_cu_error_text((int)m->result),
+			ct_tprintf(out, ": %s (%s, %lld)\n", ct_cu_error_text((int)m->result),
 				ct_cu_error_name((int)m->result), (long long)m->result);
 	}
 	if (regs)
-		fprintf(out, "  %zu fatbin%s registered through the CUDA runtime\n", regs,
+		ct_tprintf(out, "  %zu fatbin%s registered through the CUDA runtime\n", regs,
 			regs == 1 ? "" : "s");
 }
 
@@ -359,7 +360,7 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 
 	for (i = 0; i < p->nexecs; i++)
 		if (!p->execs[i].traced)
-			fprintf(out, "  not traced further: %s %s (%s)\n", p->execs[i].api,
+			ct_tprintf(out, "  not traced further: %s %s (%s)\n", p->execs[i].api,
 				p->execs[i].path ? p->execs[i].path : "?",
 				strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "setuid") == 0
 					? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
@@ -367,10 +368,10 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 					? "statically linked: no loader to trace"
 					: "its environment no longer names the cudatrace shim");
 	if (p->dropped)
-		fprintf(out, "  %lu trace record%s could not be written\n", p->dropped,
+		ct_tprintf(out, "  %lu trace record%s could not be written\n", p->dropped,
 			p->dropped == 1 ? "" : "s");
 	if (p->bad_lines || p->cut)
-		fprintf(out, "  trace file damaged: %zu unreadable line%s%s\n", p->bad_lines,
+		ct_tprintf(out, "  trace file damaged: %zu unreadable line%s%s\n", p->bad_lines,
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
 }
 
@@ -388,7 +389,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	}
 
 	if (t->nprocs == 0) {
-		fprintf(out, "no process was traced%s\n",
+		ct_tprintf(out, "no process was traced%s\n",
 			t->bad_files ? " (the trace files are unreadable)" : "");
 		return;
 	}
@@ -409,16 +410,16 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			similar++;
 			continue;
 		}
-		fprintf(out, "%sprocess %lld%s%s%s%s: %s", shown++ ? "\n" : "", (long long)p->pid,
+		ct_tprintf(out, "%sprocess %lld%s%s%s%s: %s", shown++ ? "\n" : "", (long long)p->pid,
 			hosts > 1 && p->host ? " on " : "", hosts > 1 && p->host ? p->host : "",
 			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "", cmd);
 		if (p->parent && p->parent->pid == p->pid)
-			fprintf(out, " (exec'd by %s)",
+			ct_tprintf(out, " (exec'd by %s)",
 				p->parent->exe ? base(p->parent->exe) : "?");
 		else if (p->parent)
-			fprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
+			ct_tprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);
-		fprintf(out, "\n");
+		ct_tprintf(out, "\n");
 		print_libraries(out, p, d);
 		print_matrix(out, p, d);
 		print_failures(out, p, d != NULL);
@@ -427,13 +428,13 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		print_ending(out, p);
 	}
 	if (similar)
-		fprintf(out, "\n%zu more process%s like %s shown (same program, same "
+		ct_tprintf(out, "\n%zu more process%s like %s shown (same program, same "
 			     "libraries, same driver results)\n",
 			similar, similar == 1 ? "" : "es", shown == 1 ? "the one" : "those");
 	if (quiet)
-		fprintf(out, "%s%zu process%s without CUDA activity\n", shown ? "\n" : "", quiet,
+		ct_tprintf(out, "%s%zu process%s without CUDA activity\n", shown ? "\n" : "", quiet,
 			quiet == 1 ? "" : "es");
 	if (t->bad_files)
-		fprintf(out, "%zu trace file%s held no record\n", t->bad_files,
+		ct_tprintf(out, "%zu trace file%s held no record\n", t->bad_files,
 			t->bad_files == 1 ? "" : "s");
 }

@@ -1,39 +1,73 @@
 /* Findings as text and as JSON; see findings_out.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "findings.h"
 #include "findings_out.h"
 #include "json.h"
+#include "mask.h"
+#include "text.h"
 
+/* s as it may be shown or shared: URL credentials masked (mask.h). */
+static const char *shown(const char *s, char **to_free)
+{
+	*to_free = s ? ct_mask_urls(s) : NULL;
+	return *to_free ? *to_free : s;
+}
+
+/*
+ * Each string of a finding is printed escaped (text.h): a message and a
+ * line of evidence are one line each, so a newline in them is a trace
+ * value's and shows as \n. The fix alone has lines of its own: it is cut
+ * at its newlines here, and each line is escaped and indented under
+ * "fix:", so even a value's newline in a fix only starts an indented line
+ * of that fix, never a line of its own.
+ */
 void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose)
 {
-	static const char *const colours[] = { "\033[36m", "\033[33m", "\033[1;31m" };
+	static const char *const colours[] = { "36", "33", "1;31" };
 	size_t i, k;
 
 	for (i = 0; i < fs->n; i++) {
 		const struct ct_finding *f = &fs->f[i];
-		size_t shown = verbose || f->nevidence <= 12 ? f->nevidence : 10;
-		char where[256];
-		const char *p, *nl;
+		size_t shown_n = verbose || f->nevidence <= 12 ? f->nevidence : 10;
+		char where[256], *m;
+		const char *p, *nl, *fix;
 
-		fprintf(out, "%s%s%s %s: %s\n", colour ? colours[f->severity] : "",
-			ct_severity_name(f->severity), colour ? "\033[0m" : "",
-			ct_finding_id(f->code), f->message);
-		for (k = 0; k < shown; k++)
-			fprintf(out, "    %s\n", f->evidence[k]);
-		if (shown < f->nevidence)
-			fprintf(out, "    (%zu more lines: --json or -v)\n", f->nevidence - shown);
-		for (p = f->fix; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
-			nl = strchr(p, '\n');
-			fprintf(out, "  %s %.*s\n", p == f->fix ? "fix:" : "    ",
-				(int)(nl ? nl - p : (long)strlen(p)), p);
+		ct_text_colour(out, colour, colours[f->severity]);
+		ct_tprintf(out, "%s", ct_severity_name(f->severity));
+		ct_text_colour(out, colour, "0");
+		ct_tprintf(out, " %s: %s\n", ct_finding_id(f->code), shown(f->message, &m));
+		free(m);
+		for (k = 0; k < shown_n; k++) {
+			ct_tprintf(out, "    %s\n", shown(f->evidence[k], &m));
+			free(m);
 		}
+		if (shown_n < f->nevidence)
+			ct_tprintf(out, "    (%zu more lines: --json or -v)\n", f->nevidence - shown_n);
+		fix = shown(f->fix, &m);
+		for (p = fix; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+			nl = strchr(p, '\n');
+			ct_tprintf(out, "  %s %.*s\n", p == fix ? "fix:" : "    ",
+				   (int)(nl ? nl - p : (long)strlen(p)), p);
+		}
+		free(m);
 		if (f->nwhere)
-			fprintf(out, "  seen in %s\n", ct_where_words(f, where, sizeof(where)));
+			ct_tprintf(out, "  seen in %s\n", ct_where_words(f, where, sizeof(where)));
 		if (i + 1 < fs->n)
 			fputc('\n', out);
 	}
+}
+
+static void json_shown(struct ct_json *j, const char *key, const char *s)
+{
+	char *m;
+
+	if (key)
+		ct_json_key(j, key);
+	ct_json_string(j, shown(s, &m));
+	free(m);
 }
 
 void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
@@ -47,13 +81,13 @@ void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "code", ct_finding_id(f->code));
 		ct_json_kv_string(j, "severity", ct_severity_name(f->severity));
-		ct_json_kv_string(j, "message", f->message);
-		ct_json_kv_string(j, "fix", f->fix);
+		json_shown(j, "message", f->message);
+		json_shown(j, "fix", f->fix);
 		ct_json_kv_string(j, "object", f->object);
 		ct_json_key(j, "evidence");
 		ct_json_array_begin(j);
 		for (k = 0; k < f->nevidence; k++)
-			ct_json_string(j, f->evidence[k]);
+			json_shown(j, NULL, f->evidence[k]);
 		ct_json_array_end(j);
 		ct_json_key(j, "where");
 		ct_json_array_begin(j);
@@ -63,7 +97,7 @@ void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
 			ct_json_i64(j, f->where[k].pid);
 			ct_json_kv_string(j, "host", f->where[k].host);
 			ct_json_kv_string(j, "rank", f->where[k].rank);
-			ct_json_kv_string(j, "program", f->where[k].program);
+			json_shown(j, "program", f->where[k].program);
 			ct_json_object_end(j);
 		}
 		ct_json_array_end(j);

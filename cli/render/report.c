@@ -7,9 +7,11 @@
 #include "elfscan.h"
 #include "facts.h"
 #include "json.h"
+#include "mask.h"
 #include "findings_out.h"
 #include "report.h"
 #include "summary.h"
+#include "text.h"
 
 bool ct_want_colour(FILE *f)
 {
@@ -24,26 +26,31 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 
 	for (i = 0; i < d->findings.n; i++)
 		n[d->findings.f[i].severity]++;
-	fprintf(out, "cudatrace: %zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
+	ct_tprintf(out, "cudatrace: %zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
 	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
-		fprintf(out, "no problem found");
-	if (n[CT_SEV_ERROR])
-		fprintf(out, "%s%zu error%s%s", colour ? "\033[1;31m" : "", n[CT_SEV_ERROR],
-			n[CT_SEV_ERROR] == 1 ? "" : "s", colour ? "\033[0m" : "");
-	if (n[CT_SEV_WARNING])
-		fprintf(out, "%s%s%zu warning%s%s", n[CT_SEV_ERROR] ? ", " : "",
-			colour ? "\033[33m" : "", n[CT_SEV_WARNING], n[CT_SEV_WARNING] == 1 ? "" : "s",
-			colour ? "\033[0m" : "");
+		ct_tprintf(out, "no problem found");
+	if (n[CT_SEV_ERROR]) {
+		ct_text_colour(out, colour, "1;31");
+		ct_tprintf(out, "%zu error%s", n[CT_SEV_ERROR], n[CT_SEV_ERROR] == 1 ? "" : "s");
+		ct_text_colour(out, colour, "0");
+	}
+	if (n[CT_SEV_WARNING]) {
+		ct_tprintf(out, "%s", n[CT_SEV_ERROR] ? ", " : "");
+		ct_text_colour(out, colour, "33");
+		ct_tprintf(out, "%zu warning%s", n[CT_SEV_WARNING],
+			   n[CT_SEV_WARNING] == 1 ? "" : "s");
+		ct_text_colour(out, colour, "0");
+	}
 	if (n[CT_SEV_INFO])
-		fprintf(out, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
-	fprintf(out, "\n");
+		ct_tprintf(out, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+	ct_tprintf(out, "\n");
 	if (d->ntargets && ct_diagnosis_has_code(d)) {
-		fprintf(out, "device code judged for ");
+		ct_tprintf(out, "device code judged for ");
 		for (i = 0; i < d->ntargets; i++)
-			fprintf(out, "%s%s", i ? ", " : "", d->target_names[i]);
-		fprintf(out, "%s\n", d->targets_from_trace ? " (the GPUs the driver reported)" : "");
+			ct_tprintf(out, "%s%s", i ? ", " : "", d->target_names[i]);
+		ct_tprintf(out, "%s\n", d->targets_from_trace ? " (the GPUs the driver reported)" : "");
 	} else if (ct_diagnosis_has_code(d)) {
-		fprintf(out, "device code not judged: no GPU recorded (pass --arch sm_XY to judge it "
+		ct_tprintf(out, "device code not judged: no GPU recorded (pass --arch sm_XY to judge it "
 			     "for a GPU)\n");
 	}
 }
@@ -111,8 +118,13 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_key(j, "argv");
 	ct_json_array_begin(j);
-	for (i = 0; i < p->argc; i++)
-		ct_json_string(j, p->argv[i]);
+	for (i = 0; i < p->argc; i++) {
+		/* Shared: the values of secret options and URL credentials masked. */
+		char *m = ct_mask_arg(p->argv, i);
+
+		ct_json_string(j, m ? m : p->argv[i]);
+		free(m);
+	}
 	ct_json_array_end(j);
 	/* A process killed by a signal leaves no exit record: run knows its end. */
 	ct_json_key(j, "exit_status");

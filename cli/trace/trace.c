@@ -10,6 +10,7 @@
 
 #include "util.h"
 #include "jsonparse.h"
+#include "mask.h"
 #include "trace.h"
 
 /* Trace files larger than this are read up to it (and said to be cut). */
@@ -625,11 +626,14 @@ void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t wid
 		return;
 	buf[0] = '\0';
 	for (i = 0; i < p->argc && n + 1 < size; i++) {
-		const char *s = p->argv[i];
+		/* Shown and shared: secrets masked (mask.h). */
+		char *m = ct_mask_arg(p->argv, i);
+		const char *s = m ? m : p->argv[i];
 
 		if (i == 0 && strrchr(s, '/'))
 			s = strrchr(s, '/') + 1;
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? " " : "", s);
+		free(m);
 	}
 	if (!buf[0]) {
 		const char *s = p->exe && strrchr(p->exe, '/') ? strrchr(p->exe, '/') + 1 : p->exe;

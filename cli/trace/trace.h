@@ -174,7 +174,8 @@ const char *ct_proc_rank(const struct ct_proc *p);
 
 /*
  * "python3 train.py --epochs 3" into buf, the program by its base name,
- * cut to width characters with "..." when longer.
+ * cut to width characters with "..." when longer; the values of secret
+ * options and URL credentials masked (mask.h), since it is shown.
  */
 void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t width);
 
