@@ -1,24 +1,35 @@
 /*
  * The trace file and its records (docs/trace-format.md).
  *
- * One file per process image: $CUDATRACE_DIR/<host>-<pid>-<image>.jsonl,
- * where <image> comes from the kernel's per-exec AT_RANDOM bytes, so the
- * auditor and the preload of one image agree on the name without talking,
- * and an exec'd image or a forked child gets a file of its own.
+ * One file per process: $CUDATRACE_DIR/<host>-<pid>-<tag>.jsonl. Two
+ * copies of this code write to it, the auditor and the preload, in
+ * separate namespaces that share no memory: they agree on the name
+ * because both derive it from the kernel's per-exec AT_RANDOM bytes,
+ * keyed through SipHash with the pid, so that nobody else can know it in
+ * advance (a fork child's name cannot be guessed from its parent's), and
+ * the published image id reveals nothing of those bytes (glibc's stack
+ * and pointer guards come from them).
  *
  * Every record is opened, written with one write(2) and closed again:
  * holding a descriptor would take one from a program that counts them or
  * closes them all, and would be lost to the program's own
  * close/dup2 (interpose.md 3.6). A record cut short by a crash is the
  * reader's problem; nothing is buffered, so _exit(127) loses nothing.
+ * Only a file this process made is written to: opened without following
+ * links or blocking, and checked to be the same regular file every time
+ * (the folder may be shared with people who swap files in it).
  *
  * Shared state is only what is the same for every process this image
- * forks (directory, host, image id): a vfork child writes through the
- * parent's memory, so per-process facts are computed per record.
+ * forks (directory, host, key), or tagged with the pid it belongs to: a
+ * fork child starts with a copy of it, a vfork child writes through its
+ * parent's memory.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/auxv.h>
 #include <sys/utsname.h>
@@ -35,16 +46,34 @@
 /* Trace schema version, in every start record. */
 #define CT_SCHEMA 1
 
+/* The longest start record (argv and the environment are cut to fit). */
+#define START_MAX (1u << 20)
+/* Room kept under RLIMIT_FSIZE for the record that says tracing stopped. */
+#define FSIZE_SPARE 65536
+#define PATH_LEN 4352
+
 bool ct_is_auditor;
 
+/*
+ * state: ST_* in the low bits; while initialising, the initialising
+ * thread's id above them, so that a fork child, where that thread does
+ * not exist, can take over instead of waiting for it forever.
+ */
 enum { ST_NEW, ST_INITIALISING, ST_ON, ST_OFF };
+#define ST_MASK 3
+#define ST_SHIFT 2
 static int state = ST_NEW;
 
-static char dir[2048];
+static char dir[4096];
 static char host[128];
+static unsigned char key[16]; /* AT_RANDOM: never written anywhere */
 static char image[24];
-static int created_pid;       /* the last pid whose file we created */
-static unsigned long dropped; /* records lost to a transient error */
+
+/* The file this process made: its pid (0: none yet), device and inode. */
+static int mine_pid;
+static uint64_t mine_dev, mine_ino;
+/* Records lost since the last one written: count, and pid << 32. */
+static uint64_t dropped;
 
 /* --- formatting ---------------------------------------------------------- */
 
@@ -95,15 +124,16 @@ static bool put_u64(struct ct_rec *r, uint64_t v)
 	return put(r, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
-/* A JSON string; one too long for the room left is cut, still valid. */
-static void put_string(struct ct_rec *r, const char *s, size_t n)
+/*
+ * A JSON string's content; one too long for the room left is cut, still
+ * valid. False when it was cut.
+ */
+static bool put_escaped(struct ct_rec *r, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 
-	if (!putc_(r, '"'))
-		return;
 	while (i < n) {
 		unsigned char c = u[i];
 		char e[6];
@@ -134,11 +164,53 @@ static void put_string(struct ct_rec *r, const char *s, size_t n)
 		/* Keep one byte for the closing quote. */
 		if (!fits(r, elen + 1)) {
 			r->truncated = true;
-			break;
+			return false;
 		}
 		put(r, out, elen);
 		i += len;
 	}
+	return true;
+}
+
+static void put_string(struct ct_rec *r, const char *s, size_t n)
+{
+	if (!putc_(r, '"'))
+		return;
+	put_escaped(r, s, n);
+	r->buf[r->n++] = '"';
+}
+
+/*
+ * A value that may name URLs with credentials (a PATH-like list can hold
+ * https://user:token@host/...): the user information, up to the last '@'
+ * before the path, is written as "***".
+ */
+static void put_masked(struct ct_rec *r, const char *s, size_t n)
+{
+	size_t i = 0, from = 0;
+
+	if (!putc_(r, '"'))
+		return;
+	while (i + 3 <= n) {
+		size_t a = i + 3, k, at = 0;
+
+		if (s[i] != ':' || s[i + 1] != '/' || s[i + 2] != '/') {
+			i++;
+			continue;
+		}
+		for (k = a; k < n && s[k] != '/'; k++)
+			if (s[k] == '@')
+				at = k;
+		if (at) {
+			if (!put_escaped(r, s + from, a - from) ||
+			    !put_escaped(r, "***", 3))
+				goto close;
+			from = at;
+		}
+		i = at ? at : a;
+	}
+	put_escaped(r, s + from, n - from);
+close:
 	r->buf[r->n++] = '"';
 }
 
@@ -234,16 +306,14 @@ static void finish(struct ct_rec *r)
 
 /* --- the file -------------------------------------------------------------- */
 
-static void put_hex(char *out, const unsigned char *b, size_t n)
+static void put_hex(char *out, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i;
+	int i;
 
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hex[b[i] >> 4];
-		out[2 * i + 1] = hex[b[i] & 15];
-	}
-	out[2 * n] = '\0';
+	for (i = 15; i >= 0; i--, v >>= 4)
+		out[i] = hex[v & 15];
+	out[16] = '\0';
 }
 
 static void copy(char *dst, size_t size, const char *src)
@@ -255,44 +325,58 @@ static void copy(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
-/* Once per image: where the trace goes. */
+/* Once per image, and again in a fork child that caught it half done. */
 static void init(void)
 {
-	int expected = ST_NEW;
-	const char *d;
-	struct utsname u;
+	int pid = (int)syscall(SYS_getpid), tid = (int)syscall(SYS_gettid);
+	int cur = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
 	const unsigned char *rnd;
+	struct utsname u;
+	size_t i;
 
-	if (!__atomic_compare_exchange_n(&state, &expected, ST_INITIALISING,
-					 false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		/* Another thread is at it: wait the few microseconds it takes. */
-		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == ST_INITIALISING)
-			syscall(SYS_sched_yield);
-		return;
+	for (;;) {
+		int st = cur & ST_MASK, owner = cur >> ST_SHIFT;
+
+		if (st == ST_ON || st == ST_OFF)
+			return;
+		if (st == ST_INITIALISING) {
+			/* A signal handler on the initialising thread: no record. */
+			if (owner == tid)
+				return;
+			/* Another thread of this process: wait the microseconds it takes. */
+			if (syscall(SYS_tgkill, pid, owner, 0) == 0 || errno != ESRCH) {
+				syscall(SYS_sched_yield);
+				cur = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+				continue;
+			}
+			/* It is not in this process: we are a fork child; take over. */
+		}
+		if (__atomic_compare_exchange_n(&state, &cur,
+						tid << ST_SHIFT | ST_INITIALISING, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			break;
 	}
-	d = ct_initial_env("CUDATRACE_DIR");
 	rnd = (const unsigned char *)getauxval(AT_RANDOM);
-	if (!d || d[0] != '/' || ct_strlen(d) + 200 > sizeof(dir)) {
+	/* Room for "/<host>-<pid>-<tag>.jsonl" after the directory. */
+	if (!rnd || ct_initial_env("CUDATRACE_DIR", dir, sizeof(dir) - 256) < 0 ||
+	    dir[0] != '/') {
 		__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
 		return;
 	}
-	copy(dir, sizeof(dir), d);
 	copy(host, sizeof(host), uname(&u) == 0 ? u.nodename : "unknown");
-	if (rnd)
-		put_hex(image, rnd, 8);
-	else
-		copy(image, sizeof(image), "0");
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = rnd[i];
+	put_hex(image, ct_siphash(key, "image", 5));
 	__atomic_store_n(&state, ST_ON, __ATOMIC_RELEASE);
 }
 
 static bool tracing(void)
 {
-	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	int s = __atomic_load_n(&state, __ATOMIC_ACQUIRE) & ST_MASK;
 
 	if (s == ST_NEW || s == ST_INITIALISING) {
 		init();
-		s = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+		s = __atomic_load_n(&state, __ATOMIC_ACQUIRE) & ST_MASK;
 	}
 	return s == ST_ON;
 }
@@ -302,12 +386,18 @@ static void stop_tracing(void)
 	__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
 }
 
-/* "<dir>/<host>-<pid>-<image>.jsonl" into buf. */
+/* "<dir>/<host>-<pid>-<tag>.jsonl" into buf. */
 static void trace_path(char *buf, size_t size, int pid)
 {
 	struct ct_rec tmp; /* reuse the formatter without JSON quoting */
+	unsigned char salt[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 'n', 'a', 'm', 'e' };
+	char tag[17];
 	size_t n;
+	int i;
 
+	for (i = 0; i < 8; i++)
+		salt[i] = (unsigned char)((uint64_t)(unsigned)pid >> (8 * i));
+	put_hex(tag, ct_siphash(key, salt, sizeof(salt)));
 	tmp.n = 0;
 	tmp.mark = 0;
 	tmp.cap = sizeof(tmp.small);
@@ -320,83 +410,279 @@ static void trace_path(char *buf, size_t size, int pid)
 	putc_(&tmp, '-');
 	put_u64(&tmp, (uint64_t)pid);
 	putc_(&tmp, '-');
-	put(&tmp, image, ct_strlen(image));
+	put(&tmp, tag, 16);
 	put(&tmp, ".jsonl", 6);
 	n = tmp.n < size - 1 ? tmp.n : size - 1;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp.buf[i];
+	for (size_t k = 0; k < n; k++)
+		buf[k] = tmp.buf[k];
 	buf[n] = '\0';
 }
 
-/* Errors after which no later write can succeed. */
+/*
+ * Errors after which no later write can succeed, or must not: EEXIST
+ * here means the name holds something this process did not make.
+ */
 static bool permanent(int err)
 {
 	return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EACCES ||
 	       err == EROFS || err == ENOENT || err == ENOTDIR || err == EPERM ||
-	       err == ELOOP || err == EIO;
+	       err == ELOOP || err == EIO || err == ENXIO || err == EISDIR ||
+	       err == ENAMETOOLONG || err == ENODEV || err == EEXIST;
 }
 
-static void write_start(int fd, int pid);
+/* Count n records of this process as lost. */
+static void lose(int pid, unsigned n)
+{
+	uint64_t v = __atomic_load_n(&dropped, __ATOMIC_RELAXED), nv;
+
+	do {
+		nv = (int)(v >> 32) == pid ? v + n : (uint64_t)(unsigned)pid << 32 | n;
+	} while (!__atomic_compare_exchange_n(&dropped, &v, nv, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+/* The records of this process lost so far, now owed to the trace. */
+static unsigned take_lost(int pid)
+{
+	uint64_t v = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+
+	do {
+		if ((int)(v >> 32) != pid || (uint32_t)v == 0)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&dropped, &v, (uint64_t)(unsigned)pid << 32,
+					      false, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return (uint32_t)v;
+}
+
+static int fstat_fd(int fd, struct stat *st)
+{
+	/* Not fstat(): glibc 2.33 made it a symbol of that version. */
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+/* The start record, built before its file exists (start_build, below). */
+struct start {
+	char *mem;
+	size_t size;
+	struct ct_rec *rec; /* in the mapping too: hooks run on small stacks */
+};
+static bool start_build(struct start *st, int pid);
+static void start_release(struct start *st);
+static bool room(int fd, size_t len, size_t spare);
+
+/* A new file at path holding the start record; flags as open_trace's. */
+static int create_at(const char *path, int flags, const struct start *s)
+{
+	struct stat st;
+	int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+
+	if (fd < 0)
+		return -errno;
+	/* 0600 whatever the umask. */
+	if (fstat_fd(fd, &st) == 0 && (st.st_mode & 07777) != 0600)
+		fchmod(fd, 0600);
+	if (!room(fd, s->rec->n, FSIZE_SPARE) ||
+	    write(fd, s->rec->buf, s->rec->n) != (ssize_t)s->rec->n) {
+		close(fd);
+		return -EFBIG;
+	}
+	return fd;
+}
 
 /*
- * Append len bytes as one record. A file over RLIMIT_FSIZE would earn the
- * program a SIGXFSZ, so the limit is checked before writing.
+ * Makes this process's trace file with its start record already in it:
+ * written to a file with no name yet (O_TMPFILE), then linked into place,
+ * which never replaces anything, so that no one sees the file without its
+ * first record, and a thread killed half way leaves nothing behind.
+ * Returns a descriptor, or -errno (-EEXIST: someone was first).
+ */
+static int create_trace(const char *path, int pid, int flags)
+{
+	char self[40] = "/proc/self/fd/";
+	struct start s;
+	int fd, err;
+
+	if (!start_build(&s, pid))
+		return -ENOMEM;
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		struct stat st;
+		size_t k = 14;
+		char digits[12];
+		int d = fd, nd = 0;
+
+		do {
+			digits[nd++] = (char)('0' + d % 10);
+			d /= 10;
+		} while (d);
+		while (nd)
+			self[k++] = digits[--nd];
+		self[k] = '\0';
+		if (fstat_fd(fd, &st) == 0 && (st.st_mode & 07777) != 0600)
+			fchmod(fd, 0600);
+		if (!room(fd, s.rec->n, FSIZE_SPARE) ||
+		    write(fd, s.rec->buf, s.rec->n) != (ssize_t)s.rec->n) {
+			close(fd);
+			fd = -EFBIG;
+		} else if (linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0) {
+			err = errno;
+			close(fd);
+			fd = -err;
+		}
+	} else {
+		/* A file system without it: create in place (the start may come second). */
+		fd = create_at(path, flags, &s);
+	}
+	start_release(&s);
+	return fd;
+}
+
+/*
+ * This process's trace file, opened for one record: created the first
+ * time, after that the same regular file every time. Returns a
+ * descriptor, or -errno (-EEXIST when the name holds something this
+ * process did not make, -EFBIG when the start record did not fit under
+ * RLIMIT_FSIZE).
+ */
+static int open_trace(const char *path, int pid)
+{
+	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
+	bool known = __atomic_load_n(&mine_pid, __ATOMIC_ACQUIRE) == pid;
+	struct stat st;
+	int fd = open(path, flags);
+
+	if (fd < 0 && errno == ENOENT && !known) {
+		fd = create_trace(path, pid, flags);
+		if (fd >= 0)
+			goto mine;
+		/* Another thread, or the other copy of the shim, was first. */
+		if (fd != -EEXIST)
+			return fd;
+		fd = open(path, flags);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat_fd(fd, &st) != 0)
+		goto refuse;
+	if (known) {
+		if ((uint64_t)st.st_dev != __atomic_load_n(&mine_dev, __ATOMIC_RELAXED) ||
+		    (uint64_t)st.st_ino != __atomic_load_n(&mine_ino, __ATOMIC_RELAXED))
+			goto refuse; /* swapped since */
+		return fd;
+	}
+	/*
+	 * Not made by this copy: only the other copy of the shim in this
+	 * process can have made it (nobody else knows the name), and it makes
+	 * nothing but this.
+	 */
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || st.st_nlink != 1 ||
+	    (st.st_mode & 077))
+		goto refuse;
+mine:
+	if (!known && fstat_fd(fd, &st) == 0) {
+		__atomic_store_n(&mine_dev, (uint64_t)st.st_dev, __ATOMIC_RELAXED);
+		__atomic_store_n(&mine_ino, (uint64_t)st.st_ino, __ATOMIC_RELAXED);
+		__atomic_store_n(&mine_pid, pid, __ATOMIC_RELEASE);
+	}
+	return fd;
+refuse:
+	close(fd);
+	return -EEXIST;
+}
+
+/*
+ * Whether len more bytes keep the file under RLIMIT_FSIZE (past it the
+ * program would get SIGXFSZ), with spare bytes still left after them.
+ */
+static bool room(int fd, size_t len, size_t spare)
+{
+	struct rlimit lim;
+	off_t size;
+
+	if (getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+		return true;
+	size = lseek(fd, 0, SEEK_END);
+	return size >= 0 && (uint64_t)size + len + spare <= lim.rlim_cur;
+}
+
+/*
+ * {"ev":"dropped"} for what this process lost, when it lost any; with
+ * stopped (err) when tracing stops for good after it. False when it could
+ * not be written (the count stays owed).
+ */
+static bool write_lost(int fd, int pid, int err)
+{
+	struct ct_rec r;
+	char buf[256];
+	unsigned n = take_lost(pid);
+
+	if (!n && !err)
+		return true;
+	if (!ct_rec_begin_in(&r, "dropped", buf, sizeof(buf)))
+		return false;
+	ct_rec_u64(&r, "records", n);
+	if (err) {
+		ct_rec_bool(&r, "stopped", true);
+		ct_rec_i64(&r, "errno", err);
+	}
+	finish(&r);
+	if (room(fd, r.n, err ? 0 : FSIZE_SPARE) && write(fd, r.buf, r.n) == (ssize_t)r.n)
+		return true;
+	if (n)
+		lose(pid, n);
+	return false;
+}
+
+/* Tracing stops for good: this record and whatever comes later are lost. */
+static void give_up(int fd, int pid, int err, bool said)
+{
+	lose(pid, 1);
+	if (fd >= 0 && said)
+		write_lost(fd, pid, err);
+	stop_tracing();
+}
+
+/*
+ * Append len bytes as one record (none: only make sure the file exists
+ * and say what was lost).
  */
 static void append(const char *data, size_t len)
 {
-	char path[2400];
-	int pid = (int)syscall(SYS_getpid), fd, flags;
-	struct rlimit lim;
-	bool fresh = false;
+	char path[PATH_LEN];
+	int pid = (int)syscall(SYS_getpid), fd;
+	ssize_t w;
 
 	trace_path(path, sizeof(path), pid);
-	flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
-	fd = -1;
-	if (__atomic_load_n(&created_pid, __ATOMIC_RELAXED) != pid) {
-		fd = open(path, flags | O_CREAT | O_EXCL, 0600);
-		if (fd >= 0) {
-			fresh = true;
-			__atomic_store_n(&created_pid, pid, __ATOMIC_RELAXED);
-		} else if (errno == EEXIST) {
-			__atomic_store_n(&created_pid, pid, __ATOMIC_RELAXED);
-		}
-	}
-	if (fd < 0)
-		fd = open(path, flags);
+	fd = open_trace(path, pid);
 	if (fd < 0) {
-		if (permanent(errno))
-			stop_tracing();
+		if (permanent(-fd))
+			give_up(-1, pid, -fd, false);
 		else
-			__atomic_add_fetch(&dropped, 1, __ATOMIC_RELAXED);
+			lose(pid, 1);
 		return;
 	}
-	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
-		off_t size = lseek(fd, 0, SEEK_END);
-
-		if (size < 0 || (uint64_t)size + len + 65536 > lim.rlim_cur) {
-			close(fd);
-			stop_tracing();
-			return;
+	if (!room(fd, len + 256, FSIZE_SPARE)) {
+		give_up(fd, pid, EFBIG, true);
+		goto out;
+	}
+	write_lost(fd, pid, 0);
+	if (!len)
+		goto out;
+	w = write(fd, data, len);
+	if (w == (ssize_t)len)
+		goto out;
+	if (w >= 0) {
+		/* Cut short: end the line so that the next record stands alone. */
+		if (w > 0 && write(fd, "\n", 1) < 0) {
+			/* nothing else to do */
 		}
+		errno = ENOSPC;
 	}
-	if (fresh)
-		write_start(fd, pid);
-	if (__atomic_load_n(&dropped, __ATOMIC_RELAXED)) {
-		struct ct_rec r;
-		unsigned long n = __atomic_exchange_n(&dropped, 0, __ATOMIC_RELAXED);
-
-		if (ct_rec_begin(&r, "dropped")) {
-			ct_rec_u64(&r, "records", n);
-			finish(&r);
-			if (write(fd, r.buf, r.n) < 0) {
-				/* nothing else to do */
-			}
-		}
-	}
-	if (write(fd, data, len) != (ssize_t)len) {
-		if (permanent(errno))
-			stop_tracing();
-	}
+	if (permanent(errno))
+		give_up(fd, pid, errno, true);
+	else
+		lose(pid, 1);
+out:
 	close(fd);
 }
 
@@ -437,149 +723,187 @@ void ct_rec_end(struct ct_rec *r)
 
 /* --- the start record ------------------------------------------------------ */
 
-/* Environment variables that shape loading; the rest (tokens!) never. */
-static bool env_wanted(const char *e)
+/*
+ * The environment variables that shape how CUDA libraries are found and
+ * loaded, by exact name; docs/trace-format.md ("privacy") lists them. No
+ * other variable is ever written: tokens live in the environment.
+ */
+static const char *const env_names[] = {
+	"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "LD_BIND_NOW", "LD_BIND_NOT",
+	"LD_DEBUG", "LD_HWCAP_MASK", "GLIBC_TUNABLES",
+	"PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
+	"CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
+	"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_VERSION",
+	"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
+	"CUDA_MODULE_DATA_LOADING", "CUDA_FORCE_PTX_JIT", "CUDA_DISABLE_PTX_JIT",
+	"CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH",
+	"NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+	"NVIDIA_REQUIRE_CUDA", "NVIDIA_DISABLE_REQUIRE",
+	"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN",
+	"TORCH_CUDA_ARCH_LIST", "TRITON_LIBCUDA_PATH", "CUDATRACE_DIR",
+};
+
+/* The launcher's rank variables. */
+static const char *const rank_names[] = {
+	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+	"SLURM_PROCID", "SLURM_LOCALID", "SLURM_JOB_ID",
+	"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+	"PMI_RANK", "PMIX_RANK",
+};
+
+/* Names no list may let through, whatever their case. */
+static const char *const secret_words[] = {
+	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool listed(const char *name, size_t n, const char *const *list, size_t count)
 {
-	static const char *const names[] = {
-		"LD_LIBRARY_PATH=", "LD_PRELOAD=", "LD_AUDIT=", "LD_BIND_NOW=",
-		"LD_DEBUG=", "PATH=", "PYTHONPATH=", "PYTHONHOME=",
-		"CONDA_PREFIX=", "CONDA_DEFAULT_ENV=", "VIRTUAL_ENV=",
-		"TORCH_CUDA_ARCH_LIST=", "CUDATRACE_DIR=",
-	};
-	static const char *const prefixes[] = { "CUDA_", "NVIDIA_", "CUDNN_",
-						"NCCL_", "CUBLAS_" };
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (ct_has_prefix(e, names[i]))
-			return true;
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (ct_has_prefix(e, prefixes[i]))
+	for (i = 0; i < count; i++)
+		if (ct_strncmp(name, list[i], n) == 0 && list[i][n] == '\0')
 			return true;
 	return false;
 }
 
-static bool rank_var(const char *e)
+static bool secret(const char *name, size_t n)
 {
-	static const char *const names[] = {
-		"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "LOCAL_WORLD_SIZE=",
-		"SLURM_PROCID=", "SLURM_LOCALID=", "SLURM_JOB_ID=",
-		"OMPI_COMM_WORLD_RANK=", "OMPI_COMM_WORLD_LOCAL_RANK=",
-		"PMI_RANK=", "PMIX_RANK=",
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (ct_has_prefix(e, names[i]))
+	for (i = 0; i < COUNT(secret_words); i++)
+		if (ct_contains_word(name, n, secret_words[i]))
 			return true;
 	return false;
 }
 
-/* The environment's NAME=value strings, each through fn. */
-static void env_pairs(struct ct_rec *r, bool (*want)(const char *))
+/* The listed NAME=value strings of the environment (len bytes) as members. */
+static void env_pairs(struct ct_rec *r, const char *env, size_t len,
+		      const char *const *names, size_t count)
 {
-	static char buf[32768];
-	long n = ct_read_file("/proc/self/environ", buf, sizeof(buf)), i = 0;
+	size_t i = 0;
 
-	while (i < n) {
-		const char *e = buf + i;
-		size_t len = ct_strlen(e), eq = 0;
+	while (env && i < len) {
+		const char *e = env + i;
+		size_t elen = ct_strlen(e), eq = 0;
 
-		while (eq < len && e[eq] != '=')
+		while (eq < elen && e[eq] != '=')
 			eq++;
-		if (eq < len && want(e) && field(r, NULL)) {
+		if (eq < elen && listed(e, eq, names, count) && !secret(e, eq) &&
+		    field(r, NULL)) {
 			put_string(r, e, eq);
 			if (putc_(r, ':'))
-				put_string(r, e + eq + 1, len - eq - 1);
+				put_masked(r, e + eq + 1, elen - eq - 1);
 		}
-		i += (long)len + 1;
+		i += elen + 1;
 	}
+}
+
+/* argv from /proc/self/cmdline, last: what does not fit is cut, and said. */
+static void put_argv(struct ct_rec *r)
+{
+	static const char cut_mark[] = ",\"argv_cut\":true";
+	size_t len = 0, mapped = 0, i;
+	char *cmd = ct_map_file("/proc/self/cmdline", &len, &mapped);
+	bool was = r->truncated, frozen = r->frozen;
+
+	r->truncated = false;
+	r->cap -= sizeof(cut_mark);
+	ct_rec_open(r, "argv", '[');
+	for (i = 0; cmd && i < len;) {
+		size_t n = ct_strlen(cmd + i);
+
+		ct_rec_strn(r, NULL, cmd + i, n);
+		i += n + 1;
+	}
+	ct_rec_close(r, ']');
+	r->cap += sizeof(cut_mark);
+	if (r->truncated && !frozen) {
+		r->frozen = false;
+		ct_rec_bool(r, "argv_cut", true);
+	}
+	r->truncated |= was;
+	ct_unmap(cmd, mapped);
 }
 
 /*
- * The start record is large (argv, environment), so it is built in a
- * static buffer; only the thread that created the file gets here, once.
+ * The start record: large (argv, the environment), so it is built in a
+ * mapping of its own, which also keeps a vfork child from writing over
+ * its parent's. False when it could not be built.
  */
-static struct {
-	int busy;
-	struct ct_rec rec;
-	char buf[65536];
-	char cmdline[16384];
-	char path[4096];
-} start;
-
-static void write_start(int fd, int pid)
+static bool start_build(struct start *st, int pid)
 {
-	struct ct_rec *r = &start.rec;
-	long n, i;
-	int expected = 0;
+	size_t elen = 0, emapped = 0;
+	struct ct_rec *r;
+	char *env, *path;
+	ssize_t n;
 
-	if (!__atomic_compare_exchange_n(&start.busy, &expected, 1, false,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return;
-	if (ct_rec_begin_in(r, "start", start.buf, sizeof(start.buf))) {
-		ct_rec_u64(r, "v", CT_SCHEMA);
-		ct_rec_str(r, "shim", CUDATRACE_VERSION);
-		ct_rec_u64(r, "pid", (uint64_t)pid);
-		ct_rec_u64(r, "ppid", (uint64_t)getppid());
-		ct_rec_str(r, "host", host);
-		/* Forks share it with their parent; an exec gets a new one. */
-		ct_rec_str(r, "image", image);
-		ct_rec_bool(r, "auditor", ct_is_auditor);
-		n = readlink("/proc/self/exe", start.path, sizeof(start.path) - 1);
-		start.path[n > 0 ? n : 0] = '\0';
-		ct_rec_str(r, "exe", n > 0 ? start.path : NULL);
-		ct_rec_str(r, "cwd", getcwd(start.path, sizeof(start.path)) ? start.path : NULL);
-		ct_rec_u64(r, "uid", (uint64_t)getuid());
-		ct_rec_u64(r, "euid", (uint64_t)geteuid());
-		ct_rec_bool(r, "secure", getauxval(AT_SECURE) != 0);
-		ct_rec_open(r, "argv", '[');
-		n = ct_read_file("/proc/self/cmdline", start.cmdline,
-				 sizeof(start.cmdline));
-		for (i = 0; i < n;) {
-			size_t len = ct_strlen(start.cmdline + i);
-
-			ct_rec_strn(r, NULL, start.cmdline + i, len);
-			i += (long)len + 1;
-		}
-		ct_rec_close(r, ']');
-		ct_rec_open(r, "ranks", '{');
-		env_pairs(r, rank_var);
-		ct_rec_close(r, '}');
-		ct_rec_open(r, "env", '{');
-		env_pairs(r, env_wanted);
-		ct_rec_close(r, '}');
-		finish(r);
-		if (write(fd, r->buf, r->n) < 0) {
-			/* the record that follows will say what it can */
-		}
+	st->size = START_MAX + 4096 + sizeof(struct ct_rec);
+	st->mem = mmap(NULL, st->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st->mem == MAP_FAILED) {
+		st->mem = NULL;
+		return false;
 	}
-	__atomic_store_n(&start.busy, 0, __ATOMIC_RELEASE);
+	path = st->mem + START_MAX;
+	r = st->rec = (struct ct_rec *)(void *)(path + 4096);
+	if (!ct_rec_begin_in(r, "start", st->mem, START_MAX)) {
+		start_release(st);
+		return false;
+	}
+	ct_rec_u64(r, "v", CT_SCHEMA);
+	ct_rec_str(r, "shim", CUDATRACE_VERSION);
+	ct_rec_u64(r, "pid", (uint64_t)pid);
+	ct_rec_u64(r, "ppid", (uint64_t)getppid());
+	ct_rec_str(r, "host", host);
+	/* Forks share it with their parent; an exec gets a new one. */
+	ct_rec_str(r, "image", image);
+	ct_rec_bool(r, "auditor", ct_is_auditor);
+	n = readlink("/proc/self/exe", path, 4095);
+	path[n > 0 ? n : 0] = '\0';
+	ct_rec_str(r, "exe", n > 0 ? path : NULL);
+	ct_rec_str(r, "cwd", getcwd(path, 4096) ? path : NULL);
+	ct_rec_u64(r, "uid", (uint64_t)getuid());
+	ct_rec_u64(r, "euid", (uint64_t)geteuid());
+	ct_rec_bool(r, "secure", getauxval(AT_SECURE) != 0);
+	env = ct_map_file("/proc/self/environ", &elen, &emapped);
+	ct_rec_open(r, "ranks", '{');
+	env_pairs(r, env, elen, rank_names, COUNT(rank_names));
+	ct_rec_close(r, '}');
+	ct_rec_open(r, "env", '{');
+	env_pairs(r, env, elen, env_names, COUNT(env_names));
+	ct_rec_close(r, '}');
+	ct_unmap(env, emapped);
+	put_argv(r);
+	finish(r);
+	return true;
+}
+
+static void start_release(struct start *st)
+{
+	if (st->mem)
+		munmap(st->mem, st->size);
+	st->mem = NULL;
 }
 
 void ct_trace_start(void)
 {
-	int pid, fd;
-	char path[2400];
+	int e = errno;
 
-	if (!tracing())
-		return;
 	/* Creating the file writes the start record; nothing else to say. */
-	pid = (int)syscall(SYS_getpid);
-	if (__atomic_load_n(&created_pid, __ATOMIC_RELAXED) == pid)
-		return;
-	trace_path(path, sizeof(path), pid);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
-				O_CREAT | O_EXCL,
-		  0600);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			__atomic_store_n(&created_pid, pid, __ATOMIC_RELAXED);
-		else if (permanent(errno))
-			stop_tracing();
-		return;
-	}
-	__atomic_store_n(&created_pid, pid, __ATOMIC_RELAXED);
-	write_start(fd, pid);
-	close(fd);
+	if (tracing() &&
+	    __atomic_load_n(&mine_pid, __ATOMIC_ACQUIRE) != (int)syscall(SYS_getpid))
+		append(NULL, 0);
+	errno = e;
+}
+
+/* At exit: what this process lost since its last record, if anything. */
+__attribute__((destructor)) static void trace_end(void)
+{
+	int e = errno, pid = (int)syscall(SYS_getpid);
+	uint64_t v = __atomic_load_n(&dropped, __ATOMIC_RELAXED);
+
+	if ((int)(v >> 32) == pid && (uint32_t)v && tracing())
+		append(NULL, 0);
+	errno = e;
 }

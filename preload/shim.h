@@ -97,9 +97,22 @@ int ct_strcmp(const char *a, const char *b);
 int ct_strncmp(const char *a, const char *b, size_t n);
 const char *ct_basename(const char *path);
 bool ct_has_prefix(const char *s, const char *prefix);
-/* Reads a whole small file into buf (NUL-terminated); returns its length or -1. */
-long ct_read_file(const char *path, char *buf, size_t size);
-/* The process's own environment value of name, as it was at exec. */
-const char *ct_initial_env(const char *name);
+/*
+ * The whole of a file (however large; /proc files included) in a fresh
+ * anonymous mapping, NUL-terminated; *len its length, *mapped what to
+ * hand ct_unmap. NULL when it cannot be opened or mapped.
+ */
+char *ct_map_file(const char *path, size_t *len, size_t *mapped);
+void ct_unmap(char *buf, size_t mapped);
+/*
+ * The process's own environment value of name, as it was at exec, copied
+ * into out (size bytes); returns its length, or -1 when it is not set or
+ * does not fit.
+ */
+long ct_initial_env(const char *name, char *out, size_t size);
+/* Does s (n bytes) contain word (upper case) in any case? */
+bool ct_contains_word(const char *s, size_t n, const char *word);
+/* SipHash-2-4 of data under a 16-byte key. */
+uint64_t ct_siphash(const unsigned char key[16], const void *data, size_t n);
 
 #endif

@@ -10,8 +10,8 @@ NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/c
 TCFLAGS := -O1 -g -Wall -D_GNU_SOURCE
 
 SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv \
-	putshello fdcount errnokeep spawn drvapi rtload
-PROGRAMS := $(addprefix $(P)/,$(SIMPLE) threads runpath needsgone drvplt \
+	putshello fdcount errnokeep spawn drvapi rtload forkgate fdfull tracefile
+PROGRAMS := $(addprefix $(P)/,$(SIMPLE) threads forkrace runpath needsgone drvplt \
 	hello-static libwrapputs.so)
 CUDA_PROGRAMS := $(if $(NVCC),$(P)/cudaprog-static $(P)/cudaprog-shared)
 
@@ -24,7 +24,7 @@ $(P) $(P)/rp/sub $(FAKE):
 $(addprefix $(P)/,$(SIMPLE)): $(P)/%: $(S)/%.c | $(P)
 	$(CC) $(TCFLAGS) -o $@ $<
 
-$(P)/threads: $(S)/threads.c | $(P)
+$(P)/threads $(P)/forkrace: $(P)/%: $(S)/%.c | $(P)
 	$(CC) $(TCFLAGS) -pthread -o $@ $<
 
 # A statically linked program: the loader never runs, so nothing is traced.
