@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "ct_utf8.h"
+#include "ct_limits.h"
 #include "shim.h"
 
 #ifndef CUDATRACE_VERSION
@@ -50,7 +51,7 @@
 #define START_MAX (1u << 20)
 /* Room kept under RLIMIT_FSIZE for the record that says tracing stopped. */
 #define FSIZE_SPARE 65536
-#define PATH_LEN 4352
+#define PATH_LEN CT_SHIM_PATH_MAX
 
 bool ct_is_auditor;
 
@@ -64,7 +65,7 @@ enum { ST_NEW, ST_INITIALISING, ST_ON, ST_OFF };
 #define ST_SHIFT 2
 static int state = ST_NEW;
 
-static char dir[4096];
+static char dir[CT_SHIM_DIR_BUF];
 static char host[128];
 static unsigned char key[16]; /* AT_RANDOM: never written anywhere */
 static char image[24];
@@ -357,8 +358,8 @@ static void init(void)
 			break;
 	}
 	rnd = (const unsigned char *)getauxval(AT_RANDOM);
-	/* Room for "/<host>-<pid>-<tag>.jsonl" after the directory. */
-	if (!rnd || ct_initial_env("CUDATRACE_DIR", dir, sizeof(dir) - 256) < 0 ||
+	/* Room for "/<host>-<pid>-<tag>.jsonl" after the directory (ct_limits.h). */
+	if (!rnd || ct_initial_env("CUDATRACE_DIR", dir, CT_TRACE_DIR_MAX + 1) < 0 ||
 	    dir[0] != '/') {
 		__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
 		return;
