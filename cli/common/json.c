@@ -91,6 +91,12 @@ static void write_string(FILE *out, const char *str, size_t n)
 			i++;
 			continue;
 		}
+		/* C1 controls (U+0080-U+009F: C2 80..C2 9F) drive some terminals: escaped too. */
+		if (len == 2 && c == 0xC2 && s[i + 1] < 0xA0) {
+			fprintf(out, "\\u%04x", s[i + 1]);
+			i += 2;
+			continue;
+		}
 		fwrite(s + i, 1, len, out);
 		i += len;
 	}

@@ -311,10 +311,10 @@ static void rule_driver_missing(struct ctx *c)
 	if (miss->request && miss->request->error)
 		ct_finding_evidence(f, "the program got: %s", miss->request->error);
 	ct_dx_tries(f, miss);
-	ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)\n"
-			  "in a container: start it with GPU support (docker run --gpus all, with "
-			  "the NVIDIA Container Toolkit)\n"
-			  "on WSL: keep /usr/lib/wsl/lib on the library path");
+	ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)");
+	ct_finding_fix_line(f, "in a container: start it with GPU support (docker run --gpus all, "
+			       "with the NVIDIA Container Toolkit)");
+	ct_finding_fix_line(f, "on WSL: keep /usr/lib/wsl/lib on the library path");
 	ct_dx_where(c, f);
 }
 

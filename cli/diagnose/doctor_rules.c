@@ -95,27 +95,29 @@ static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 		ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
 				  "ldconfig) if it is the driver of this machine's kernel module",
 			       dir_of(drv->copies.c[i].path, dir, sizeof(dir)));
-	else if (drv->probe.opened || drv->path)
+	else if (drv->probe.opened || drv->path) {
 		ct_finding_fix(f, "'%s' is there but is not a working driver (a stub, another "
 				  "machine's copy, a damaged or partial install): if it is not this "
-				  "machine's driver, take its folder off the library path;\n"
-				  "else reinstall the driver's libraries%s%s (in a container: start "
-				  "it with GPU support, docker run --gpus all)",
-			       drv->probe.opened ? opened : drv->path,
-			       drv->module_version[0] ? " of version " : "", drv->module_version);
-	else if (drv->module_version[0])
+				  "machine's driver, take its folder off the library path;",
+			       drv->probe.opened ? opened : drv->path);
+		ct_finding_fix_line(f, "else reinstall the driver's libraries%s%s (in a container: "
+				       "start it with GPU support, docker run --gpus all)",
+				    drv->module_version[0] ? " of version " : "",
+				    drv->module_version);
+	} else if (drv->module_version[0]) {
 		ct_finding_fix(f, "the kernel module is there but not its library: in a container, "
 				  "start it with GPU support (docker run --gpus all, with "
 				  "nvidia-container-toolkit) so the host's libcuda.so.1 is "
-				  "mounted;\n"
-				  "on the host, install the driver's libraries of version %s",
-			       drv->module_version);
-	else
+				  "mounted;");
+		ct_finding_fix_line(f, "on the host, install the driver's libraries of version %s",
+				    drv->module_version);
+	} else {
 		ct_finding_fix(f, "install the NVIDIA driver (nvidia-smi must list the GPU), or "
 				  "start the container with GPU support (docker run --gpus all, "
-				  "with nvidia-container-toolkit);\n"
-				  "on WSL the driver is in /usr/lib/wsl/lib: put it on "
-				  "LD_LIBRARY_PATH");
+				  "with nvidia-container-toolkit);");
+		ct_finding_fix_line(f, "on WSL the driver is in /usr/lib/wsl/lib: put it on "
+				       "LD_LIBRARY_PATH");
+	}
 }
 
 /* cuInit failed, or it found no GPU. */
@@ -166,15 +168,15 @@ static void no_device(const struct ct_doctor *d, struct ct_findings *fs)
 				       "come from different driver releases",
 				    drv->module_version, drv->version);
 		ct_finding_fix(f, "after a driver update the old module stays loaded: reboot (or "
-				  "reload the nvidia modules);\n"
-				  "in a container, do not install the driver's libraries in the "
-				  "image: nvidia-container-toolkit mounts the host's");
+				  "reload the nvidia modules);");
+		ct_finding_fix_line(f, "in a container, do not install the driver's libraries in "
+				       "the image: nvidia-container-toolkit mounts the host's");
 	} else if (!drv->module_version[0]) {
 		ct_finding_fix(f, "no NVIDIA kernel module is loaded here: on a host, install or "
-				  "load the driver (nvidia-smi must list the GPU);\n"
-				  "in a container, start it with GPU support (docker run --gpus "
-				  "all, with nvidia-container-toolkit; on Kubernetes a "
-				  "nvidia.com/gpu request)");
+				  "load the driver (nvidia-smi must list the GPU);");
+		ct_finding_fix_line(f, "in a container, start it with GPU support (docker run "
+				       "--gpus all, with nvidia-container-toolkit; on Kubernetes a "
+				       "nvidia.com/gpu request)");
 	} else {
 		ct_finding_fix(f, "check that /dev/nvidia* exist and can be opened (container "
 				  "device rules, permissions) and that nvidia-smi lists the GPU");
@@ -350,9 +352,10 @@ static void shadow_findings(const struct ct_doctor *d, struct ct_findings *fs)
 		}
 		ct_finding_fix(f, "LD_LIBRARY_PATH is searched before every RUNPATH and "
 				  "ld.so.cache: take '%s' off it so programs and wheels find the "
-				  "copies they were built with;\n"
-				  "or, if it is meant to win, give it the versions the others have",
+				  "copies they were built with;",
 			       en->dir);
+		ct_finding_fix_line(f, "or, if it is meant to win, give it the versions the "
+				       "others have");
 	}
 }
 

@@ -16,30 +16,29 @@ void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *co
 		   const char *compat_release)
 {
 	const char *family = runtime > 0 ? ct_family_driver(runtime / 1000) : NULL;
-	char update[160], older[256], compat[4352];
+	const char *more = compat_dir ? ";" : "";
 
 	/* From the family's first driver on, minor-version compatibility runs all of it. */
 	if (family)
-		snprintf(update, sizeof(update), "update the driver to %s or newer (any driver of "
-			 "that branch runs every CUDA %d release)", family, runtime / 1000);
+		ct_finding_fix(f, "update the driver to %s or newer (any driver of that branch runs "
+				  "every CUDA %d release);",
+			       family, runtime / 1000);
 	else if (runtime > 0)
-		snprintf(update, sizeof(update), "update the driver to one for CUDA %d or newer",
-			 runtime / 1000);
+		ct_finding_fix(f, "update the driver to one for CUDA %d or newer;", runtime / 1000);
 	else
-		snprintf(update, sizeof(update), "update the driver");
+		ct_finding_fix(f, "update the driver;");
 	if (driver > 0)
-		snprintf(older, sizeof(older), ";\nor use a CUDA %d runtime: a build of your "
-			 "framework for CUDA %d (pip: the -cu%d wheels)", driver / 1000,
-			 driver / 1000, driver / 1000);
+		ct_finding_fix_line(f, "or use a CUDA %d runtime: a build of your framework for "
+				       "CUDA %d (pip: the -cu%d wheels)%s",
+				    driver / 1000, driver / 1000, driver / 1000, more);
 	else
-		snprintf(older, sizeof(older), ";\nor use a build of your framework for the CUDA "
-			 "version the driver supports");
-	compat[0] = '\0';
+		ct_finding_fix_line(f, "or use a build of your framework for the CUDA version the "
+				       "driver supports%s",
+				    more);
 	if (compat_dir)
-		snprintf(compat, sizeof(compat), ";\nor, on a data-center GPU, put '%s' first on "
-			 "LD_LIBRARY_PATH (forward compatibility, libcuda %s)", compat_dir,
-			 compat_release ? compat_release : "of a newer release");
-	ct_finding_fix(f, "%s%s%s", update, older, compat);
+		ct_finding_fix_line(f, "or, on a data-center GPU, put '%s' first on LD_LIBRARY_PATH "
+				       "(forward compatibility, libcuda %s)",
+				    compat_dir, compat_release ? compat_release : "of a newer release");
 }
 
 struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver_need *n)

@@ -49,6 +49,9 @@ static void finding_free(struct ct_finding *f)
 	free(f->object);
 	free(f->message);
 	free(f->fix);
+	for (i = 0; i < f->nfix_lines; i++)
+		free(f->fix_lines[i]);
+	free(f->fix_lines);
 	for (i = 0; i < f->nevidence; i++)
 		free(f->evidence[i]);
 	free(f->evidence);
@@ -94,13 +97,46 @@ struct ct_finding *ct_finding_add(struct ct_findings *fs, enum ct_finding_code c
 	return f;
 }
 
+/* The fix's lines joined, for JSON and for comparing findings. */
+static void join_fix(struct ct_finding *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nfix_lines; i++)
+		n += strlen(f->fix_lines[i]) + 1;
+	free(f->fix);
+	f->fix = ct_xmalloc(n + 1);
+	f->fix[0] = '\0';
+	for (i = 0, n = 0; i < f->nfix_lines; i++)
+		n += (size_t)sprintf(f->fix + n, "%s%s", i ? "\n" : "", f->fix_lines[i]);
+}
+
+static void add_fix_line(struct ct_finding *f, char *line)
+{
+	f->fix_lines = ct_xrealloc(f->fix_lines, (f->nfix_lines + 1) * sizeof(*f->fix_lines));
+	f->fix_lines[f->nfix_lines++] = line;
+	join_fix(f);
+}
+
 void ct_finding_fix(struct ct_finding *f, const char *fmt, ...)
 {
 	va_list ap;
+	size_t i;
 
-	free(f->fix);
+	for (i = 0; i < f->nfix_lines; i++)
+		free(f->fix_lines[i]);
+	f->nfix_lines = 0;
 	va_start(ap, fmt);
-	f->fix = vformat(fmt, ap);
+	add_fix_line(f, vformat(fmt, ap));
+	va_end(ap);
+}
+
+void ct_finding_fix_line(struct ct_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_fix_line(f, vformat(fmt, ap));
 	va_end(ap);
 }
 

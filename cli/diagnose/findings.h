@@ -41,7 +41,9 @@ struct ct_finding {
 	enum ct_severity severity;
 	char *object;      /* the object responsible (a path), or NULL */
 	char *message;     /* one line */
-	char *fix;         /* what to do; lines separated by '\n' */
+	char *fix;         /* what to do: fix_lines joined by '\n' (JSON's "fix") */
+	char **fix_lines;  /* its lines; a newline inside one is a value's, not a break */
+	size_t nfix_lines;
 	char **evidence;   /* the facts it rests on, one line each */
 	size_t nevidence;
 	struct ct_where *where;
@@ -64,8 +66,15 @@ void ct_findings_release(struct ct_findings *fs);
 struct ct_finding *ct_finding_add(struct ct_findings *fs, enum ct_finding_code code,
 				  const char *object, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* Set the fix (replacing one set before); printf format. */
+/*
+ * Set the fix (replacing one set before) to one line; printf format. A
+ * newline the arguments bring stays in the line, as data: only
+ * ct_finding_fix_line starts another line of the fix.
+ */
 void ct_finding_fix(struct ct_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Add a line to the fix ("or use ..."); printf format. */
+void ct_finding_fix_line(struct ct_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Append one line of evidence; printf format. */
 void ct_finding_evidence(struct ct_finding *f, const char *fmt, ...)

@@ -19,10 +19,9 @@ static const char *shown(const char *s, char **to_free)
 /*
  * Each string of a finding is printed escaped (text.h): a message and a
  * line of evidence are one line each, so a newline in them is a trace
- * value's and shows as \n. The fix alone has lines of its own: it is cut
- * at its newlines here, and each line is escaped and indented under
- * "fix:", so even a value's newline in a fix only starts an indented line
- * of that fix, never a line of its own.
+ * value's and shows as \n. The fix alone has lines of its own, kept apart
+ * by the finding (fix_lines): each is escaped and indented under "fix:",
+ * so a value's newline inside one shows as \n too.
  */
 void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose)
 {
@@ -33,7 +32,6 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
 		const struct ct_finding *f = &fs->f[i];
 		size_t shown_n = verbose || f->nevidence <= 12 ? f->nevidence : 10;
 		char where[256], *m;
-		const char *p, *nl, *fix;
 
 		ct_text_colour(out, colour, colours[f->severity]);
 		ct_tprintf(out, "%s", ct_severity_name(f->severity));
@@ -46,13 +44,10 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
 		}
 		if (shown_n < f->nevidence)
 			ct_tprintf(out, "    (%zu more lines: --json or -v)\n", f->nevidence - shown_n);
-		fix = shown(f->fix, &m);
-		for (p = fix; p && *p; p = nl ? nl + 1 : p + strlen(p)) {
-			nl = strchr(p, '\n');
-			ct_tprintf(out, "  %s %.*s\n", p == fix ? "fix:" : "    ",
-				   (int)(nl ? nl - p : (long)strlen(p)), p);
+		for (k = 0; k < f->nfix_lines; k++) {
+			ct_tprintf(out, "  %s %s\n", k ? "    " : "fix:", shown(f->fix_lines[k], &m));
+			free(m);
 		}
-		free(m);
 		if (f->nwhere)
 			ct_tprintf(out, "  seen in %s\n", ct_where_words(f, where, sizeof(where)));
 		if (i + 1 < fs->n)

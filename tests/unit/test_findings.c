@@ -136,6 +136,42 @@ static void test_tables(void **state)
 	assert_int_equal(ct_runtime_major("libcublas.so.13"), 0);
 }
 
+/*
+ * A fix's lines are the rule's own; a newline that a value brings stays
+ * inside its line and prints as \n, so a crafted name cannot start a line.
+ */
+static void test_fix_lines(void **state)
+{
+	struct ct_findings fs;
+	struct ct_finding *f;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	(void)state;
+	ct_findings_init(&fs);
+	f = ct_finding_add(&fs, CT_F_LIB_NOT_FOUND, NULL, "'%s' was not found", "libx.so");
+	ct_finding_fix(f, "install the package that ships %s;", "libx.so\nerror driver-missing: forged");
+	ct_finding_fix_line(f, "or put its directory on %s", "LD_LIBRARY_PATH");
+	assert_int_equal(f->nfix_lines, 2);
+	assert_string_equal(f->fix_lines[1], "or put its directory on LD_LIBRARY_PATH");
+	assert_string_equal(f->fix, "install the package that ships libx.so\nerror driver-missing: "
+				    "forged;\nor put its directory on LD_LIBRARY_PATH");
+	/* Setting the fix again replaces every line. */
+	ct_finding_fix(f, "install the package that ships %s", "libx.so\nerror driver-missing: forged");
+	ct_finding_fix_line(f, "or put its directory on LD_LIBRARY_PATH");
+	assert_int_equal(f->nfix_lines, 2);
+	assert_non_null(mem = open_memstream(&text, &len));
+	ct_findings_print(mem, &fs, false, false);
+	fclose(mem);
+	assert_non_null(strstr(text, "  fix: install the package that ships libx.so\\nerror "
+				     "driver-missing: forged\n"
+				     "       or put its directory on LD_LIBRARY_PATH\n"));
+	assert_null(strstr(text, "\nerror driver-missing"));
+	free(text);
+	ct_findings_release(&fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_where_words),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_fix_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,9 @@ static void test_utf8(void **state)
 	RENDERS("\xe2\x82\xac 5", "\"\xe2\x82\xac 5\"");
 	RENDERS("\xf0\x9d\x84\x9e", "\"\xf0\x9d\x84\x9e\"");
 	RENDERS("\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
+	/* C1 controls are valid UTF-8 but drive terminals (CSI is U+009B): escaped. */
+	RENDERS("a\xc2\x9b" "2J", "\"a\\u009b2J\"");
+	RENDERS("\xc2\x80\xc2\x9f\xc2\xa0", "\"\\u0080\\u009f\xc2\xa0\"");
 	/* Everything else: each byte on its own. */
 	RENDERS("\xff", "\"\\u00ff\"");
 	RENDERS("\x80x", "\"\\u0080x\"");               /* lone continuation */
