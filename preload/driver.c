@@ -9,6 +9,7 @@
  * or two cudart majors takes two slots. With no slot left, the real
  * pointer is handed out unwrapped and that load goes unrecorded.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "elfscan.h"
@@ -413,9 +414,12 @@ static void after___cudaRegisterFatBinary(void **rc, const void *caller,
 	{                                                                     \
 		ret(*real) params;                                            \
 		ret rc;                                                       \
+		int saved;                                                    \
 		*(void **)&real = slot_real(FN_##name, K);                    \
 		rc = real args;                                               \
+		saved = errno; /* recording must not change what it left */   \
 		after_##name(rc, __builtin_return_address(0), CT_EXPAND args); \
+		errno = saved;                                                \
 		return rc;                                                    \
 	}
 

@@ -10,7 +10,7 @@ NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/c
 TCFLAGS := -O1 -g -Wall -D_GNU_SOURCE
 
 SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv \
-	putshello fdcount errnokeep spawn drvapi rtload forkgate fdfull tracefile
+	putshello fdcount errnokeep errnodrv spawn drvapi rtload forkgate fdfull tracefile
 PROGRAMS := $(addprefix $(P)/,$(SIMPLE) threads forkrace runpath needsgone drvplt \
 	hello-static libwrapputs.so)
 CUDA_PROGRAMS := $(if $(NVCC),$(P)/cudaprog-static $(P)/cudaprog-shared)
