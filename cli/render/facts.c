@@ -267,12 +267,14 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 	free(runs);
 }
 
-static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
+static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
 {
-	size_t i, probes = 0;
+	size_t i, probes = 0, optional = 0;
+	bool brief = d != NULL;
 
 	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
+		enum ct_search_kind kind = d ? ct_diagnosis_search_kind(d, p, s) : CT_SEARCH_NEEDED;
 
 		if (s->found)
 			continue;
@@ -280,8 +282,16 @@ static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
 			probes++;
 			continue;
 		}
+		/* The loader skips a missing DT_AUXILIARY entry without a word. */
+		if (kind == CT_SEARCH_AUXILIARY) {
+			optional++;
+			continue;
+		}
 		ct_tprintf(out, "  not found: %s (%s by %s)\n", s->name,
-			s->request ? s->request->api : "needed",
+			s->request        ? s->request->api
+			: kind == CT_SEARCH_PRELOAD ? "LD_PRELOAD, ignored by the loader, asked"
+			: kind == CT_SEARCH_FILTER  ? "filter needed"
+						    : "needed",
 			base(s->request ? s->request->caller : s->by));
 		/* With findings above, the candidates are there already. */
 		if (brief)
@@ -297,6 +307,9 @@ static void print_failures(FILE *out, const struct ct_proc *p, bool brief)
 	if (probes)
 		ct_tprintf(out, "  %zu RTLD_NOLOAD probe%s found nothing loaded (not failures)\n",
 			probes, probes == 1 ? "" : "s");
+	if (optional)
+		ct_tprintf(out, "  %zu optional librar%s (DT_AUXILIARY) not found (not failures)\n",
+			optional, optional == 1 ? "y" : "ies");
 }
 
 static void print_driver(FILE *out, const struct ct_proc *p)
@@ -410,7 +423,9 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			similar++;
 			continue;
 		}
-		ct_tprintf(out, "%sprocess %lld%s%s%s%s: %s", shown++ ? "\n" : "", (long long)p->pid,
+		if (shown++)
+			fputc('\n', out);
+		ct_tprintf(out, "process %lld%s%s%s%s: %s", (long long)p->pid,
 			hosts > 1 && p->host ? " on " : "", hosts > 1 && p->host ? p->host : "",
 			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "", cmd);
 		if (p->parent && p->parent->pid == p->pid)
@@ -422,7 +437,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_tprintf(out, "\n");
 		print_libraries(out, p, d);
 		print_matrix(out, p, d);
-		print_failures(out, p, d != NULL);
+		print_failures(out, p, d);
 		print_driver(out, p);
 		print_modules(out, p);
 		print_ending(out, p);
@@ -431,9 +446,12 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_tprintf(out, "\n%zu more process%s like %s shown (same program, same "
 			     "libraries, same driver results)\n",
 			similar, similar == 1 ? "" : "es", shown == 1 ? "the one" : "those");
-	if (quiet)
-		ct_tprintf(out, "%s%zu process%s without CUDA activity\n", shown ? "\n" : "", quiet,
+	if (quiet) {
+		if (shown)
+			fputc('\n', out);
+		ct_tprintf(out, "%zu process%s without CUDA activity\n", quiet,
 			quiet == 1 ? "" : "es");
+	}
 	if (t->bad_files)
 		ct_tprintf(out, "%zu trace file%s held no record\n", t->bad_files,
 			t->bad_files == 1 ? "" : "s");
