@@ -267,6 +267,19 @@ static void rule_incomplete(struct ctx *c)
 				  "anything else means the file was changed");
 		ct_dx_where(c, f);
 	}
+	if (p->bad_values || p->limit) {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, p->file,
+				   "the trace file '%s' was not read in full: %s", ct_dx_base(p->file),
+				   p->limit ? p->limit : "it holds impossible values");
+		if (p->limited)
+			ct_finding_evidence(f, "%zu line%s left out", p->limited, p->limited == 1 ? "" : "s");
+		if (p->bad_values)
+			ct_finding_evidence(f, "%zu negative or absurd count%s refused", p->bad_values,
+					    p->bad_values == 1 ? "" : "s");
+		ct_finding_fix(f, "cudatrace's shim never writes such records: the file was "
+				  "changed or written by something else (limits: docs/trace-format.md)");
+		ct_dx_where(c, f);
+	}
 	if (p->started && !p->auditor && !p->secure && !said_by_parent(p)) {
 		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
 				   "the loader did not run cudatrace's auditor (LD_AUDIT): library "

@@ -6,7 +6,15 @@
  * majors of the same library (libcudart.so.12 asked, libcudart.so.13
  * present), also in the directories that were searched.
  *
+ * Everything asked of the file system is asked once per loader (struct
+ * ct_copies_cache in L->copies): the directories where copies live, each
+ * directory's entries, each path's stat, type and real name. So a report
+ * with thousands of missing names lists each directory once. The answers
+ * are those of the first time asked: a loader is a snapshot of a moment.
+ *
  * Ownership: struct ct_copies owns its strings; ct_copies_release frees.
+ * The cache belongs to the loader (ct_loader_init makes it,
+ * ct_loader_release frees it). Not thread-safe.
  */
 #ifndef CT_COPIES_H
 #define CT_COPIES_H
@@ -32,11 +40,16 @@ struct ct_copies {
 
 /*
  * The copies of k's name other than the file k found and the paths it
- * tried, one per file (symlinks and merged directories folded).
+ * tried, one per file (symlinks and merged directories folded). Uses and
+ * fills L->copies (a loader without one gets a cache for this call only).
  */
 void ct_find_copies(const struct ct_loader *L, const struct ct_lookup *k,
 		    struct ct_copies *out);
 void ct_copies_release(struct ct_copies *c);
+
+/* The loader's cache: empty, to fill on first use; freed with all it holds (NULL is fine). */
+struct ct_copies_cache *ct_copies_cache_new(void);
+void ct_copies_cache_free(struct ct_copies_cache *c);
 
 /* "libcudart.so.12" -> "libcudart.so" and major "12"; false when unversioned. */
 bool ct_soname_split(const char *name, char *stem, size_t stem_size, const char **major);

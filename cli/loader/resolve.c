@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "copies.h"
 #include "resolve.h"
 
 static void init_env(struct ct_loader *L, const struct ct_loader_env *env);
@@ -17,6 +18,7 @@ void ct_loader_init(struct ct_loader *L, const char *rtld, const struct ct_loade
 	memset(L, 0, sizeof(*L));
 	ct_platform_load(&L->plat, rtld);
 	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
+	L->copies = ct_copies_cache_new();
 	init_env(L, env);
 }
 
@@ -26,6 +28,7 @@ void ct_loader_init_like(struct ct_loader *L, const struct ct_loader *like,
 	memset(L, 0, sizeof(*L));
 	ct_platform_copy(&L->plat, &like->plat);
 	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
+	L->copies = ct_copies_cache_new();
 	init_env(L, env);
 }
 
@@ -86,6 +89,7 @@ void ct_loader_release(struct ct_loader *L)
 	free(L->ld_preload);
 	ct_ldcache_release(&L->cache);
 	ct_platform_release(&L->plat);
+	ct_copies_cache_free(L->copies);
 	memset(L, 0, sizeof(*L));
 }
 

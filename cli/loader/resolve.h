@@ -87,6 +87,8 @@ struct ct_lookup {
 	bool secure_preload;      /* secure mode's rules for preloads */
 };
 
+struct ct_copies_cache;
+
 struct ct_loader {
 	struct ct_platform plat;
 	struct ct_ldcache cache;
@@ -102,6 +104,7 @@ struct ct_loader {
 	size_t nlookups;
 	struct ct_lobj *rtld;     /* the dynamic loader itself, once mapped */
 	const struct ct_lookup *fatal; /* the lookup that ended the load, or NULL */
+	struct ct_copies_cache *copies; /* what ct_find_copies asked once (copies.h) */
 };
 
 /* What to judge with instead of the environment (ld.so's own options). */

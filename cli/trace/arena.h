@@ -4,8 +4,9 @@
  * (struct ct_trace), so a trace is freed in one go.
  *
  * Ownership: everything ct_arena_alloc and ct_arena_strdup return lives
- * until ct_arena_release. Allocation never fails (out of memory ends the
- * program, cli/common/util.h). Not thread-safe.
+ * until ct_arena_release or ct_arena_reset. Allocation never fails (out of
+ * memory, or a size that cannot be had, ends the program,
+ * cli/common/util.h). Not thread-safe.
  */
 #ifndef CT_ARENA_H
 #define CT_ARENA_H
@@ -18,6 +19,8 @@ struct ct_arena {
 
 void ct_arena_init(struct ct_arena *a);
 void ct_arena_release(struct ct_arena *a);
+/* Free everything allocated, keeping one chunk for what comes next (a scratch arena per line). */
+void ct_arena_reset(struct ct_arena *a);
 void *ct_arena_alloc(struct ct_arena *a, size_t n);
 char *ct_arena_strdup(struct ct_arena *a, const char *s);
 

@@ -1,5 +1,6 @@
 /* JSON parsing for trace records; see jsonparse.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,11 +9,14 @@
 
 #define MAX_DEPTH 64
 
+const char ct_json_too_many[] = "too many values";
+
 struct parser {
 	struct ct_arena *a;
 	const char *p, *end;
 	const char *err;
 	int depth;
+	size_t nvalues, max_values;
 };
 
 static void skip_ws(struct parser *ps)
@@ -320,6 +324,8 @@ static struct ct_jv *value(struct parser *ps)
 	skip_ws(ps);
 	if (ps->p >= ps->end)
 		return fail(ps, "unexpected end");
+	if (++ps->nvalues > ps->max_values)
+		return fail(ps, ct_json_too_many);
 	switch (*ps->p) {
 	case '{':
 		return container(ps, true);
@@ -350,7 +356,13 @@ static struct ct_jv *value(struct parser *ps)
 struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 			    const char **err)
 {
-	struct parser ps = { a, text, text + len, NULL, 0 };
+	return ct_json_parse_max(a, text, len, SIZE_MAX, err);
+}
+
+struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
+				size_t max_values, const char **err)
+{
+	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values };
 	struct ct_jv *v = value(&ps);
 
 	if (v) {

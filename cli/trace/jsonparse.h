@@ -43,6 +43,15 @@ struct ct_jv {
  */
 struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 			    const char **err);
+/*
+ * The same with at most max_values values in all (the outermost one, every
+ * member and every item count): past it NULL with *err == ct_json_too_many,
+ * so a caller can tell a value over its limit from a broken one. The arena
+ * then holds at most about 100 bytes per value on top of the text's length.
+ */
+struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
+				size_t max_values, const char **err);
+extern const char ct_json_too_many[];
 
 /* Member lookup; NULL when absent or when v is not an object. */
 const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key);

@@ -1,7 +1,6 @@
 /* Reading and joining trace records; see trace.h. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +8,21 @@
 #include <unistd.h>
 
 #include "util.h"
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 #include "jsonparse.h"
+#include "lines.h"
 #include "mask.h"
 #include "trace.h"
 
-/* Trace files larger than this are read up to it (and said to be cut). */
-#define TRACE_MAX ((size_t)1 << 30)
+/* What the file system said of a path, asked once per trace. */
+struct ct_trace_stat {
+	const char *path;            /* in the trace's arena */
+	bool exists;
+	uint64_t dev, ino;
+	UT_hash_handle hh;
+};
 
 void ct_trace_init(struct ct_trace *t)
 {
@@ -42,61 +50,122 @@ void ct_trace_release(struct ct_trace *t)
 	for (i = 0; i < t->nprocs; i++)
 		proc_release(&t->procs[i]);
 	free(t->procs);
+	HASH_CLEAR(hh, t->stats); /* the entries are in the arena */
 	ct_arena_release(&t->arena);
 	memset(t, 0, sizeof(*t));
 }
 
-/* Append one zeroed element to a growing array; returns it. */
-#define PUSH(arr, n)                                                          \
-	((arr) = ct_xrealloc((arr), ((n) + 1) * sizeof(*(arr))),               \
-	 memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])
-
-static struct ct_search *find_search(struct ct_proc *p, int64_t id)
+/*
+ * Room for element n of an array that holds n: it doubles when n is a
+ * power of two, so appending is linear in all.
+ */
+static void *grow(void *arr, size_t n, size_t size)
 {
-	size_t i = p->nsearches;
-
-	while (i--)
-		if (p->searches[i].id == id)
-			return &p->searches[i];
-	return NULL;
+	if (n & (n - 1))
+		return arr;
+	if (n > SIZE_MAX / 2 / size)
+		ct_out_of_memory();
+	return ct_xrealloc(arr, (n ? n * 2 : 1) * size);
 }
 
+/* Append one zeroed element to a growing array; returns it. */
+#define PUSH(arr, n)                                                          \
+	((arr) = grow((arr), (n), sizeof(*(arr))),                             \
+	 memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])
+
 /*
- * Pointers into arrays that grow are kept as indices while reading and
- * turned into pointers once the process is complete.
+ * While a file is read, joins go through hash tables (in the reader's own
+ * arena, freed with it) and pointers into arrays that grow are kept as
+ * indices, turned into pointers once the process is complete.
  */
-struct pending {
+struct by_id {                       /* a search id: its latest search */
+	int64_t id;
+	size_t search;
+	UT_hash_handle hh;
+};
+
+struct by_tid {                      /* a thread */
 	int64_t tid;
-	size_t request; /* index + 1 into requests; 0: none */
+	size_t pending;              /* its dlopen waiting for a search: index + 1 */
+	size_t last_request;         /* its latest dlopen: index + 1 */
+	UT_hash_handle hh;
+};
+
+struct by_path {                     /* an object's path */
+	const char *path;
+	size_t first;                /* its first object: index */
+	size_t open;                 /* its latest one not closed: index + 1 */
+	UT_hash_handle hh;
+};
+
+struct by_file {                     /* an object's device and inode */
+	struct { uint64_t dev, ino; } key;
+	size_t first;
+	UT_hash_handle hh;
 };
 
 struct reader {
+	struct ct_trace *t;
 	struct ct_proc *p;
-	struct ct_arena *arena;     /* the trace's: typed records go there */
-	struct pending *pending;
-	size_t npending;
-	size_t *search_request; /* per search: request index + 1 */
-	size_t *search_found;   /* per search: object index + 1 */
-	size_t *object_search;  /* per object: search index + 1 */
+	struct ct_arena *arena;      /* the trace's: typed records go there */
+	struct ct_arena own;         /* the tables below */
+	struct by_id *ids;
+	struct by_tid *tids;
+	struct by_path *paths;
+	size_t *search_request;      /* per search: request index + 1 */
+	size_t *search_found;        /* per search: object index + 1 */
+	size_t *object_search;       /* per object: search index + 1 */
+	size_t *object_below;        /* per object: the one open before it on its path, + 1 */
 };
 
-static struct pending *pending_for(struct reader *r, int64_t tid)
+static struct by_tid *thread(struct reader *rd, int64_t tid)
 {
-	size_t i;
+	struct by_tid *e;
 
-	for (i = 0; i < r->npending; i++)
-		if (r->pending[i].tid == tid)
-			return &r->pending[i];
-	r->pending = ct_xrealloc(r->pending, (r->npending + 1) * sizeof(*r->pending));
-	r->pending[r->npending].tid = tid;
-	r->pending[r->npending].request = 0;
-	return &r->pending[r->npending++];
+	HASH_FIND(hh, rd->tids, &tid, sizeof(tid), e);
+	if (!e) {
+		e = ct_arena_alloc(&rd->own, sizeof(*e));
+		memset(e, 0, sizeof(*e));
+		e->tid = tid;
+		HASH_ADD(hh, rd->tids, tid, sizeof(e->tid), e);
+	}
+	return e;
+}
+
+static struct ct_search *find_search(struct reader *rd, int64_t id)
+{
+	struct by_id *e;
+
+	HASH_FIND(hh, rd->ids, &id, sizeof(id), e);
+	return e ? &rd->p->searches[e->search] : NULL;
+}
+
+static struct by_path *find_path(struct by_path *paths, const char *path)
+{
+	struct by_path *e;
+
+	HASH_FIND(hh, paths, path, strlen(path), e);
+	return e;
 }
 
 /* ---- JSON values into typed records, in the arena ---------------------------- */
 
+/* A string kept: the parsed record lives only as long as its line. */
+static const char *keep(struct reader *rd, const char *s)
+{
+	return s ? ct_arena_strdup(rd->arena, s) : NULL;
+}
+
+static const char *kstr(struct reader *rd, const struct ct_jv *v, const char *key,
+			const char *fallback)
+{
+	const char *s = ct_jstr(v, key, NULL);
+
+	return s ? keep(rd, s) : fallback;
+}
+
 /* The strings of an array (anything else left out); *n of them. */
-static const char **decode_strings(struct ct_arena *a, const struct ct_jv *v, size_t *n)
+static const char **decode_strings(struct reader *rd, const struct ct_jv *v, size_t *n)
 {
 	const char **out;
 	size_t i;
@@ -104,15 +173,15 @@ static const char **decode_strings(struct ct_arena *a, const struct ct_jv *v, si
 	*n = 0;
 	if (!v || v->type != CT_J_ARR || !v->u.c.n)
 		return NULL;
-	out = ct_arena_alloc(a, v->u.c.n * sizeof(*out));
+	out = ct_arena_alloc(rd->arena, v->u.c.n * sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++)
 		if (v->u.c.items[i]->type == CT_J_STR)
-			out[(*n)++] = v->u.c.items[i]->u.str.s;
+			out[(*n)++] = keep(rd, v->u.c.items[i]->u.str.s);
 	return out;
 }
 
 /* An object's members as names and values (NULL when not a string). */
-static struct ct_var *decode_vars(struct ct_arena *a, const struct ct_jv *v, size_t *n)
+static struct ct_var *decode_vars(struct reader *rd, const struct ct_jv *v, size_t *n)
 {
 	struct ct_var *out;
 	size_t i;
@@ -120,17 +189,19 @@ static struct ct_var *decode_vars(struct ct_arena *a, const struct ct_jv *v, siz
 	*n = 0;
 	if (!v || v->type != CT_J_OBJ || !v->u.c.n)
 		return NULL;
-	out = ct_arena_alloc(a, v->u.c.n * sizeof(*out));
+	out = ct_arena_alloc(rd->arena, v->u.c.n * sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++) {
-		out[i].name = v->u.c.keys[i];
-		out[i].value = v->u.c.items[i]->type == CT_J_STR ? v->u.c.items[i]->u.str.s : NULL;
+		out[i].name = keep(rd, v->u.c.keys[i]);
+		out[i].value = v->u.c.items[i]->type == CT_J_STR
+				       ? keep(rd, v->u.c.items[i]->u.str.s)
+				       : NULL;
 	}
 	*n = v->u.c.n;
 	return out;
 }
 
 /* A module record's images: an entry per array item (a non-object one is all unknown). */
-static struct ct_image_rec *decode_images(struct ct_arena *a, const struct ct_jv *v, size_t *n)
+static struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv *v, size_t *n)
 {
 	struct ct_image_rec *out;
 	size_t i;
@@ -138,46 +209,153 @@ static struct ct_image_rec *decode_images(struct ct_arena *a, const struct ct_jv
 	*n = 0;
 	if (!v || v->type != CT_J_ARR || !v->u.c.n)
 		return NULL;
-	out = ct_arena_alloc(a, v->u.c.n * sizeof(*out));
+	out = ct_arena_alloc(rd->arena, v->u.c.n * sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++) {
 		const struct ct_jv *im = v->u.c.items[i];
 
-		out[i].kind = ct_jstr(im, "kind", NULL);
-		out[i].arch = ct_jstr(im, "arch", NULL);
-		out[i].ptx_version = ct_jstr(im, "ptx_version", NULL);
+		out[i].kind = kstr(rd, im, "kind", NULL);
+		out[i].arch = kstr(rd, im, "arch", NULL);
+		out[i].ptx_version = kstr(rd, im, "ptx_version", NULL);
 	}
 	*n = v->u.c.n;
 	return out;
 }
 
 /* A driver record; it replaces what an earlier one said. */
-static void decode_driver(struct ct_arena *a, struct ct_driver_rec *d, const struct ct_jv *v)
+static void decode_driver(struct reader *rd, struct ct_driver_rec *d, const struct ct_jv *v)
 {
 	const struct ct_jv *devs = ct_jget(v, "devices");
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	d->present = true;
-	d->path = ct_jstr(v, "path", NULL);
+	d->path = kstr(rd, v, "path", NULL);
 	d->version = ct_jint(v, "version", 0);
 	if (!devs || devs->type != CT_J_ARR)
 		return;
 	d->has_devices = true;
 	if (!devs->u.c.n)
 		return;
-	d->gpus = ct_arena_alloc(a, devs->u.c.n * sizeof(*d->gpus));
+	d->gpus = ct_arena_alloc(rd->arena, devs->u.c.n * sizeof(*d->gpus));
 	for (i = 0; i < devs->u.c.n; i++) {
 		const struct ct_jv *g = devs->u.c.items[i];
 
 		d->gpus[i].index = ct_jint(g, "index", (int64_t)i);
-		d->gpus[i].name = ct_jstr(g, "name", NULL);
-		d->gpus[i].cc = ct_jstr(g, "cc", NULL);
-		d->gpus[i].uuid = ct_jstr(g, "uuid", NULL);
+		d->gpus[i].name = kstr(rd, g, "name", NULL);
+		d->gpus[i].cc = kstr(rd, g, "cc", NULL);
+		d->gpus[i].uuid = kstr(rd, g, "uuid", NULL);
 	}
 	d->ngpus = devs->u.c.n;
 }
 
+/*
+ * A count a record gives: absent is 0; negative, above CT_TRACE_COUNT_MAX
+ * or not an integer is refused (counted, never wrapped) and reads as 0.
+ */
+static uint64_t count_of(struct reader *rd, const struct ct_jv *v, const char *key)
+{
+	const struct ct_jv *m = ct_jget(v, key);
+
+	if (!m)
+		return 0;
+	if (m->type == CT_J_INT && m->u.i >= 0 && m->u.i <= CT_TRACE_COUNT_MAX)
+		return (uint64_t)m->u.i;
+	rd->p->bad_values++;
+	return 0;
+}
+
 /* ---- records ------------------------------------------------------------------ */
+
+static void on_search(struct reader *rd, const struct ct_jv *v, int64_t t, int64_t tid)
+{
+	struct ct_proc *p = rd->p;
+	struct ct_search *s;
+	struct by_tid *th = thread(rd, tid);
+	struct by_id *e;
+	size_t k = p->nsearches;
+
+	rd->search_request = grow(rd->search_request, k, sizeof(size_t));
+	rd->search_found = grow(rd->search_found, k, sizeof(size_t));
+	s = PUSH(p->searches, p->nsearches);
+	s->id = ct_jint(v, "id", 0);
+	s->t = t;
+	s->tid = tid;
+	s->name = kstr(rd, v, "name", "");
+	s->by = kstr(rd, v, "by", "");
+	rd->search_request[k] = 0;
+	rd->search_found[k] = 0;
+	HASH_FIND(hh, rd->ids, &s->id, sizeof(s->id), e);
+	if (!e) {
+		e = ct_arena_alloc(&rd->own, sizeof(*e));
+		e->id = s->id;
+		HASH_ADD(hh, rd->ids, id, sizeof(e->id), e);
+	}
+	e->search = k;
+	/* The first search after a dlopen on this thread is its own. */
+	if (th->pending &&
+	    strcmp(p->requests[th->pending - 1].name ? p->requests[th->pending - 1].name : "",
+		   s->name) == 0) {
+		rd->search_request[k] = th->pending;
+		th->pending = 0;
+	}
+}
+
+static void on_open(struct reader *rd, const struct ct_jv *v, int64_t t)
+{
+	struct ct_proc *p = rd->p;
+	struct ct_search *s = ct_jget(v, "search") ? find_search(rd, ct_jint(v, "search", -1)) : NULL;
+	size_t k = p->nobjects;
+	struct ct_loaded *o;
+	struct by_path *e;
+	const char *b;
+
+	rd->object_search = grow(rd->object_search, k, sizeof(size_t));
+	rd->object_below = grow(rd->object_below, k, sizeof(size_t));
+	o = PUSH(p->objects, p->nobjects);
+	o->path = kstr(rd, v, "path", "");
+	o->soname = kstr(rd, v, "soname", NULL);
+	o->name = kstr(rd, v, "name", NULL);
+	o->via = ct_rule_parse(ct_jstr(v, "via", NULL));
+	o->by = kstr(rd, v, "by", NULL);
+	o->lmid = ct_jint(v, "lmid", 0);
+	o->t = t;
+	o->dev = ct_ju64(v, "dev", 0);
+	o->ino = ct_ju64(v, "ino", 0);
+	o->size = ct_jint(v, "size", -1);
+	o->mtime = ct_jint(v, "mtime", -1);
+	o->main = ct_jbool(v, "main", false);
+	b = strrchr(o->path, '/');
+	o->shim = strcmp(b ? b + 1 : o->path, "libcudatrace.so") == 0;
+	rd->object_search[k] = 0;
+	if (s) {
+		size_t si = (size_t)(s - p->searches);
+
+		rd->search_found[si] = k + 1;
+		rd->object_search[k] = si + 1;
+	}
+	if (!(e = find_path(rd->paths, o->path))) {
+		e = ct_arena_alloc(&rd->own, sizeof(*e));
+		memset(e, 0, sizeof(*e));
+		e->path = o->path;
+		e->first = k;
+		HASH_ADD_KEYPTR(hh, rd->paths, e->path, strlen(e->path), e);
+	}
+	rd->object_below[k] = e->open;
+	e->open = k + 1;
+}
+
+static void on_close(struct reader *rd, const struct ct_jv *v)
+{
+	struct by_path *e = find_path(rd->paths, ct_jstr(v, "path", ""));
+
+	/* The latest object of that path still open. */
+	if (e && e->open) {
+		size_t k = e->open - 1;
+
+		rd->p->objects[k].closed = true;
+		e->open = rd->object_below[k];
+	}
+}
 
 static void on_record(struct reader *rd, const struct ct_jv *v)
 {
@@ -192,146 +370,165 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->pid = ct_jint(v, "pid", p->pid);
 		p->ppid = ct_jint(v, "ppid", 0);
 		p->t = t;
-		p->host = ct_jstr(v, "host", NULL);
-		p->image = ct_jstr(v, "image", NULL);
-		p->exe = ct_jstr(v, "exe", NULL);
-		p->cwd = ct_jstr(v, "cwd", NULL);
-		p->argv = decode_strings(rd->arena, ct_jget(v, "argv"), &p->argc);
-		p->env = decode_vars(rd->arena, ct_jget(v, "env"), &p->nenv);
-		p->ranks = decode_vars(rd->arena, ct_jget(v, "ranks"), &p->nranks);
+		p->host = kstr(rd, v, "host", NULL);
+		p->image = kstr(rd, v, "image", NULL);
+		p->exe = kstr(rd, v, "exe", NULL);
+		p->cwd = kstr(rd, v, "cwd", NULL);
+		p->argv = decode_strings(rd, ct_jget(v, "argv"), &p->argc);
+		p->env = decode_vars(rd, ct_jget(v, "env"), &p->nenv);
+		p->ranks = decode_vars(rd, ct_jget(v, "ranks"), &p->nranks);
 		p->auditor = ct_jbool(v, "auditor", false);
 		p->secure = ct_jbool(v, "secure", false);
 	} else if (strcmp(ev, "search") == 0) {
-		struct ct_search *s = PUSH(p->searches, p->nsearches);
-		struct pending *pd = pending_for(rd, tid);
-		size_t k = p->nsearches - 1;
-
-		s->id = ct_jint(v, "id", 0);
-		s->t = t;
-		s->tid = tid;
-		s->name = ct_jstr(v, "name", "");
-		s->by = ct_jstr(v, "by", "");
-		rd->search_request = ct_xrealloc(rd->search_request, p->nsearches * sizeof(size_t));
-		rd->search_found = ct_xrealloc(rd->search_found, p->nsearches * sizeof(size_t));
-		rd->search_request[k] = 0;
-		rd->search_found[k] = 0;
-		/* The first search after a dlopen on this thread is its own. */
-		if (pd->request &&
-		    strcmp(p->requests[pd->request - 1].name ? p->requests[pd->request - 1].name : "",
-			   s->name) == 0) {
-			rd->search_request[k] = pd->request;
-			pd->request = 0;
-		}
+		on_search(rd, v, t, tid);
 	} else if (strcmp(ev, "try") == 0) {
-		struct ct_search *s = find_search(p, ct_jint(v, "search", -1));
+		struct ct_search *s = find_search(rd, ct_jint(v, "search", -1));
 		struct ct_try *tr;
 
 		if (!s)
 			return;
 		tr = PUSH(s->tries, s->ntries);
-		tr->path = ct_jstr(v, "path", "");
+		tr->path = kstr(rd, v, "path", "");
 		tr->via = ct_rule_parse(ct_jstr(v, "via", NULL));
 	} else if (strcmp(ev, "open") == 0) {
-		struct ct_loaded *o = PUSH(p->objects, p->nobjects);
-		struct ct_search *s = ct_jget(v, "search") ? find_search(p, ct_jint(v, "search", -1)) : NULL;
-		const char *b;
-
-		o->path = ct_jstr(v, "path", "");
-		o->soname = ct_jstr(v, "soname", NULL);
-		o->name = ct_jstr(v, "name", NULL);
-		o->via = ct_rule_parse(ct_jstr(v, "via", NULL));
-		o->by = ct_jstr(v, "by", NULL);
-		o->lmid = ct_jint(v, "lmid", 0);
-		o->t = t;
-		o->dev = ct_ju64(v, "dev", 0);
-		o->ino = ct_ju64(v, "ino", 0);
-		o->size = ct_jint(v, "size", -1);
-		o->mtime = ct_jint(v, "mtime", -1);
-		o->main = ct_jbool(v, "main", false);
-		b = strrchr(o->path, '/');
-		o->shim = strcmp(b ? b + 1 : o->path, "libcudatrace.so") == 0;
-		rd->object_search = ct_xrealloc(rd->object_search, p->nobjects * sizeof(size_t));
-		rd->object_search[p->nobjects - 1] = 0;
-		if (s) {
-			size_t k = (size_t)(s - p->searches);
-
-			rd->search_found[k] = p->nobjects;
-			rd->object_search[p->nobjects - 1] = k + 1;
-		}
+		on_open(rd, v, t);
 	} else if (strcmp(ev, "close") == 0) {
-		const char *path = ct_jstr(v, "path", "");
-		size_t i = p->nobjects;
-
-		while (i--)
-			if (!p->objects[i].closed && strcmp(p->objects[i].path, path) == 0) {
-				p->objects[i].closed = true;
-				break;
-			}
+		on_close(rd, v);
 	} else if (strcmp(ev, "dlopen") == 0) {
 		struct ct_request *q = PUSH(p->requests, p->nrequests);
+		struct by_tid *th = thread(rd, tid);
 
-		q->api = ct_jstr(v, "api", "dlopen");
-		q->name = ct_jstr(v, "name", NULL);
-		q->caller = ct_jstr(v, "caller", NULL);
+		q->api = kstr(rd, v, "api", "dlopen");
+		q->name = kstr(rd, v, "name", NULL);
+		q->caller = kstr(rd, v, "caller", NULL);
 		q->flags = ct_jint(v, "flags", 0);
 		q->noload = ct_jbool(v, "noload", false);
 		q->lmid = ct_jint(v, "lmid", 0);
 		q->t = t;
 		q->tid = tid;
-		pending_for(rd, tid)->request = p->nrequests;
+		th->pending = th->last_request = p->nrequests;
 	} else if (strcmp(ev, "dlerror") == 0) {
-		size_t i = p->nrequests;
+		struct by_tid *th = thread(rd, tid);
 
 		/* The text goes with this thread's latest request. */
-		while (i--)
-			if (p->requests[i].tid == tid) {
-				if (!p->requests[i].error)
-					p->requests[i].error = ct_jstr(v, "text", NULL);
-				break;
-			}
+		if (th->last_request && !p->requests[th->last_request - 1].error)
+			p->requests[th->last_request - 1].error = kstr(rd, v, "text", NULL);
 	} else if (strcmp(ev, "module") == 0 || strcmp(ev, "register") == 0) {
 		struct ct_module *m = PUSH(p->modules, p->nmodules);
 
 		m->registration = ev[0] == 'r';
-		m->api = m->registration ? "__cudaRegisterFatBinary" : ct_jstr(v, "api", "");
-		m->caller = ct_jstr(v, "caller", NULL);
-		m->file = ct_jstr(v, "file", NULL);
-		m->input = ct_jstr(v, "input", NULL);
-		m->name = ct_jstr(v, "name", NULL);
+		m->api = m->registration ? "__cudaRegisterFatBinary" : kstr(rd, v, "api", "");
+		m->caller = kstr(rd, v, "caller", NULL);
+		m->file = kstr(rd, v, "file", NULL);
+		m->input = kstr(rd, v, "input", NULL);
+		m->name = kstr(rd, v, "name", NULL);
 		m->result = ct_jint(v, "result", 0);
 		m->t = t;
-		m->images = decode_images(rd->arena, ct_jget(v, "images"), &m->nimages);
+		m->images = decode_images(rd, ct_jget(v, "images"), &m->nimages);
 	} else if (strcmp(ev, "cuinit") == 0) {
 		p->cuinit = ct_jint(v, "result", -1);
 		p->ncuinit++;
 	} else if (strcmp(ev, "driver") == 0) {
-		decode_driver(rd->arena, &p->driver, v);
+		decode_driver(rd, &p->driver, v);
 	} else if (strcmp(ev, "exec") == 0) {
 		struct ct_exec *x = PUSH(p->execs, p->nexecs);
 
-		x->api = ct_jstr(v, "api", "");
-		x->path = ct_jstr(v, "path", NULL);
+		x->api = kstr(rd, v, "api", "");
+		x->path = kstr(rd, v, "path", NULL);
 		x->traced = ct_jbool(v, "traced", true);
-		x->untraced = ct_jstr(v, "untraced", NULL);
+		x->untraced = kstr(rd, v, "untraced", NULL);
 		x->no_auditor = !ct_jbool(v, "auditor", true);
 		x->t = t;
 	} else if (strcmp(ev, "exit") == 0) {
 		p->exited = true;
 		p->exit_status = ct_jint(v, "status", 0);
-		p->exit_api = ct_jstr(v, "api", "exit");
+		p->exit_api = kstr(rd, v, "api", "exit");
 	} else if (strcmp(ev, "fini") == 0) {
 		p->fini = true;
 	} else if (strcmp(ev, "main") == 0) {
 		p->reached_main = true;
 	} else if (strcmp(ev, "dropped") == 0) {
-		p->dropped += (unsigned long)ct_jint(v, "records", 0);
+		/* At most a file's records times 2^32: no sum can wrap. */
+		p->dropped += (unsigned long)count_of(rd, v, "records");
 	}
+}
+
+/* ---- the end of a file ---------------------------------------------------------- */
+
+static const struct ct_trace_stat *stat_once(struct ct_trace *t, const char *path)
+{
+	struct ct_trace_stat *e;
+	struct stat st;
+
+	HASH_FIND(hh, t->stats, path, strlen(path), e);
+	if (e)
+		return e;
+	e = ct_arena_alloc(&t->arena, sizeof(*e));
+	memset(e, 0, sizeof(*e));
+	e->path = ct_arena_strdup(&t->arena, path);
+	if (stat(path, &st) == 0) {
+		e->exists = true;
+		e->dev = (uint64_t)st.st_dev;
+		e->ino = (uint64_t)st.st_ino;
+	}
+	HASH_ADD_KEYPTR(hh, t->stats, e->path, strlen(e->path), e);
+	return e;
+}
+
+/*
+ * The objects mapped before a search are those before the first one
+ * mapped after it; latest[k] is the latest time of objects 0..k, so the
+ * count is a binary search.
+ */
+static size_t mapped_before(const int64_t *latest, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (latest[mid] > t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * Which of the first n objects is path (by its name, or by the file it
+ * is on this machine): the first such, or n.
+ */
+static size_t loaded_as(struct reader *rd, struct by_file *files, const char *path,
+			size_t n)
+{
+	struct by_path *e = find_path(rd->paths, path);
+	size_t best = e && e->first < n ? e->first : n;
+
+	if (files) {
+		const struct ct_trace_stat *st = stat_once(rd->t, path);
+		struct by_file *f;
+
+		if (st->exists) {
+			struct by_file key;
+
+			memset(&key, 0, sizeof(key));
+			key.key.dev = st->dev;
+			key.key.ino = st->ino;
+			HASH_FIND(hh, files, &key.key, sizeof(key.key), f);
+			if (f && f->first < best)
+				best = f->first;
+		}
+	}
+	return best;
 }
 
 /* Indices to pointers, and what can only be known at the end. */
 static void finish(struct reader *rd)
 {
 	struct ct_proc *p = rd->p;
+	struct by_file *files = NULL, *f;
+	int64_t *latest = NULL;
 	size_t i, j, k;
 
 	for (i = 0; i < p->nsearches; i++) {
@@ -352,6 +549,28 @@ static void finish(struct reader *rd)
 			o->request = o->search->request;
 		}
 	}
+	if (!p->nobjects)
+		return;
+	latest = ct_xmalloc(p->nobjects * sizeof(*latest));
+	for (k = 0; k < p->nobjects; k++) {
+		const struct ct_loaded *o = &p->objects[k];
+
+		latest[k] = k && latest[k - 1] > o->t ? latest[k - 1] : o->t;
+		if (!o->ino)
+			continue;
+		f = ct_arena_alloc(&rd->own, sizeof(*f));
+		memset(f, 0, sizeof(*f));
+		f->key.dev = o->dev;
+		f->key.ino = o->ino;
+		f->first = k;
+		{
+			struct by_file *had;
+
+			HASH_FIND(hh, files, &f->key, sizeof(f->key), had);
+			if (!had)
+				HASH_ADD(hh, files, key, sizeof(f->key), f);
+		}
+	}
 	/*
 	 * A search that opened nothing may still have succeeded: the loader
 	 * maps a file only once, so a candidate that is an object already
@@ -359,116 +578,118 @@ static void finish(struct reader *rd)
 	 */
 	for (i = 0; i < p->nsearches; i++) {
 		struct ct_search *s = &p->searches[i];
+		size_t n;
 
 		if (s->found)
 			continue;
-		for (j = 0; j < s->ntries && !s->already_loaded; j++) {
-			struct stat st;
-			bool exists = stat(s->tries[j].path, &st) == 0;
-
-			for (k = 0; k < p->nobjects; k++) {
-				const struct ct_loaded *o = &p->objects[k];
-
-				if (o->t > s->t)
-					break;
-				if (strcmp(o->path, s->tries[j].path) == 0 ||
-				    (exists && o->dev == (uint64_t)st.st_dev &&
-				     o->ino == (uint64_t)st.st_ino)) {
-					s->already_loaded = true;
-					s->found = &p->objects[k];
-					break;
-				}
-			}
-		}
+		n = mapped_before(latest, p->nobjects, s->t);
+		for (j = 0; j < s->ntries && !s->found; j++)
+			if ((k = loaded_as(rd, files, s->tries[j].path, n)) < n)
+				s->found = &p->objects[k];
 		/* A name with a slash is opened directly, without candidates. */
-		if (!s->found && strchr(s->name, '/'))
-			for (k = 0; k < p->nobjects; k++)
-				if (p->objects[k].t <= s->t &&
-				    strcmp(p->objects[k].path, s->name) == 0) {
-					s->already_loaded = true;
-					s->found = &p->objects[k];
-					break;
-				}
+		if (!s->found && strchr(s->name, '/')) {
+			struct by_path *e = find_path(rd->paths, s->name);
+
+			if (e && e->first < n)
+				s->found = &p->objects[e->first];
+		}
+		s->already_loaded = s->found != NULL;
 	}
+	HASH_CLEAR(hh, files);
+	free(latest);
 }
 
-static char *read_all(const char *path, size_t *len, bool *cut)
+/* ---- files ---------------------------------------------------------------------- */
+
+/* The first limit met is the one said. */
+/* The words of the limits below say their numbers. */
+_Static_assert(CT_TRACE_LINE_MAX == (size_t)2 << 20, "say the line limit's size");
+_Static_assert(CT_TRACE_VALUES_MAX == 524288, "say the values limit's number");
+
+static void limited(struct ct_proc *p, const char *why)
 {
-	/* O_NONBLOCK: a FIFO named *.jsonl must not hang the reader. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	char *buf;
-	size_t n = 0, cap;
-
-	*cut = false;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return NULL;
-	}
-	cap = (size_t)st.st_size < TRACE_MAX ? (size_t)st.st_size : TRACE_MAX;
-	buf = ct_xmalloc(cap + 1);
-	while (n < cap) {
-		ssize_t r = read(fd, buf + n, cap - n);
-
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*cut = (size_t)st.st_size > TRACE_MAX;
-	buf[n] = '\0';
-	*len = n;
-	return buf;
+	if (!p->limit)
+		p->limit = why;
 }
 
 static void read_file(struct ct_trace *t, const char *path)
 {
-	struct reader rd = { 0 };
-	struct ct_proc proc = { 0 };
-	size_t len, records = 0;
-	bool cut;
-	char *buf = read_all(path, &len, &cut), *line, *end;
+	struct reader rd;
+	struct ct_proc proc;
+	struct ct_lines lines;
+	struct ct_arena scratch;
+	size_t records = 0;
+	const char *line;
+	size_t len;
+	bool unterminated;
+	uint64_t left = t->nbytes < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - t->nbytes : 0;
+	size_t max_bytes = CT_TRACE_FILE_BYTES_MAX;
+	bool total_bytes = false;
 
-	if (!buf) {
+	/* What is left of the total, but always room for a first line. */
+	if (left < max_bytes) {
+		max_bytes = left > CT_TRACE_LINE_MAX + 1 ? (size_t)left : CT_TRACE_LINE_MAX + 1;
+		total_bytes = true;
+	}
+	if (ct_lines_open(&lines, path, CT_TRACE_LINE_MAX, max_bytes) != 0) {
 		t->bad_files++;
 		return;
 	}
+	memset(&rd, 0, sizeof(rd));
+	memset(&proc, 0, sizeof(proc));
+	ct_arena_init(&rd.own);
+	ct_arena_init(&scratch);
 	proc.file = ct_arena_strdup(&t->arena, path);
 	proc.cuinit = -1;
-	proc.cut = cut;
+	rd.t = t;
 	rd.p = &proc;
 	rd.arena = &t->arena;
-	for (line = buf; line < buf + len; line = end + 1) {
+	while (ct_lines_next(&lines, &line, &len, &unterminated) == 1) {
 		const struct ct_jv *v;
-		const char *err;
-		char *copy;
-		size_t n;
+		const char *err = NULL;
 
-		end = memchr(line, '\n', (size_t)(buf + len - line));
-		if (!end)
-			end = buf + len;
-		n = (size_t)(end - line);
-		if (n == 0)
+		if (len == 0)
 			continue;
-		/* Records are parsed from a copy kept in the arena. */
-		copy = ct_arena_alloc(&t->arena, n + 1);
-		memcpy(copy, line, n);
-		copy[n] = '\0';
-		v = ct_json_parse(&t->arena, copy, n, &err);
+		if (records >= CT_TRACE_FILE_RECORDS_MAX ||
+		    (records && t->nrecords >= CT_TRACE_RECORDS_MAX)) {
+			limited(&proc, records >= CT_TRACE_FILE_RECORDS_MAX
+					       ? "the file holds more than 1000000 records"
+					       : "the trace holds more than 4000000 records in all");
+			proc.limited++;
+			continue;
+		}
+		/* The record's values live as long as its line. */
+		ct_arena_reset(&scratch);
+		v = ct_json_parse_max(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
+		if (!v && err == ct_json_too_many) {
+			limited(&proc, "a record holds more than 524288 values");
+			proc.limited++;
+			continue;
+		}
 		if (!v || v->type != CT_J_OBJ || !ct_jget(v, "ev")) {
 			/* A last line without its newline was cut by a crash. */
-			if (end == buf + len)
+			if (unterminated && lines.truncated)
+				proc.limited++;
+			else if (unterminated)
 				proc.cut = true;
 			else
 				proc.bad_lines++;
 			continue;
 		}
 		records++;
+		t->nrecords++;
 		on_record(&rd, v);
 	}
-	free(buf);
+	if (lines.too_long) {
+		limited(&proc, "a line is longer than 2 MiB");
+		proc.limited += lines.too_long;
+	}
+	if (lines.truncated)
+		limited(&proc, total_bytes ? "the trace is larger than 4 GiB in all"
+					   : "the file is larger than 256 MiB");
+	t->nbytes += lines.read_total;
+	ct_lines_close(&lines);
+	ct_arena_release(&scratch);
 	if (records == 0) {
 		t->bad_files++;
 		proc_release(&proc);
@@ -476,10 +697,14 @@ static void read_file(struct ct_trace *t, const char *path)
 		finish(&rd);
 		*PUSH(t->procs, t->nprocs) = proc;
 	}
-	free(rd.pending);
+	HASH_CLEAR(hh, rd.ids);
+	HASH_CLEAR(hh, rd.tids);
+	HASH_CLEAR(hh, rd.paths);
+	ct_arena_release(&rd.own);
 	free(rd.search_request);
 	free(rd.search_found);
 	free(rd.object_search);
+	free(rd.object_below);
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -509,7 +734,7 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 	}
 	while ((de = readdir(d)))
 		if (has_suffix(de->d_name, ".jsonl")) {
-			names = ct_xrealloc(names, (n + 1) * sizeof(*names));
+			names = grow(names, n, sizeof(*names));
 			names[n++] = ct_xstrdup(de->d_name);
 		}
 	closedir(d);
@@ -527,6 +752,8 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 	return 0;
 }
 
+/* ---- processes joined ------------------------------------------------------------ */
+
 static int cmp_procs(const void *a, const void *b)
 {
 	const struct ct_proc *x = a, *y = b;
@@ -536,58 +763,160 @@ static int cmp_procs(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static bool same_host(const struct ct_proc *p, const struct ct_proc *q)
+{
+	return !p->host || !q->host || strcmp(p->host, q->host) == 0;
+}
+
+/* The processes of one pid, in the order they sort. */
+struct by_pid {
+	int64_t pid;
+	size_t *procs;
+	size_t n;
+	UT_hash_handle hh;
+};
+
+static const struct by_pid *pid_procs(struct by_pid *pids, int64_t pid)
+{
+	struct by_pid *e;
+
+	HASH_FIND(hh, pids, &pid, sizeof(pid), e);
+	return e;
+}
+
+/* The latest of e's processes sorted before i on p's host and started no later. */
+static size_t earlier(const struct ct_trace *t, const struct by_pid *e, size_t i)
+{
+	const struct ct_proc *p = &t->procs[i];
+	size_t lo = 0, hi = e ? e->n : 0;
+
+	/* e->procs ascends: those below i. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->procs[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct ct_proc *q = &t->procs[e->procs[lo]];
+
+		if (same_host(p, q) && q->t <= p->t)
+			return e->procs[lo];
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Does a chain of forks lead from process i to one whose auditor ran?
+ * Each process is walked once: state says what is known of it (a cycle,
+ * which a forged trace can make, ends a walk with no).
+ */
+enum { UNKNOWN, YES, NO, WALKING };
+
+static void inherit_auditor(struct ct_trace *t, unsigned char *state, size_t i)
+{
+	unsigned char answer;
+	size_t k = i;
+
+	for (;;) {
+		const struct ct_proc *q = &t->procs[k];
+
+		if (state[k] == YES || state[k] == NO) {
+			answer = state[k];
+			break;
+		}
+		if (state[k] == WALKING) {
+			answer = NO;
+			break;
+		}
+		if (q->auditor) {
+			answer = YES;
+			break;
+		}
+		state[k] = WALKING;
+		if (!q->forked || !q->parent) {
+			answer = NO;
+			break;
+		}
+		k = (size_t)(q->parent - t->procs);
+	}
+	/* Everything walked has that answer. */
+	for (k = i; state[k] == WALKING;) {
+		struct ct_proc *q = &t->procs[k];
+
+		state[k] = answer;
+		q->auditor = answer == YES;
+		if (!q->forked || !q->parent)
+			break;
+		k = (size_t)(q->parent - t->procs);
+	}
+}
+
 void ct_trace_link(struct ct_trace *t)
 {
+	struct by_pid *pids = NULL, *e, *tmp;
+	unsigned char *state;
 	size_t i, j;
-	bool changed;
 
 	if (t->nprocs)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
 	for (i = 0; i < t->nprocs; i++) {
+		int64_t pid = t->procs[i].pid;
+
+		HASH_FIND(hh, pids, &pid, sizeof(pid), e);
+		if (!e) {
+			e = ct_xcalloc(1, sizeof(*e));
+			e->pid = pid;
+			HASH_ADD(hh, pids, pid, sizeof(e->pid), e);
+		}
+		e->procs = grow(e->procs, e->n, sizeof(*e->procs));
+		e->procs[e->n++] = i;
+	}
+	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
+		const struct by_pid *parents = pid_procs(pids, p->ppid);
+		size_t a, b;
 
 		/* A fork shares its parent's image: that one, wherever it sorts. */
-		for (j = 0; j < t->nprocs && !p->parent; j++) {
-			struct ct_proc *q = &t->procs[j];
+		for (j = 0; parents && p->image && j < parents->n && !p->parent; j++) {
+			struct ct_proc *q = &t->procs[parents->procs[j]];
 
-			if (q != p && q->pid == p->ppid && p->image && q->image &&
-			    strcmp(p->image, q->image) == 0 &&
+			if (q != p && q->image && strcmp(p->image, q->image) == 0 &&
 			    (!p->host || !q->host || strcmp(p->host, q->host) == 0)) {
 				p->parent = q;
 				p->forked = true;
 			}
 		}
-		for (j = i; j-- > 0 && !p->parent;) {
-			struct ct_proc *q = &t->procs[j];
-			bool same_host = !p->host || !q->host || strcmp(p->host, q->host) == 0;
-
-			/* The same pid earlier on the same host: the image it exec'd from. */
-			if (same_host && q->pid == p->pid && q->t <= p->t) {
-				p->parent = q;
-				break;
-			}
-			if (same_host && q->pid == p->ppid && q->t <= p->t) {
-				p->parent = q;
-				break;
-			}
-		}
+		if (p->parent)
+			continue;
+		/*
+		 * The latest before it on the same host: the same pid (the image
+		 * it exec'd from) or its parent pid.
+		 */
+		a = earlier(t, pid_procs(pids, p->pid), i);
+		b = earlier(t, pid_procs(pids, p->ppid), i);
+		if (a != SIZE_MAX && (b == SIZE_MAX || a > b))
+			p->parent = &t->procs[a];
+		else if (b != SIZE_MAX)
+			p->parent = &t->procs[b];
+	}
+	HASH_ITER(hh, pids, e, tmp) {
+		HASH_DEL(pids, e);
+		free(e->procs);
+		free(e);
 	}
 	/*
 	 * A fork's first record comes from the preload half, which cannot tell
 	 * whether the auditor runs: its image's first process says (forks of
 	 * forks too, whatever order they sorted in).
 	 */
-	for (changed = true; changed;) {
-		changed = false;
-		for (i = 0; i < t->nprocs; i++) {
-			struct ct_proc *p = &t->procs[i];
-
-			if (p->forked && p->parent && p->parent->auditor && !p->auditor) {
-				p->auditor = true;
-				changed = true;
-			}
-		}
-	}
+	state = ct_xcalloc(t->nprocs ? t->nprocs : 1, 1);
+	for (i = 0; i < t->nprocs; i++)
+		if (state[i] == UNKNOWN)
+			inherit_auditor(t, state, i);
+	free(state);
 }
 
 /* The first member of that name, as the JSON reader's lookups took it. */

@@ -9,8 +9,15 @@
  * field of the wrong type in the trace reads as absent (NULL strings, 0
  * numbers, empty arrays), never as an error. No layer above sees JSON.
  *
+ * Traces are untrusted: the reader streams each file a line at a time and
+ * keeps within the limits below (docs/trace-format.md, "Limits"). Past a
+ * limit it goes on with what it can still read and says so in the
+ * process's limit and limited; a value that cannot be true (a negative
+ * count) is refused and counted in bad_values. Memory grows with what is
+ * kept, never with a line's or a file's size; time is linear in the input.
+ *
  * Ownership: struct ct_trace owns everything reachable from it (one arena
- * and the arrays); ct_trace_release frees it all.
+ * and the arrays); ct_trace_release frees it all. Not thread-safe.
  */
 #ifndef CT_TRACE_H
 #define CT_TRACE_H
@@ -22,6 +29,16 @@
 #include "arena.h"
 #include "libnames.h"
 #include "rules.h"
+
+/* The reader's limits: a line (one record), JSON values in a record, a file, all files. */
+#define CT_TRACE_LINE_MAX ((size_t)2 << 20)          /* bytes; the shim writes at most 1 MiB */
+#define CT_TRACE_VALUES_MAX ((size_t)1 << 19)        /* JSON values in one record (a start record's argv) */
+#define CT_TRACE_FILE_RECORDS_MAX ((size_t)1000000)  /* records read from one file */
+#define CT_TRACE_FILE_BYTES_MAX ((size_t)256 << 20)  /* bytes read from one file */
+#define CT_TRACE_RECORDS_MAX ((size_t)4000000)       /* records read in all (a file's first always) */
+#define CT_TRACE_BYTES_MAX ((uint64_t)4 << 30)       /* bytes read in all (a file's first line always) */
+/* The largest count a record may give (dropped records): more is not believed. */
+#define CT_TRACE_COUNT_MAX ((int64_t)1 << 32)
 
 struct ct_search;
 struct ct_request;
@@ -129,6 +146,10 @@ struct ct_proc {
 	size_t bad_lines;            /* lines that are not JSON records */
 	bool cut;                    /* the last line was cut short */
 	unsigned long dropped;       /* records the shim could not write */
+	size_t bad_values;           /* values refused: a negative or absurd count */
+	const char *limit;           /* the first limit the file went past, in words
+					("a line is longer than 1 MiB"); NULL: none */
+	size_t limited;              /* lines left out by a limit (those read past it) */
 
 	struct ct_loaded *objects;
 	size_t nobjects;
@@ -149,14 +170,18 @@ struct ct_trace {
 	struct ct_proc *procs;       /* ordered by start time */
 	size_t nprocs;
 	size_t bad_files;            /* files that held no record at all */
+	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
+	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
+	struct ct_trace_stat *stats; /* the file system asked once per path (trace.c) */
 };
 
 void ct_trace_init(struct ct_trace *t);
 void ct_trace_release(struct ct_trace *t);
 
 /*
- * Read every *.jsonl file in dir (not recursive) into t. Returns 0, or -1
+ * Read every *.jsonl file in dir (not recursive) into t; called again for
+ * more directories, the total limit counts them all. Returns 0, or -1
  * with a message in why when the directory cannot be read. Files and lines
  * that are not trace records are counted, not fatal.
  */

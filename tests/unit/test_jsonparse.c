@@ -740,6 +740,62 @@ static void test_arena(void **state)
 	ct_arena_release(&a);
 }
 
+/* A scratch arena reset per record keeps one chunk and reuses it; a huge block goes. */
+static void test_arena_reset(void **state)
+{
+	struct ct_arena a;
+	char *first, *again;
+	size_t i;
+
+	(void)state;
+	ct_arena_init(&a);
+	ct_arena_reset(&a);
+	assert_null(a.head);
+	first = ct_arena_strdup(&a, "one");
+	for (i = 0; i < 5000; i++)
+		memset(ct_arena_alloc(&a, 100), 0x5a, 100);
+	memset(ct_arena_alloc(&a, 1 << 20), 1, 1 << 20);
+	ct_arena_reset(&a);
+	assert_non_null(a.head);
+	again = ct_arena_strdup(&a, "two");
+	assert_ptr_equal(again, first);
+	assert_string_equal(again, "two");
+	ct_arena_release(&a);
+
+	/* A first chunk made for one huge block is not kept. */
+	ct_arena_init(&a);
+	memset(ct_arena_alloc(&a, 1 << 20), 2, 1 << 20);
+	ct_arena_reset(&a);
+	assert_null(a.head);
+	ct_arena_release(&a);
+}
+
+/* At most max_values values: the limit itself parses, one more is ct_json_too_many. */
+static void test_values_limit(void **state)
+{
+	static const char *const docs[] = {
+		"[1,2,3]", "{\"a\":[1,2],\"b\":\"x\"}", "[[[[0]]]]", "\"s\"",
+	};
+	static const size_t counts[] = { 4, 5, 5, 1 };
+	struct ct_arena a;
+	size_t i;
+
+	(void)state;
+	ct_arena_init(&a);
+	for (i = 0; i < ARRAY_LEN(docs); i++) {
+		const char *err = NULL;
+
+		assert_non_null(ct_json_parse_max(&a, docs[i], strlen(docs[i]), counts[i], &err));
+		assert_null(ct_json_parse_max(&a, docs[i], strlen(docs[i]), counts[i] - 1, &err));
+		assert_ptr_equal(err, ct_json_too_many);
+		/* A broken document says so, not the limit. */
+		err = NULL;
+		assert_null(ct_json_parse_max(&a, docs[i], strlen(docs[i]) - 1, counts[i], &err));
+		assert_ptr_not_equal(err, ct_json_too_many);
+	}
+	ct_arena_release(&a);
+}
+
 static void test_long_string(void **state)
 {
 	size_t n = 1 << 20, i;
@@ -907,6 +963,8 @@ int main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_byte_flips),
+		cmocka_unit_test(test_arena_reset),
+		cmocka_unit_test(test_values_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

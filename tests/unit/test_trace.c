@@ -837,19 +837,26 @@ static void test_wrong_typed_items(void **state)
 	ct_trace_release(&t);
 }
 
+/* A line just under the line limit is read whole; one over it is skipped, said and counted. */
 static void test_huge_line(void **state)
 {
-	size_t n = 1 << 20, i;
+	static const char head[] = "{\"ev\":\"start\",\"t\":1,\"tid\":20,\"pid\":20,\"exe\":\"";
+	size_t n = CT_TRACE_LINE_MAX - 100, i;
 	struct tdir *d = *state;
 	struct ct_trace t;
 	struct ct_proc *p;
-	char *text = malloc(n + 512), *w = text;
+	char *text = malloc(2 * CT_TRACE_LINE_MAX + 512), *w = text;
 
 	assert_non_null(text);
-	w += sprintf(w, "{\"ev\":\"start\",\"t\":1,\"tid\":20,\"pid\":20,\"exe\":\"");
+	w += sprintf(w, "%s", head);
 	for (i = 0; i < n; i++)
 		*w++ = (char)('a' + i % 26);
-	w += sprintf(w, "\",\"host\":\"h\"}\n{\"ev\":\"main\",\"t\":2,\"tid\":20}\n");
+	w += sprintf(w, "\",\"host\":\"h\"}\n");
+	/* One byte over the limit, then a record that must still be read. */
+	w += sprintf(w, "{\"ev\":\"exit\",\"api\":\"");
+	memset(w, 'x', CT_TRACE_LINE_MAX);
+	w += CT_TRACE_LINE_MAX - strlen("{\"ev\":\"exit\",\"api\":\"") - 1;
+	w += sprintf(w, "\"}\n{\"ev\":\"main\",\"t\":2,\"tid\":20}\n");
 	write_raw(d, "huge.jsonl", text, (size_t)(w - text));
 	read_trace(d, &t);
 	assert_int_equal(t.nprocs, 1);
@@ -857,11 +864,156 @@ static void test_huge_line(void **state)
 	assert_int_equal(p->bad_lines, 0);
 	assert_false(p->cut);
 	assert_int_equal(strlen(p->exe), n);
-	assert_memory_equal(p->exe, text + strlen("{\"ev\":\"start\",\"t\":1,\"tid\":20,\"pid\":20,\"exe\":\""), n);
+	assert_memory_equal(p->exe, text + strlen(head), n);
 	assert_string_equal(p->host, "h");
 	assert_true(p->reached_main);
+	assert_false(p->exited);
+	assert_int_equal(p->limited, 1);
+	assert_non_null(p->limit);
+	assert_non_null(strstr(p->limit, "longer than 2 MiB"));
 	ct_trace_release(&t);
 	free(text);
+}
+
+/* The other limits: values in a record, records in a file; past them reading goes on or stops, said. */
+static void test_limits(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	size_t i, len;
+	char *text, *w;
+	FILE *fp;
+	char *path;
+
+	/* A record of CT_TRACE_VALUES_MAX values is read; one more and it is left out. */
+	text = malloc(4 * CT_TRACE_VALUES_MAX + 512);
+	assert_non_null(text);
+	for (int extra = 0; extra < 2; extra++) {
+		w = text + sprintf(text, "%s{\"ev\":\"exec\",\"argv\":[", START(30, 1, "h", "v1", 1));
+		/* The object, the value of ev and the array: 3 values besides the items. */
+		for (i = 0; i < CT_TRACE_VALUES_MAX - 3 + (size_t)extra; i++)
+			w += sprintf(w, "%s0", i ? "," : "");
+		w += sprintf(w, "]}\n{\"ev\":\"fini\"}\n");
+		for (char *c = text; c < w; c++)
+			if (*c == '\'')
+				*c = '"';
+		write_raw(d, "values.jsonl", text, (size_t)(w - text));
+		read_trace(d, &t);
+		p = proc_of(&t, "values.jsonl");
+		assert_int_equal(p->nexecs, extra ? 0 : 1);
+		assert_int_equal(p->limited, extra ? 1 : 0);
+		assert_true(p->fini);
+		assert_int_equal(p->bad_lines, 0);
+		if (extra)
+			assert_non_null(strstr(p->limit, "524288 values"));
+		else
+			assert_null(p->limit);
+		ct_trace_release(&t);
+	}
+	free(text);
+
+	/* Records past CT_TRACE_FILE_RECORDS_MAX are counted, not read. */
+	path = dir_file(d, "values.jsonl");
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "{\"ev\":\"start\",\"pid\":31}\n");
+	for (i = 1; i < CT_TRACE_FILE_RECORDS_MAX; i++)
+		fputs("{\"ev\":\"cuinit\",\"result\":0}\n", fp);
+	fputs("{\"ev\":\"main\"}\n{\"ev\":\"fini\"}\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	free(path);
+	read_trace(d, &t);
+	p = proc_of(&t, "values.jsonl");
+	assert_int_equal(p->pid, 31);
+	assert_int_equal(p->ncuinit, CT_TRACE_FILE_RECORDS_MAX - 1);
+	assert_false(p->reached_main);
+	assert_false(p->fini);
+	assert_int_equal(p->limited, 2);
+	assert_non_null(strstr(p->limit, "1000000 records"));
+	assert_int_equal(t.nrecords, CT_TRACE_FILE_RECORDS_MAX);
+	len = t.nrecords;
+	ct_trace_release(&t);
+	assert_int_equal(len, CT_TRACE_FILE_RECORDS_MAX);
+}
+
+/* Counts that cannot be true are refused and counted, never wrapped; good ones add up. */
+static void test_bad_counts(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "counts.jsonl", START(40, 1, "h", "c1", 1)
+		"{'ev':'dropped','records':-5}\n"
+		"{'ev':'dropped','records':18446744073709551611}\n"
+		"{'ev':'dropped','records':4294967297}\n"
+		"{'ev':'dropped','records':2.5}\n"
+		"{'ev':'dropped','records':'7'}\n"
+		"{'ev':'dropped','records':null}\n"
+		"{'ev':'dropped','records':3}\n"
+		"{'ev':'dropped','records':4294967296}\n"
+		"{'ev':'dropped'}\n");
+	read_trace(d, &t);
+	p = proc_of(&t, "counts.jsonl");
+	assert_int_equal(p->bad_values, 6);
+	assert_int_equal(p->dropped, 4294967299UL);
+	assert_int_equal(p->bad_lines, 0);
+	ct_trace_release(&t);
+}
+
+/* A close unloads the latest object of its path still loaded, however many there are. */
+static void test_close_order(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "close.jsonl", START(50, 1, "h", "d1", 1)
+		"{'ev':'open','t':2,'path':'/l/a.so'}\n"
+		"{'ev':'open','t':3,'path':'/l/b.so'}\n"
+		"{'ev':'open','t':4,'path':'/l/a.so'}\n"
+		"{'ev':'close','t':5,'path':'/l/a.so'}\n"
+		"{'ev':'close','t':6,'path':'/l/c.so'}\n"
+		"{'ev':'open','t':7,'path':'/l/a.so'}\n"
+		"{'ev':'close','t':8,'path':'/l/a.so'}\n"
+		"{'ev':'close','t':9,'path':'/l/a.so'}\n"
+		"{'ev':'close','t':10,'path':'/l/a.so'}\n"
+		"{'ev':'close','t':11}\n");
+	read_trace(d, &t);
+	p = proc_of(&t, "close.jsonl");
+	assert_int_equal(p->nobjects, 4);
+	assert_true(p->objects[0].closed);
+	assert_false(p->objects[1].closed);
+	assert_true(p->objects[2].closed);
+	assert_true(p->objects[3].closed);
+	ct_trace_release(&t);
+}
+
+/* Forged parents that make a cycle of forks end the walk; the auditor is inherited along chains. */
+static void test_fork_cycle(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+
+	/* 60 and 61 each the other's parent, same image: a cycle. */
+	write_records(d, "a.jsonl", START(60, 61, "h", "cy", 10));
+	write_records(d, "b.jsonl", START(61, 60, "h", "cy", 11));
+	/* A chain of forks below an audited first process. */
+	write_records(d, "c.jsonl",
+		      "{'ev':'start','t':20,'pid':70,'ppid':1,'host':'h','image':'ch','auditor':true}\n");
+	write_records(d, "d.jsonl", START(71, 70, "h", "ch", 21));
+	write_records(d, "e.jsonl", START(72, 71, "h", "ch", 22));
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 5);
+	assert_true(proc_of(&t, "a.jsonl")->forked);
+	assert_true(proc_of(&t, "b.jsonl")->forked);
+	assert_false(proc_of(&t, "a.jsonl")->auditor);
+	assert_false(proc_of(&t, "b.jsonl")->auditor);
+	assert_true(proc_of(&t, "e.jsonl")->forked);
+	assert_true(proc_of(&t, "e.jsonl")->auditor);
+	assert_true(proc_of(&t, "d.jsonl")->auditor);
+	ct_trace_release(&t);
 }
 
 static void test_linking(void **state)
@@ -1140,6 +1292,10 @@ int main(void)
 		T(test_wrong_types),
 		T(test_wrong_typed_items),
 		T(test_huge_line),
+		T(test_limits),
+		T(test_bad_counts),
+		T(test_close_order),
+		T(test_fork_cycle),
 		T(test_linking),
 		T(test_directory),
 		T(test_fifo),
