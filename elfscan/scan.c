@@ -115,7 +115,8 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
 	void *map;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Not blocking on a FIFO named as an input or in a trace: O_NONBLOCK, then the type. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0) {

@@ -5,6 +5,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -231,9 +232,33 @@ static void read_symbols(struct ct_elfinfo *e, Elf *elf, Elf_Scn *dynsym,
 	}
 }
 
+/*
+ * Open path for reading if it is a regular file. A FIFO or device named in
+ * a trace or an ELF file must not block or be read: O_NONBLOCK, then the
+ * type. Returns the descriptor or a negative errno.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
+	}
+	return fd;
+}
+
 int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	int fd = open_regular(path), rc = 0;
 	Elf *elf;
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
@@ -242,7 +267,7 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 	size_t nph, i;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
@@ -367,7 +392,7 @@ static char **verdef_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, size_t *
 
 int ct_symtab_read(struct ct_symtab *t, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	int fd = open_regular(path), rc = 0;
 	Elf *elf;
 	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verdef = NULL;
 	GElf_Shdr symsh = { 0 }, vdsh = { 0 };
@@ -377,7 +402,7 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 
 	memset(t, 0, sizeof(*t));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
