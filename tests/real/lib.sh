@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Sourced by the scenarios of tests/real: the helpers of tests/e2e/lib.sh
 # (skip, fail, ok, finish, expect_rc, expect_grep, expect_no_grep,
 # pycheck), with cudatrace and the scratch folder $T inside the trixie
