@@ -2,6 +2,8 @@
 #
 #   make              build build/cudatrace (and the libraries)
 #   make check        install missing Debian packages (as root), build, run every test
+#   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
+#                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make demo         the same set-up, then cudatrace on the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
 #   make SANITIZE=address,undefined check
@@ -90,7 +92,7 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-gpu demo fuzz bench fixtures programs
+.PHONY: all clean install deps check check-real check-gpu demo fuzz bench fixtures programs
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
 $(B)/elfscan/%.o: LAYER_INC = $(INC_ELFSCAN)
@@ -165,6 +167,14 @@ check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
 	@$(MAKE) --no-print-directory fixtures programs
 	@tests/run $(B)
+
+# Debian's PyTorch 2.6 (CUDA 12.4) in a trixie root that tools/make-real-root
+# builds once (about 1.4 GB downloaded) into /var/cache/cudatrace-tests;
+# cudatrace is built inside it from this checkout. Never part of make check.
+# A skip (not root, no mmdebstrap) is not an error here; .ci/run makes it one.
+check-real:
+	@tools/deps --real || :
+	@WERROR=$(WERROR) tests/real/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # On a machine with an NVIDIA GPU (and torch): never part of make check.
 check-gpu: all
