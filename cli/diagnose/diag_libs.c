@@ -15,6 +15,9 @@
 #include "symvers.h"
 #include "resolve.h"
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 /* ---- libraries not found --------------------------------------------------------- */
 
 /* Did the process load the family of name (another copy or major)? */
@@ -133,15 +136,41 @@ static void evidence_required(struct ctx *c, struct ct_finding *f, const struct 
 		ct_finding_evidence(f, "the program got: %s", q->error);
 }
 
+/* The misses already reported in a process, by name and kind. */
+struct said {
+	char *key;
+	UT_hash_handle hh;
+};
+
+/* Was name missed before the same way? Records it when not. */
+static bool seen_before(struct said **set, const char *name, enum ct_search_kind kind)
+{
+	struct said *e;
+	char *key = NULL;
+
+	if (asprintf(&key, "%d\x1f%s", (int)kind, name) < 0)
+		ct_out_of_memory();
+	HASH_FIND_STR(*set, key, e);
+	if (e) {
+		free(key);
+		return true;
+	}
+	e = ct_xcalloc(1, sizeof(*e));
+	e->key = key;
+	HASH_ADD_KEYPTR(hh, *set, e->key, strlen(e->key), e);
+	return false;
+}
+
 void ct_dx_rule_not_found(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
-	size_t i, k;
+	struct said *said = NULL, *e, *tmp;
+	size_t i;
 
 	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
 		const struct ct_loaded *alt = NULL;
-		enum ct_search_kind kind, seen;
+		enum ct_search_kind kind;
 		const char *requester;
 		struct ct_finding *f;
 		struct ct_copies cs;
@@ -153,13 +182,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 		 * misses that counted: a failed RTLD_NOLOAD probe before the
 		 * real dlopen must not hide it.
 		 */
-		for (k = 0; k < i; k++) {
-			const struct ct_search *e = &p->searches[k];
-
-			if (strcmp(e->name, s->name) == 0 && counts(c, e, &seen) && seen == kind)
-				break;
-		}
-		if (k < i)
+		if (seen_before(&said, s->name, kind))
 			continue;
 		requester = s->request ? s->request->caller : s->by;
 		switch (kind) {
@@ -214,6 +237,11 @@ void ct_dx_rule_not_found(struct ctx *c)
 				       ct_dx_base(requester), ct_dx_base(alt->path));
 		ct_copies_release(&cs);
 		ct_dx_where(c, f);
+	}
+	HASH_ITER(hh, said, e, tmp) {
+		HASH_DEL(said, e);
+		free(e->key);
+		free(e);
 	}
 }
 

@@ -23,13 +23,21 @@
 #include "resolve.h"
 #include "summary.h"
 
-/* What the rules and printers ask of one file, read once per path. */
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
+/*
+ * What the rules and printers ask of one file, read once per path; found
+ * by path through a hash table (a job's report asks it for every object
+ * of every process).
+ */
 struct ct_devcode {
 	char *path;
 	struct elfscan_file f;
 	bool ok;                  /* scanned, and holds images */
 	struct ct_elfinfo info;   /* DT_NEEDED, versions needed (ct_dx_elfinfo) */
 	bool info_ok;
+	UT_hash_handle hh;        /* d->code_by_path, keyed by path */
 };
 
 /* ---- each file, read once per path ------------------------------------------ */
@@ -38,31 +46,35 @@ struct ct_devcode {
  * Scan path and read its dynamic section once: every path of the trace
  * is read before any rule runs, the rules and the printers only look up.
  */
+static struct ct_devcode *code_of(const struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devcode *c = NULL;
+
+	if (path)
+		HASH_FIND_STR(d->code_by_path, path, c);
+	return c;
+}
+
 static void scan_code(struct ct_diagnosis *d, const char *path)
 {
 	struct ct_devcode *c;
-	size_t i;
 
-	for (i = 0; i < d->ncode; i++)
-		if (strcmp(d->code[i].path, path) == 0)
-			return;
-	d->code = ct_xrealloc(d->code, (d->ncode + 1) * sizeof(*d->code));
-	c = &d->code[d->ncode++];
+	if (code_of(d, path))
+		return;
+	c = ct_xcalloc(1, sizeof(*c));
 	c->path = ct_xstrdup(path);
 	elfscan_file_init(&c->f);
 	c->ok = elfscan_scan_path(&c->f, path, NULL) == 0 && c->f.nimages > 0;
 	ct_elfinfo_init(&c->info);
 	c->info_ok = ct_elfinfo_read(&c->info, path) == 0;
+	HASH_ADD_KEYPTR(hh, d->code_by_path, c->path, strlen(c->path), c);
 }
 
 static const struct ct_elfinfo *elfinfo_of(const struct ct_diagnosis *d, const char *path)
 {
-	size_t i;
+	const struct ct_devcode *c = code_of(d, path);
 
-	for (i = 0; path && i < d->ncode; i++)
-		if (strcmp(d->code[i].path, path) == 0)
-			return d->code[i].info_ok ? &d->code[i].info : NULL;
-	return NULL;
+	return c && c->info_ok ? &c->info : NULL;
 }
 
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
@@ -127,34 +139,32 @@ enum ct_search_kind ct_diagnosis_search_kind(const struct ct_diagnosis *d, const
 
 const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path)
 {
-	size_t i;
+	const struct ct_devcode *c = code_of(d, path);
 
-	for (i = 0; i < d->ncode; i++)
-		if (strcmp(d->code[i].path, path) == 0)
-			return d->code[i].ok ? &d->code[i].f : NULL;
-	return NULL;
+	return c && c->ok ? &c->f : NULL;
 }
 
 bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
 {
-	size_t i;
+	const struct ct_devcode *c, *tmp;
 
-	for (i = 0; i < d->ncode; i++)
-		if (d->code[i].ok)
+	HASH_ITER(hh, d->code_by_path, c, tmp)
+		if (c->ok)
 			return true;
 	return false;
 }
 
 void ct_diagnosis_release(struct ct_diagnosis *d)
 {
-	size_t i;
+	struct ct_devcode *c, *tmp;
 
-	for (i = 0; i < d->ncode; i++) {
-		elfscan_file_release(&d->code[i].f);
-		ct_elfinfo_release(&d->code[i].info);
-		free(d->code[i].path);
+	HASH_ITER(hh, d->code_by_path, c, tmp) {
+		HASH_DEL(d->code_by_path, c);
+		elfscan_file_release(&c->f);
+		ct_elfinfo_release(&c->info);
+		free(c->path);
+		free(c);
 	}
-	free(d->code);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }

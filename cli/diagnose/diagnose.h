@@ -31,8 +31,7 @@ struct ct_diagnosis {
 	char target_names[CT_MAX_TARGETS][CT_TARGET_NAME]; /* "sm_90 (NVIDIA H100)" */
 	size_t ntargets;
 	bool targets_from_trace;  /* the GPUs recorded; else --arch or none */
-	struct ct_devcode *code;  /* scanned objects, by path */
-	size_t ncode;
+	struct ct_devcode *code_by_path; /* each file's facts, read once (a hash table) */
 };
 
 struct ct_loader;

@@ -6,6 +6,9 @@
 #include "util.h"
 #include "findings.h"
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 static const struct {
 	const char *id, *title;
 	int severity;
@@ -173,36 +176,60 @@ static bool same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-static bool same_finding(const struct ct_finding *a, const struct ct_finding *b)
+/* The first finding of each kind (code, severity, object, message, fix), by its key. */
+struct kind {
+	char *key;
+	size_t first;
+	UT_hash_handle hh;
+};
+
+static char *kind_key(const struct ct_finding *f)
 {
-	return a->code == b->code && a->severity == b->severity && same_str(a->object, b->object) &&
-	       same_str(a->message, b->message) && same_str(a->fix, b->fix);
+	char *key = NULL;
+
+	/* \x1f between fields, \x1e for a missing one: neither can be mistaken for text. */
+	if (asprintf(&key, "%d\x1f%d\x1f%s\x1f%s\x1f%s", (int)f->code, (int)f->severity,
+		     f->object ? f->object : "\x1e", f->message, f->fix ? f->fix : "\x1e") < 0)
+		ct_out_of_memory();
+	return key;
 }
 
 void ct_findings_group(struct ct_findings *fs)
 {
 	struct ct_finding *out = ct_xcalloc(fs->n + 1, sizeof(*out));
-	size_t n = 0, i, k;
+	struct kind *kinds = NULL, *k, *tmp;
+	size_t n = 0, i;
 	int sev;
 
 	/* Merge into the first of each kind; then order by severity, stably. */
 	for (i = 0; i < fs->n; i++) {
-		struct ct_finding *f = &fs->f[i];
+		struct ct_finding *f = &fs->f[i], *first;
+		char *key = kind_key(f);
 
-		for (k = 0; k < i; k++)
-			if (fs->f[k].message && same_finding(&fs->f[k], f))
-				break;
-		if (k == i)
+		HASH_FIND_STR(kinds, key, k);
+		if (!k) {
+			k = ct_xcalloc(1, sizeof(*k));
+			k->key = key;
+			k->first = i;
+			HASH_ADD_KEYPTR(hh, kinds, k->key, strlen(k->key), k);
 			continue;
-		fs->f[k].where = ct_xrealloc(fs->f[k].where,
-					     (fs->f[k].nwhere + f->nwhere + 1) * sizeof(*f->where));
-		memcpy(fs->f[k].where + fs->f[k].nwhere, f->where, f->nwhere * sizeof(*f->where));
-		fs->f[k].nwhere += f->nwhere;
+		}
+		free(key);
+		first = &fs->f[k->first];
+		first->where = ct_xrealloc(first->where,
+					   (first->nwhere + f->nwhere + 1) * sizeof(*f->where));
+		memcpy(first->where + first->nwhere, f->where, f->nwhere * sizeof(*f->where));
+		first->nwhere += f->nwhere;
 		free(f->where);
 		f->where = NULL;
 		f->nwhere = 0;
 		finding_free(f);
 		f->message = NULL; /* merged away */
+	}
+	HASH_ITER(hh, kinds, k, tmp) {
+		HASH_DEL(kinds, k);
+		free(k->key);
+		free(k);
 	}
 	for (sev = CT_SEV_ERROR; sev >= CT_SEV_INFO; sev--)
 		for (i = 0; i < fs->n; i++)
