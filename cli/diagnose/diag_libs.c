@@ -497,7 +497,8 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 		k = ct_loader_search(&L2, L2.main, need->file, true);
 	memset(&none, 0, sizeof(none));
 	none.name = (char *)need->file;
-	ct_symver_having(c->L, k ? k : &none, need->version, symbol, &having, where, sizeof(where));
+	ct_symver_having(c->L, c->d->syms, k ? k : &none, need->version, symbol, &having, where,
+			 sizeof(where));
 	ct_symver_fix(fix, sizeof(fix), ct_dx_base(r->path), o->path, o->via, need, symbol, having,
 		      where);
 	ct_finding_fix(f, "%s", fix);
@@ -521,7 +522,7 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 	for (i = 0; i < c->nmapped; i++)
 		if (!c->mapped[i]->shim && !c->mapped[i]->main)
 			paths[n++] = c->mapped[i]->path;
-	ct_symscope_init(&scope, paths, n);
+	ct_symscope_init(&scope, paths, n, c->d->syms);
 	/* Every object the loader opened, also for a load that then failed. */
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *r = &p->objects[i];

@@ -22,6 +22,7 @@
 #include "elfinfo.h"
 #include "resolve.h"
 #include "summary.h"
+#include "symvers.h"
 
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
@@ -165,6 +166,7 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 		free(c->path);
 		free(c);
 	}
+	ct_symcache_free(d->syms);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }
@@ -719,6 +721,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 
 	memset(d, 0, sizeof(*d));
 	ct_findings_init(&d->findings);
+	d->syms = ct_symcache_new();
 	for (i = 0; i < ntargets; i++)
 		add_target(d, &targets[i], NULL);
 	if (!ntargets)

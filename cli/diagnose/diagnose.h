@@ -24,6 +24,7 @@
 
 
 struct ct_devcode;
+struct ct_symcache;
 
 struct ct_diagnosis {
 	struct ct_findings findings;
@@ -32,6 +33,7 @@ struct ct_diagnosis {
 	size_t ntargets;
 	bool targets_from_trace;  /* the GPUs recorded; else --arch or none */
 	struct ct_devcode *code_by_path; /* each file's facts, read once (a hash table) */
+	struct ct_symcache *syms;  /* each file's versions and symbols, read once */
 };
 
 struct ct_loader;

@@ -517,18 +517,3 @@ const char *ct_symbols_missing(const struct ct_verneed *need, const struct ct_sy
 	return first;
 }
 
-bool ct_file_satisfies(const char *path, const char *version, const char *symbol)
-{
-	struct ct_elfinfo e;
-	struct ct_symtab t;
-	bool yes;
-
-	ct_elfinfo_init(&e);
-	yes = ct_elfinfo_read(&e, path) == 0 && ct_elfinfo_defines(&e, version);
-	ct_elfinfo_release(&e);
-	if (yes && symbol) {
-		yes = ct_symtab_read(&t, path) == 0 && ct_symtab_has(&t, symbol, version);
-		ct_symtab_release(&t);
-	}
-	return yes;
-}

@@ -101,7 +101,4 @@ const char *ct_symbols_missing(const struct ct_verneed *need, const struct ct_sy
 			       const struct ct_symtab *const *others, size_t nothers,
 			       size_t *count);
 
-/* Does the file at path define version, and symbol under it (symbol may be NULL)? */
-bool ct_file_satisfies(const char *path, const char *version, const char *symbol);
-
 #endif

@@ -8,83 +8,127 @@
 #include "symvers.h"
 #include "util.h"
 
-void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n)
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
+struct entry {
+	char *path;
+	bool info_read, info_ok, table_read, table_ok;
+	struct ct_elfinfo info;
+	struct ct_symtab table;
+	UT_hash_handle hh;
+};
+
+struct ct_symcache {
+	struct entry *by_path;
+};
+
+struct ct_symcache *ct_symcache_new(void)
+{
+	return ct_xcalloc(1, sizeof(struct ct_symcache));
+}
+
+void ct_symcache_free(struct ct_symcache *c)
+{
+	struct entry *e, *tmp;
+
+	if (!c)
+		return;
+	HASH_ITER(hh, c->by_path, e, tmp) {
+		HASH_DEL(c->by_path, e);
+		if (e->info_read)
+			ct_elfinfo_release(&e->info);
+		if (e->table_read)
+			ct_symtab_release(&e->table);
+		free(e->path);
+		free(e);
+	}
+	free(c);
+}
+
+static struct entry *entry_of(struct ct_symcache *c, const char *path)
+{
+	struct entry *e;
+
+	HASH_FIND_STR(c->by_path, path, e);
+	if (!e) {
+		e = ct_xcalloc(1, sizeof(*e));
+		e->path = ct_xstrdup(path);
+		HASH_ADD_KEYPTR(hh, c->by_path, e->path, strlen(e->path), e);
+	}
+	return e;
+}
+
+const struct ct_symtab *ct_symcache_table(struct ct_symcache *c, const char *path)
+{
+	struct entry *e = entry_of(c, path);
+
+	if (!e->table_read) {
+		e->table_read = true;
+		e->table_ok = ct_symtab_read(&e->table, path) == 0;
+	}
+	return e->table_ok ? &e->table : NULL;
+}
+
+bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *version,
+			   const char *symbol)
+{
+	struct entry *e = entry_of(c, path);
+	const struct ct_symtab *t;
+
+	if (!e->info_read) {
+		e->info_read = true;
+		ct_elfinfo_init(&e->info);
+		e->info_ok = ct_elfinfo_read(&e->info, path) == 0;
+	}
+	if (!e->info_ok || !ct_elfinfo_defines(&e->info, version))
+		return false;
+	return !symbol || ((t = ct_symcache_table(c, path)) && ct_symtab_has(t, symbol, version));
+}
+
+void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n,
+		      struct ct_symcache *cache)
 {
 	s->paths = paths;
 	s->n = n;
-	s->t = ct_xcalloc(n + 1, sizeof(*s->t));
-	s->read = ct_xcalloc(n + 1, sizeof(*s->read));
+	s->cache = cache;
 }
 
 void ct_symscope_release(struct ct_symscope *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->read[i])
-			ct_symtab_release(&s->t[i]);
-	free(s->t);
-	free(s->read);
 	memset(s, 0, sizeof(*s));
-}
-
-static const struct ct_symtab *table(struct ct_symscope *s, size_t i)
-{
-	if (!s->read[i]) {
-		s->read[i] = true;
-		ct_symtab_read(&s->t[i], s->paths[i]);
-	}
-	return &s->t[i];
 }
 
 enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provider,
 				       const struct ct_verneed *need, const char **missing,
 				       size_t *nmissing)
 {
-	const struct ct_symtab **others, *own;
-	struct ct_symtab mine;
-	size_t i, n = 0, at = s->n;
-	enum ct_symver_verdict v = CT_SYMVER_OK;
+	const struct ct_symtab **others, *own, *t;
+	size_t i, n = 0;
 
 	*missing = NULL;
 	*nmissing = 0;
-	for (i = 0; i < s->n && at == s->n; i++)
-		if (strcmp(s->paths[i], provider) == 0)
-			at = i;
-	memset(&mine, 0, sizeof(mine));
-	if (at < s->n)
-		own = table(s, at);
-	else if (ct_symtab_read(&mine, provider) == 0)
-		own = &mine;
-	else
-		own = NULL;
+	own = ct_symcache_table(s->cache, provider);
 	/* A provider without version definitions: the loader only warns. */
 	if (!own || !own->versioned || !need->version)
-		goto out;
-	if (!ct_file_satisfies(provider, need->version, NULL)) {
-		v = CT_SYMVER_NO_VERSION;
-		goto out;
-	}
+		return CT_SYMVER_OK;
+	if (!ct_symcache_satisfies(s->cache, provider, need->version, NULL))
+		return CT_SYMVER_NO_VERSION;
 	/* The version is there: is every symbol under it? The rest of the scope only then. */
 	if (!need->nsymbols || !ct_symbols_missing(need, own, NULL, 0, nmissing))
-		goto out;
+		return CT_SYMVER_OK;
 	others = ct_xcalloc(s->n + 1, sizeof(*others));
 	for (i = 0; i < s->n; i++)
-		if (i != at)
-			others[n++] = table(s, i);
+		if (strcmp(s->paths[i], provider) != 0 && (t = ct_symcache_table(s->cache, s->paths[i])))
+			others[n++] = t;
 	*missing = ct_symbols_missing(need, own, others, n, nmissing);
 	free(others);
-	if (*missing)
-		v = CT_SYMVER_NO_SYMBOL;
-out:
-	if (own == &mine)
-		ct_symtab_release(&mine);
-	return v;
+	return *missing ? CT_SYMVER_NO_SYMBOL : CT_SYMVER_OK;
 }
 
-bool ct_symver_having(const struct ct_loader *L, const struct ct_lookup *search,
-		      const char *version, const char *symbol, char **having, char *where,
-		      size_t size)
+bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
+		      const struct ct_lookup *search, const char *version, const char *symbol,
+		      char **having, char *where, size_t size)
 {
 	struct ct_copies cs;
 	size_t i;
@@ -92,7 +136,7 @@ bool ct_symver_having(const struct ct_loader *L, const struct ct_lookup *search,
 	*having = NULL;
 	for (i = 0; i < search->ncands && !*having; i++)
 		if (search->cands[i].outcome == CT_FOUND &&
-		    ct_file_satisfies(search->cands[i].path, version, symbol)) {
+		    ct_symcache_satisfies(cache, search->cands[i].path, version, symbol)) {
 			char rule[128];
 
 			*having = ct_xstrdup(search->cands[i].path);
@@ -104,7 +148,7 @@ bool ct_symver_having(const struct ct_loader *L, const struct ct_lookup *search,
 		return true;
 	ct_find_copies(L, search, &cs);
 	for (i = 0; i < cs.n && !*having; i++)
-		if (ct_file_satisfies(cs.c[i].path, version, symbol)) {
+		if (ct_symcache_satisfies(cache, cs.c[i].path, version, symbol)) {
 			*having = ct_xstrdup(cs.c[i].path);
 			snprintf(where, size, "%s", cs.c[i].where);
 		}
@@ -159,6 +203,7 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 {
 	struct ct_version_gap *out = NULL;
 	struct ct_symscope scope;
+	struct ct_symcache *cache;
 	const char **paths = ct_xcalloc(L->nobjs + 1, sizeof(*paths));
 	size_t i, v, np = 0;
 
@@ -166,7 +211,8 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 	for (i = 0; i < L->nobjs; i++)
 		if (!L->objs[i]->is_main)
 			paths[np++] = L->objs[i]->path;
-	ct_symscope_init(&scope, paths, np);
+	cache = ct_symcache_new();
+	ct_symscope_init(&scope, paths, np, cache);
 	for (i = 0; i < L->nobjs; i++) {
 		const struct ct_lobj *r = L->objs[i];
 
@@ -193,8 +239,8 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			g->missing_symbol = missing;
 			g->nmissing = nmissing;
 			s = ct_loader_search(L, (struct ct_lobj *)r, k->name, true);
-			ct_symver_having(L, s, need->version, missing, &g->having, g->having_where,
-					 sizeof(g->having_where));
+			ct_symver_having(L, cache, s, need->version, missing, &g->having,
+					 g->having_where, sizeof(g->having_where));
 			ct_lookup_free(s);
 			via = k->object->preload ? CT_RULE_PRELOAD : k->object->found_via;
 			ct_symver_fix(g->fix, sizeof(g->fix), ct_lobj_name(r, true), k->object->path,
@@ -202,6 +248,7 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 		}
 	}
 	ct_symscope_release(&scope);
+	ct_symcache_free(cache);
 	free(paths);
 	return out;
 }

@@ -5,8 +5,9 @@
  * needs, and every symbol under it; if not, which copy would; and the fix,
  * in one wording.
  *
- * Ownership: a struct ct_symscope borrows its paths and owns the symbol
- * tables it reads (ct_symscope_release); a gap owns `having`.
+ * Ownership: a struct ct_symcache owns the tables it reads
+ * (ct_symcache_free); a struct ct_symscope borrows its paths and cache; a
+ * gap owns `having`.
  */
 #ifndef CT_SYMVERS_H
 #define CT_SYMVERS_H
@@ -17,16 +18,31 @@
 #include "elfinfo.h"
 #include "resolve.h"
 
-/* The objects of one link map, their symbol tables read once each, when first asked. */
+/*
+ * Each file's version definitions and symbol table, read once when first
+ * asked and kept for as long as the cache lives: a report asks the same
+ * libraries of every process of a job. Not thread-safe.
+ */
+struct ct_symcache;
+
+struct ct_symcache *ct_symcache_new(void);
+void ct_symcache_free(struct ct_symcache *c);
+/* path's dynamic symbols, or NULL when it cannot be read. Owned by c. */
+const struct ct_symtab *ct_symcache_table(struct ct_symcache *c, const char *path);
+/* Does path define version, and symbol under it (symbol may be NULL)? */
+bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *version,
+			   const char *symbol);
+
+/* The objects of one link map, whose symbols the loader searches. */
 struct ct_symscope {
-	const char *const *paths;
+	const char *const *paths;  /* borrowed */
 	size_t n;
-	struct ct_symtab *t;
-	bool *read;
+	struct ct_symcache *cache; /* borrowed */
 };
 
 /* paths[0..n): the objects the loader would search for a symbol (not the program). */
-void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n);
+void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n,
+		      struct ct_symcache *cache);
 void ct_symscope_release(struct ct_symscope *s);
 
 enum ct_symver_verdict {
@@ -53,9 +69,9 @@ enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provid
  * machine L knows (copies.h). *having to free, where in words ("RUNPATH
  * of libx.so, later in the order", "pip wheel"); false when none has it.
  */
-bool ct_symver_having(const struct ct_loader *L, const struct ct_lookup *search,
-		      const char *version, const char *symbol, char **having, char *where,
-		      size_t size);
+bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
+		      const struct ct_lookup *search, const char *version, const char *symbol,
+		      char **having, char *where, size_t size);
 
 /*
  * The fix, one wording for ldd, why, run and report, into buf: requester

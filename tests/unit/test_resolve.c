@@ -290,6 +290,7 @@ static void test_version_gap(void **state)
 static void test_symbol_under_one_version(void **state)
 {
 	struct ct_symscope scope;
+	struct ct_symcache *cache;
 	struct ct_elfinfo e;
 	char user[400], old_copy[400], new_copy[400];
 	const char *paths[1], *missing = NULL;
@@ -307,17 +308,24 @@ static void test_symbol_under_one_version(void **state)
 		if (e.verneed[i].file && strcmp(e.verneed[i].file, "libone.so.1") == 0)
 			need = &e.verneed[i];
 	assert_non_null(need);
+	cache = ct_symcache_new();
 	paths[0] = old_copy;
-	ct_symscope_init(&scope, paths, 1);
+	ct_symscope_init(&scope, paths, 1, cache);
 	assert_int_equal(ct_symver_check(&scope, old_copy, need, &missing, &nmissing),
 			 CT_SYMVER_NO_SYMBOL);
 	assert_string_equal(missing, "one_b");
 	assert_int_equal(nmissing, 1);
 	ct_symscope_release(&scope);
 	paths[0] = new_copy;
-	ct_symscope_init(&scope, paths, 1);
+	ct_symscope_init(&scope, paths, 1, cache);
 	assert_int_equal(ct_symver_check(&scope, new_copy, need, &missing, &nmissing), CT_SYMVER_OK);
 	ct_symscope_release(&scope);
+	/* Asked again, from the cache: the same answers. */
+	assert_true(ct_symcache_satisfies(cache, new_copy, "libone.so.1", "one_b"));
+	assert_false(ct_symcache_satisfies(cache, old_copy, "libone.so.1", "one_b"));
+	assert_true(ct_symcache_satisfies(cache, old_copy, "libone.so.1", NULL));
+	assert_false(ct_symcache_satisfies(cache, "/nonexistent/libone.so.1", "libone.so.1", NULL));
+	ct_symcache_free(cache);
 	ct_elfinfo_release(&e);
 }
 
