@@ -289,6 +289,13 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
 		snprintf(why, size, "cannot read trace directory '%s': %s", d->path,
 			 strerror(errno));
 	} else {
+		/*
+		 * Only this user's files: others who may write to a shared
+		 * folder could plant forged traces (the shim makes its own 0600
+		 * and writes into nothing else).
+		 */
+		t->only_owner = true;
+		t->owner = geteuid();
 		rc = ct_trace_read_dir(t, ".", why, size);
 		if (rc != 0)
 			snprintf(why, size, "cannot read trace directory '%s'", d->path);

@@ -455,4 +455,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	if (t->bad_files)
 		ct_tprintf(out, "%zu trace file%s held no record\n", t->bad_files,
 			t->bad_files == 1 ? "" : "s");
+	if (t->foreign_files)
+		ct_tprintf(out, "%zu trace file%s of another user left out (not written by this run)\n",
+			t->foreign_files, t->foreign_files == 1 ? "" : "s");
 }

@@ -31,6 +31,7 @@ int ct_lines_open(struct ct_lines *l, const char *path, size_t max_line, size_t 
 	}
 	l->max_line = max_line;
 	l->max_bytes = max_bytes;
+	l->owner = st.st_uid;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct ct_lines {
 	int fd;
@@ -23,6 +24,7 @@ struct ct_lines {
 	bool skipping, eof;
 	size_t too_long;             /* lines over max_line, skipped */
 	bool truncated;              /* the file goes on past max_bytes */
+	uid_t owner;                 /* the file's owner */
 };
 
 /* Open path. 0, or a negative errno (-EINVAL: not a regular file). */

@@ -635,6 +635,12 @@ static void read_file(struct ct_trace *t, const char *path)
 		t->bad_files++;
 		return;
 	}
+	/* In a folder others may write to, their files are not this run's. */
+	if (t->only_owner && lines.owner != t->owner) {
+		t->foreign_files++;
+		ct_lines_close(&lines);
+		return;
+	}
 	memset(&rd, 0, sizeof(rd));
 	memset(&proc, 0, sizeof(proc));
 	ct_arena_init(&rd.own);

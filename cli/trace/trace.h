@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "arena.h"
 #include "libnames.h"
@@ -170,6 +171,9 @@ struct ct_trace {
 	struct ct_proc *procs;       /* ordered by start time */
 	size_t nprocs;
 	size_t bad_files;            /* files that held no record at all */
+	bool only_owner;             /* read only files owned by owner (set before reading) */
+	uid_t owner;
+	size_t foreign_files;        /* files left out: another user's */
 	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
