@@ -494,6 +494,121 @@ bool ct_symtab_has(const struct ct_symtab *t, const char *symbol, const char *ve
 	return false;
 }
 
+size_t ct_symtab_count_prefix(const struct ct_symtab *t, const char *prefix, size_t len,
+			      size_t *first)
+{
+	size_t lo = 0, hi = t->n, start;
+
+	/* The names are sorted: the ones with the prefix are one run. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(t->defs[mid].name, prefix, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	start = lo;
+	if (first)
+		*first = start;
+	hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strncmp(t->defs[mid].name, prefix, len) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - start;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ct_undefs_read(struct ct_undefs *u, const char *path)
+{
+	int fd = open_regular(path), rc = 0;
+	Elf *elf;
+	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL;
+	GElf_Shdr symsh = { 0 };
+	Elf_Data *sd, *vd;
+	size_t i, n, k;
+
+	memset(u, 0, sizeof(*u));
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		rc = -ENOEXEC;
+		goto out;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM) {
+			dynsym = scn;
+			symsh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			versym = scn;
+		}
+	}
+	if (!dynsym || symsh.sh_entsize == 0 || !(sd = elf_getdata(dynsym, NULL)))
+		goto out;
+	vd = versym ? elf_getdata(versym, NULL) : NULL;
+	n = symsh.sh_size / symsh.sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Versym ver = 1;
+		const char *name;
+
+		if (!gelf_getsym(sd, (int)i, &sym))
+			break;
+		/* Weak references may stay unbound; versioned ones are symvers.h's. */
+		if (sym.st_shndx != SHN_UNDEF || GELF_ST_BIND(sym.st_info) != STB_GLOBAL ||
+		    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+			continue;
+		if (vd)
+			gelf_getversym(vd, (int)i, &ver);
+		if ((ver & 0x7fff) > 1)
+			continue;
+		if (!u->names)
+			u->names = ct_xcalloc(n, sizeof(*u->names));
+		u->names[u->n++] = ct_xstrdup(name);
+	}
+	if (u->n > 1)
+		qsort(u->names, u->n, sizeof(*u->names), cmp_str);
+	/* Each once. */
+	for (i = k = 0; i < u->n; i++) {
+		if (k && strcmp(u->names[k - 1], u->names[i]) == 0) {
+			free(u->names[i]);
+			continue;
+		}
+		u->names[k++] = u->names[i];
+	}
+	u->n = k;
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+void ct_undefs_release(struct ct_undefs *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->n; i++)
+		free(u->names[i]);
+	free(u->names);
+	memset(u, 0, sizeof(*u));
+}
+
 const char *ct_symbols_missing(const struct ct_verneed *need, const struct ct_symtab *provider,
 			       const struct ct_symtab *const *others, size_t nothers,
 			       size_t *count)

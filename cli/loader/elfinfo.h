@@ -93,6 +93,28 @@ void ct_symtab_release(struct ct_symtab *t);
 bool ct_symtab_has(const struct ct_symtab *t, const char *symbol, const char *version);
 
 /*
+ * How many symbols t defines whose names start with prefix (len bytes):
+ * what a library exports of one C++ namespace ("_ZN3c104cuda"). They are
+ * t->defs[*first ..) when first is not NULL.
+ */
+size_t ct_symtab_count_prefix(const struct ct_symtab *t, const char *prefix, size_t len,
+			      size_t *first);
+
+/*
+ * The symbols an object leaves for others to define without naming a
+ * version: undefined, not weak, no version needed (or only the base one).
+ * A versioned reference is the symbol-version analysis' (symvers.h).
+ */
+struct ct_undefs {
+	char **names;   /* sorted, each once */
+	size_t n;
+};
+
+/* Returns 0 or a negative errno; ct_undefs_release frees. */
+int ct_undefs_read(struct ct_undefs *u, const char *path);
+void ct_undefs_release(struct ct_undefs *u);
+
+/*
  * Of need's symbols, the first that neither provider nor any of others
  * (the rest of the scope: the loader looks there too) defines with need's
  * version, and how many; NULL when none is missing.

@@ -13,9 +13,10 @@
 
 struct entry {
 	char *path;
-	bool info_read, info_ok, table_read, table_ok;
+	bool info_read, info_ok, table_read, table_ok, undefs_read, undefs_ok;
 	struct ct_elfinfo info;
 	struct ct_symtab table;
+	struct ct_undefs undefs;
 	UT_hash_handle hh;
 };
 
@@ -40,6 +41,8 @@ void ct_symcache_free(struct ct_symcache *c)
 			ct_elfinfo_release(&e->info);
 		if (e->table_read)
 			ct_symtab_release(&e->table);
+		if (e->undefs_read)
+			ct_undefs_release(&e->undefs);
 		free(e->path);
 		free(e);
 	}
@@ -68,6 +71,17 @@ const struct ct_symtab *ct_symcache_table(struct ct_symcache *c, const char *pat
 		e->table_ok = ct_symtab_read(&e->table, path) == 0;
 	}
 	return e->table_ok ? &e->table : NULL;
+}
+
+const struct ct_undefs *ct_symcache_undefs(struct ct_symcache *c, const char *path)
+{
+	struct entry *e = entry_of(c, path);
+
+	if (!e->undefs_read) {
+		e->undefs_read = true;
+		e->undefs_ok = ct_undefs_read(&e->undefs, path) == 0;
+	}
+	return e->undefs_ok ? &e->undefs : NULL;
 }
 
 bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *version,

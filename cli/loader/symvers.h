@@ -29,6 +29,8 @@ struct ct_symcache *ct_symcache_new(void);
 void ct_symcache_free(struct ct_symcache *c);
 /* path's dynamic symbols, or NULL when it cannot be read. Owned by c. */
 const struct ct_symtab *ct_symcache_table(struct ct_symcache *c, const char *path);
+/* path's unversioned undefined symbols (elfinfo.h), or NULL when unreadable. Owned by c. */
+const struct ct_undefs *ct_symcache_undefs(struct ct_symcache *c, const char *path);
 /* Does path define version, and symbol under it (symbol may be NULL)? */
 bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *version,
 			   const char *symbol);
