@@ -1,5 +1,6 @@
 /*
- * Shared by the parts of the diagnosis engine (diagnose.c, diag_libs.c):
+ * Shared by the parts of the diagnosis engine (diagnose.c, diag_libs.c,
+ * diag_symbols.c):
  * the process under judgement and the helpers every rule uses. Not for
  * other callers: diagnose.h is the interface.
  */
@@ -72,5 +73,6 @@ void ct_dx_rule_not_found(struct ctx *c);
 void ct_dx_rule_shadowed(struct ctx *c);
 void ct_dx_rule_mixed(struct ctx *c);
 void ct_dx_rule_symbol_versions(struct ctx *c);
+void ct_dx_rule_symbol_missing(struct ctx *c);
 
 #endif

@@ -747,6 +747,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		ct_dx_rule_shadowed(&c);
 		ct_dx_rule_mixed(&c);
 		ct_dx_rule_symbol_versions(&c);
+		ct_dx_rule_symbol_missing(&c);
 		rule_modules(&c);
 		rule_device_code(&c);
 		ct_dx_mapped_release(&c);

@@ -40,11 +40,43 @@ static bool alike(const struct ct_proc *a, const struct ct_proc *b)
 	return true;
 }
 
-/* Did this process do anything with CUDA, or hide something from us? */
-static bool cuda_activity(const struct ct_proc *p)
+/* Was a finding seen in p? */
+static bool has_finding(const struct ct_proc *p, const struct ct_diagnosis *d)
+{
+	size_t i, k;
+
+	for (i = 0; d && i < d->findings.n; i++)
+		for (k = 0; k < d->findings.f[i].nwhere; k++) {
+			const struct ct_where *w = &d->findings.f[i].where[k];
+
+			if (w->pid == p->pid && (!w->host || !p->host || strcmp(w->host, p->host) == 0))
+				return true;
+		}
+	return false;
+}
+
+/* Is o the object a finding is about? */
+static bool in_finding(const struct ct_loaded *o, const struct ct_diagnosis *d)
 {
 	size_t i;
 
+	for (i = 0; d && i < d->findings.n; i++)
+		if (d->findings.f[i].object && strcmp(d->findings.f[i].object, o->path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Did this process do anything with CUDA, or hide something from us? A
+ * process with a finding is shown too: an extension without device code
+ * can be what fails.
+ */
+static bool cuda_activity(const struct ct_proc *p, const struct ct_diagnosis *d)
+{
+	size_t i;
+
+	if (has_finding(p, d))
+		return true;
 	if (p->nmodules || p->driver.present || p->ncuinit || p->dropped ||
 	    p->bad_lines || p->cut)
 		return true;
@@ -74,7 +106,10 @@ static const struct ct_loaded *parent_of(const struct ct_proc *p, const struct c
 	return NULL;
 }
 
-/* Shown in the tree: CUDA libraries, objects with device code, and their askers. */
+/*
+ * Shown in the tree: CUDA libraries, objects with device code, objects a
+ * finding is about, and their askers.
+ */
 static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, const struct ct_diagnosis *d,
 		   int depth)
 {
@@ -82,7 +117,8 @@ static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, const str
 
 	if (o->shim || depth > 32)
 		return false;
-	if (ct_cuda_library(o->path) || (d && !o->main && ct_diagnosis_code(d, o->path)))
+	if (ct_cuda_library(o->path) ||
+	    (d && !o->main && (ct_diagnosis_code(d, o->path) || in_finding(o, d))))
 		return true;
 	for (i = 0; i < p->nobjects; i++)
 		if (parent_of(p, &p->objects[i]) == o && &p->objects[i] != o &&
@@ -110,10 +146,11 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 		ct_library_release(c->path, ver, sizeof(ver));
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
-		ct_tprintf(out, "%s%s %s [%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
+		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
 			how, ct_rule_words(c->via), ver[0] && ct_cuda_library(c->path) ? ", version " : "",
 			ct_cuda_library(c->path) ? ver : "",
-			c->lmid ? ", another namespace" : "");
+			c->lmid ? ", another namespace" : "",
+			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
 		snprintf(next, sizeof(next), "%s%s", prefix, c == last ? "    " : "|   ");
 		print_node(out, p, c, d, next, depth + 1);
 	}
@@ -410,14 +447,14 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		const struct ct_proc *p = &t->procs[i];
 		char cmd[128];
 
-		if (!cuda_activity(p)) {
+		if (!cuda_activity(p, d)) {
 			quiet++;
 			continue;
 		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them. */
 		for (k = 0; k < i; k++)
-			if (cuda_activity(&t->procs[k]) && alike(&t->procs[k], p))
+			if (cuda_activity(&t->procs[k], d) && alike(&t->procs[k], p))
 				break;
 		if (k < i) {
 			similar++;

@@ -27,6 +27,7 @@
 
 #include "helpers.h"
 
+#include "demangle.h"
 #include "diagnose.h"
 #include "findings.h"
 #include "findings_out.h"
@@ -1043,6 +1044,147 @@ static void test_symbol_version_missing(void **state)
 	expect_total(w, 2);
 }
 
+/*
+ * As examples/findings/symbol-missing, in C (a C name may be a mangled
+ * one): PyTorch's libc10_cuda.so in a pip layout with torch/version.py,
+ * whose SetDevice takes a signed char, and an extension built against an
+ * older one whose SetDevice took an int.
+ */
+static void build_torch_and_ext(struct world *w)
+{
+	cc_so(w, "site/torch/lib/libc10_cuda.so",
+	      "int _ZN3c104cuda9SetDeviceEa(signed char d) { return d; }\n"
+	      "int _ZN3c104cuda12device_countEv(void) { return 1; }\n",
+	      "-Wl,-soname,libc10_cuda.so");
+	write_file(w, "site/torch/version.py",
+		   "__version__ = '2.6.0+cu124'\ndebug = False\ncuda: Optional[str] = '12.4'\n", false);
+	cc_so(w, "old/libc10_cuda.so", "int _ZN3c104cuda9SetDeviceEi(int d) { return d; }\n",
+	      "-Wl,-soname,libc10_cuda.so");
+	cc_so(w, "ext/fused_ext.so",
+	      "int _ZN3c104cuda9SetDeviceEi(int);\n"
+	      "int PyInit_fused_ext(void) { return _ZN3c104cuda9SetDeviceEi(0); }\n",
+	      "@R/old/libc10_cuda.so");
+	/* A program whose symbols can be read (the scope of a lazy lookup holds it). */
+	cc_so(w, "bin/app", "int app_main(void) { return 0; }\n", "");
+}
+
+/* torch's libc10_cuda.so loaded first, as `import torch` does. */
+#define TORCH_LOADED                                                            \
+	"{'ev':'open','path':'@R/bin/app','main':true,'lmid':0,'soname':null}\n"   \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/site/torch/lib/libc10_cuda.so',"  \
+	"'flags':258,'caller':'@R/bin/app'}\n"                                      \
+	"{'ev':'search','id':1,'name':'@R/site/torch/lib/libc10_cuda.so',"          \
+	"'by':'@R/bin/app'}\n"                                                      \
+	"{'ev':'open','path':'@R/site/torch/lib/libc10_cuda.so','lmid':0,"          \
+	"'soname':'libc10_cuda.so','search':1,"                                     \
+	"'name':'@R/site/torch/lib/libc10_cuda.so','by':'@R/bin/app','via':'direct'}\n"
+
+/* The extension dlopened with flags (2: RTLD_NOW, 1: RTLD_LAZY). */
+#define EXT_OPENED(flags)                                                       \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/ext/fused_ext.so','flags':" #flags "," \
+	"'caller':'@R/bin/app'}\n"                                                  \
+	"{'ev':'search','id':2,'name':'@R/ext/fused_ext.so','by':'@R/bin/app'}\n"  \
+	"{'ev':'open','path':'@R/ext/fused_ext.so','lmid':0,'soname':null,"         \
+	"'search':2,'name':'@R/ext/fused_ext.so','by':'@R/bin/app','via':'direct'}\n"
+
+static bool demangler_here(void)
+{
+	char *d = ct_demangle("_ZN3c104cuda9SetDeviceEi");
+	bool ok = d && strcmp(d, "c10::cuda::SetDevice(int)") == 0;
+
+	free(d);
+	return ok;
+}
+
+static void expect_symbol_missing_cause(struct world *w, const struct ct_finding *f)
+{
+	expect_object(w, f, "@R/ext/fused_ext.so");
+	expect_evidence(w, f, "expected from: @R/site/torch/lib/libc10_cuda.so: it defines 2 other "
+			      "symbols of c10::cuda");
+	expect_evidence(w, f, "it defines instead: _ZN3c104cuda9SetDeviceEa");
+	expect_evidence(w, f, "PyTorch loaded: 2.6.0+cu124, CUDA 12.4 (@R/site/torch/version.py)");
+	expect_fix(w, f, "rebuild fused_ext.so against the PyTorch in use (2.6.0+cu124)");
+	expect_fix(w, f, "or install the build of fused_ext.so made for PyTorch 2.6.0+cu124");
+}
+
+/* At import: the dlopen fails with the loader's text. */
+static void test_symbol_missing_at_load(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_torch_and_ext(w);
+	write_proc(w, "h", 100, NULL, NULL,
+		   TORCH_LOADED EXT_OPENED(2)
+		   "{'ev':'close','path':'@R/ext/fused_ext.so'}\n"
+		   "{'ev':'dlerror','text':'@R/ext/fused_ext.so: undefined symbol: "
+		   "_ZN3c104cuda9SetDeviceEi'}\n"
+		   "{'ev':'fini'}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_MISSING, CT_SEV_ERROR,
+			   demangler_here()
+				   ? "'fused_ext.so' needs _ZN3c104cuda9SetDeviceEi "
+				     "(c10::cuda::SetDevice(int)), which libc10_cuda.so does not define"
+				   : "'fused_ext.so' needs _ZN3c104cuda9SetDeviceEi, which "
+				     "libc10_cuda.so does not define");
+	expect_evidence(w, f, "the program got: @R/ext/fused_ext.so: undefined symbol: "
+			      "_ZN3c104cuda9SetDeviceEi");
+	expect_symbol_missing_cause(w, f);
+	expect_total(w, 1);
+}
+
+/* Lazily: the load succeeds, the loader ends the process at the first call (127, no exit record). */
+static void test_symbol_missing_lazy(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_torch_and_ext(w);
+	write_proc(w, "h", 100, NULL, NULL, TORCH_LOADED EXT_OPENED(1));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_MISSING, CT_SEV_ERROR,
+			   "'fused_ext.so' needs _ZN3c104cuda9SetDeviceEi");
+	expect_evidence(w, f, "the process ended without exiting: under lazy binding the loader "
+			      "stops it at the first call (\"symbol lookup error: @R/ext/fused_ext.so: "
+			      "undefined symbol: _ZN3c104cuda9SetDeviceEi\", exit status 127)");
+	expect_symbol_missing_cause(w, f);
+	expect_total(w, 1);
+}
+
+/*
+ * No false alarm: a process that ended normally with a missing symbol it
+ * never called; a process that died whose only missing symbol is weak; an
+ * object bound at load (RTLD_NOW) that stayed loaded; an object unread in
+ * the scope (it could define anything).
+ */
+static void test_symbol_missing_not_raised(void **state)
+{
+	struct world *w = *state;
+
+	NEED_CC();
+	build_torch_and_ext(w);
+	cc_so(w, "ext/weak_ext.so",
+	      "__attribute__((weak)) int fw_optional(void);\n"
+	      "int PyInit_weak_ext(void) { return fw_optional ? fw_optional() : 0; }\n", "");
+	write_proc(w, "h", 100, NULL, NULL, TORCH_LOADED EXT_OPENED(1) "{'ev':'fini'}\n");
+	write_proc(w, "h", 101, NULL, NULL,
+		   TORCH_LOADED
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/ext/weak_ext.so','flags':1,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'open','path':'@R/ext/weak_ext.so','lmid':0,'soname':null,"
+		   "'name':'@R/ext/weak_ext.so','by':'@R/bin/app','via':'direct'}\n");
+	write_proc(w, "h", 102, NULL, NULL, TORCH_LOADED EXT_OPENED(2));
+	write_proc(w, "h", 103, NULL, NULL,
+		   TORCH_LOADED EXT_OPENED(1)
+		   "{'ev':'open','path':'@R/lib/gone.so','lmid':0,'soname':'gone.so',"
+		   "'name':'gone.so','by':'@R/bin/app','via':'default'}\n");
+	judge(w, NULL, 0);
+	expect_count(w, CT_F_SYMBOL_MISSING, 0);
+	expect_total(w, 0);
+}
+
 /* Libraries with a version node per release, as glibc's. */
 static void test_symbol_version_node_missing(void **state)
 {
@@ -1742,6 +1884,9 @@ int main(void)
 		T(test_lib_mixed_versions),
 		T(test_symbol_version_missing),
 		T(test_symbol_version_node_missing),
+		T(test_symbol_missing_at_load),
+		T(test_symbol_missing_lazy),
+		T(test_symbol_missing_not_raised),
 		T(test_device_code_from_trace),
 		T(test_device_code_targets_given),
 		T(test_module_loads),
