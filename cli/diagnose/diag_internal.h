@@ -67,6 +67,10 @@ bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b);
 /* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);
+/* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */
+const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o);
+/* Was o loaded under another major of its own name (ct_library_renamed)? */
+bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o);
 
 void ct_dx_rule_not_found(struct ctx *c);
 void ct_dx_rule_shadowed(struct ctx *c);

@@ -145,6 +145,13 @@ const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const
 	return c && c->ok ? &c->f : NULL;
 }
 
+const char *ct_diagnosis_soname(const struct ct_diagnosis *d, const struct ct_loaded *o)
+{
+	const struct ct_elfinfo *e = elfinfo_of(d, o->path);
+
+	return e && e->soname ? e->soname : o->soname;
+}
+
 bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
 {
 	const struct ct_devcode *c, *tmp;
