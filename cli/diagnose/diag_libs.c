@@ -37,6 +37,15 @@ static const struct ct_loaded *loaded_instead(const struct ctx *c, const char *n
 	return NULL;
 }
 
+/* Is o name's library in name's major (libx.so.9 for libx.so.9.19.0)? */
+static bool same_major(const char *name, const struct ct_loaded *o)
+{
+	const char *other = o->soname ? o->soname : ct_dx_base(o->path);
+	const char *a = strstr(ct_dx_base(name), ".so."), *b = strstr(other, ".so.");
+
+	return a && b && atoi(a + 4) == atoi(b + 4);
+}
+
 static void fix_not_found(struct ct_finding *f, const char *name, const char *requester,
 			  enum ct_search_kind kind, const struct ct_copies *cs)
 {
@@ -217,6 +226,13 @@ void ct_dx_rule_not_found(struct ctx *c)
 		case CT_SEARCH_OTHER:
 		default:
 			alt = loaded_instead(c, s->name);
+			/*
+			 * cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then
+			 * .9: a miss followed by another name of the same major
+			 * is part of that load, not a finding.
+			 */
+			if (alt && same_major(s->name, alt))
+				continue;
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
 					   "'%s' was not found (%s by %s)", s->name,
 					   s->request ? s->request->api : "requested",
