@@ -52,3 +52,91 @@ const char *ct_library_release(const char *path, char *buf, size_t size)
 		buf[0] = '\0';
 	return buf;
 }
+
+/* The major of "libx.so.13.0.96" (13); -1 when the name has none. */
+static int name_major(const char *name)
+{
+	const char *b = strrchr(name, '/'), *v;
+
+	b = b ? b + 1 : name;
+	v = strstr(b, ".so.");
+	return v && v[4] >= '0' && v[4] <= '9' ? atoi(v + 4) : -1;
+}
+
+/* The length of "libcudart" in "libcudart.so.13". */
+static size_t stem_len(const char *b)
+{
+	const char *so = strstr(b, ".so");
+
+	return so ? (size_t)(so - b) : strlen(b);
+}
+
+const char *ct_library_version_of(const char *path, const char *soname, char *buf, size_t size)
+{
+	char real[PATH_MAX];
+	const char *b;
+
+	ct_library_version(path, buf, size);
+	if (!soname || !soname[0] || !size)
+		return buf;
+	if (!realpath(path, real))
+		snprintf(real, sizeof(real), "%s", path);
+	b = strrchr(real, '/');
+	b = b ? b + 1 : real;
+	/* libcudart.so.13.0.96 carries libcudart.so.13; libcudart.so.12 does not. */
+	if (strncmp(b, soname, strlen(soname)) != 0 ||
+	    (b[strlen(soname)] != '\0' && b[strlen(soname)] != '.'))
+		ct_library_version(soname, buf, size);
+	return buf;
+}
+
+bool ct_library_renamed(const char *name, const char *soname)
+{
+	const char *b;
+	int a, s;
+
+	if (!name || !soname)
+		return false;
+	b = strrchr(name, '/');
+	b = b ? b + 1 : name;
+	a = name_major(b);
+	s = name_major(soname);
+	return a >= 0 && s >= 0 && a != s && stem_len(b) == stem_len(soname) &&
+	       strncmp(b, soname, stem_len(b)) == 0;
+}
+
+int ct_library_cuda(const char *soname, const char *version, int *minor)
+{
+	static const char *const as_cuda[] = { "libcudart", "libnvrtc", "libnvJitLink" };
+	const char *b = soname ? strrchr(soname, '/') : NULL;
+	int major = 0, mi = -1;
+	size_t i;
+
+	if (minor)
+		*minor = -1;
+	if (!soname || !version)
+		return 0;
+	b = b ? b + 1 : soname;
+	for (i = 0; i < sizeof(as_cuda) / sizeof(as_cuda[0]); i++)
+		if (stem_len(b) == strlen(as_cuda[i]) && strncmp(b, as_cuda[i], stem_len(b)) == 0)
+			break;
+	if (i == sizeof(as_cuda) / sizeof(as_cuda[0]) || sscanf(version, "%d.%d", &major, &mi) < 1 ||
+	    major <= 0)
+		return 0;
+	if (minor)
+		*minor = mi;
+	return major;
+}
+
+const char *ct_renamed_words(const char *name, const char *soname, int cuda, int minor,
+			     char *buf, size_t size)
+{
+	char cw[32] = "";
+
+	if (cuda > 0 && minor >= 0)
+		snprintf(cw, sizeof(cw), ", CUDA %d.%d", cuda, minor);
+	else if (cuda > 0)
+		snprintf(cw, sizeof(cw), ", CUDA %d", cuda);
+	snprintf(buf, size, "'%s' is %s%s, renamed", name, soname, cw);
+	return buf;
+}

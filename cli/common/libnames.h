@@ -15,6 +15,40 @@ bool ct_cuda_library(const char *path);
 const char *ct_library_version(const char *path, char *buf, size_t size);
 
 /*
+ * The version of the library at path whose DT_SONAME is soname (NULL or
+ * "" when unknown): the real file's name when that name carries the
+ * soname (libcudart.so.13 -> libcudart.so.13.0.96 gives "13.0.96"), else
+ * the soname's ("13" for a copy of libcudart.so.13 named libcudart.so.12).
+ * Never the name it was asked by: a renamed file says nothing true.
+ */
+const char *ct_library_version_of(const char *path, const char *soname, char *buf, size_t size);
+
+/*
+ * Is a library whose DT_SONAME is soname, loaded under the file name
+ * name, another major of itself renamed (libcudart.so.12 that is
+ * libcudart.so.13)? Same name, both with a major, the majors differ. A
+ * name without a major (libcudart.so, a development link) is no rename.
+ */
+bool ct_library_renamed(const char *name, const char *soname);
+
+/*
+ * The CUDA major a library's own version states, for the libraries
+ * versioned as CUDA itself (libcudart, libnvrtc, libnvJitLink):
+ * 13 for libcudart.so.13 at "13.0.96"; 0 for any other library (cuBLAS,
+ * cuDNN, NCCL count on their own). minor gets the minor when the version
+ * has one, else -1; may be NULL.
+ */
+int ct_library_cuda(const char *soname, const char *version, int *minor);
+
+/*
+ * A renamed library in words, the one wording of the tree, ldd, why and
+ * the findings: "'NAME' is SONAME, CUDA 13.0, renamed" (", CUDA M[.m]"
+ * only when cuda > 0; minor < 0 unknown). Into buf; returns buf.
+ */
+const char *ct_renamed_words(const char *name, const char *soname, int cuda, int minor,
+			     char *buf, size_t size);
+
+/*
  * The same, or "" when the name carries only a major (libcuda.so.1): for
  * evidence, where a bare major only repeats the soname.
  */

@@ -68,11 +68,34 @@ bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b);
 /* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);
+/* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */
+const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o);
+/* Was o loaded under another major of its own name (ct_library_renamed)? */
+bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o);
+
+/*
+ * A file's dynamic section and device code, read once, also for a file
+ * the trace does not name (cuDNN's siblings, builds.c): NULL when
+ * unreadable or without device code.
+ */
+const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path);
+const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path);
+/*
+ * The newest "Cuda compilation tools, release X.Y" in f's .nv_fatbin, as
+ * CUDA's integer (13010) into *cuda; false when none.
+ */
+bool ct_dx_compiler_release(const struct elfscan_file *f, int *cuda);
+/*
+ * The CUDA o was built for (13000; 13010 when the minor is known), and
+ * the evidence in words into why; 0 when the file does not say (builds.c).
+ */
+int ct_dx_build(struct ctx *c, const struct ct_loaded *o, char *why, size_t size);
 
 void ct_dx_rule_not_found(struct ctx *c);
 void ct_dx_rule_shadowed(struct ctx *c);
 void ct_dx_rule_mixed(struct ctx *c);
 void ct_dx_rule_symbol_versions(struct ctx *c);
 void ct_dx_rule_symbol_missing(struct ctx *c);
+void ct_dx_rule_builds(struct ctx *c);
 
 #endif

@@ -12,6 +12,7 @@
 #include "diag_internal.h"
 #include "elfinfo.h"
 #include "describe.h"
+#include "libnames.h"
 #include "symvers.h"
 #include "resolve.h"
 
@@ -34,6 +35,15 @@ static const struct ct_loaded *loaded_instead(const struct ctx *c, const char *n
 			return o;
 	}
 	return NULL;
+}
+
+/* Is o name's library in name's major (libx.so.9 for libx.so.9.19.0)? */
+static bool same_major(const char *name, const struct ct_loaded *o)
+{
+	const char *other = o->soname ? o->soname : ct_dx_base(o->path);
+	const char *a = strstr(ct_dx_base(name), ".so."), *b = strstr(other, ".so.");
+
+	return a && b && atoi(a + 4) == atoi(b + 4);
 }
 
 static void fix_not_found(struct ct_finding *f, const char *name, const char *requester,
@@ -216,6 +226,13 @@ void ct_dx_rule_not_found(struct ctx *c)
 		case CT_SEARCH_OTHER:
 		default:
 			alt = loaded_instead(c, s->name);
+			/*
+			 * cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then
+			 * .9: a miss followed by another name of the same major
+			 * is part of that load, not a finding.
+			 */
+			if (alt && same_major(s->name, alt))
+				continue;
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
 					   "'%s' was not found (%s by %s)", s->name,
 					   s->request ? s->request->api : "requested",
@@ -482,9 +499,11 @@ static void evidence_errors(struct ct_finding *f, const struct ct_proc *p, const
  * A copy that has what is missing, as the requester's own search order
  * would reach it (its RPATH/RUNPATH, the cache, the default directories,
  * without LD_LIBRARY_PATH or preloads), or elsewhere on the machine.
+ * really: o's DT_SONAME when o is another major renamed, else NULL.
  */
 static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded *r,
-		    const struct ct_loaded *o, const struct ct_verneed *need, const char *symbol)
+		    const struct ct_loaded *o, const char *really, const struct ct_verneed *need,
+		    const char *symbol)
 {
 	struct ct_loader_env env = { "", "" };
 	struct ct_loader L2;
@@ -499,8 +518,8 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 	none.name = (char *)need->file;
 	ct_symver_having(c->L, c->d->syms, k ? k : &none, need->version, symbol, &having, where,
 			 sizeof(where));
-	ct_symver_fix(fix, sizeof(fix), ct_dx_base(r->path), o->path, o->via, need, symbol, having,
-		      where);
+	ct_symver_fix(fix, sizeof(fix), ct_dx_base(r->path), o->path, really, o->via, need, symbol,
+		      having, where);
 	ct_finding_fix(f, "%s", fix);
 	free(having);
 	if (k)
@@ -508,12 +527,59 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 	ct_loader_release(&L2);
 }
 
+/* One requester a renamed library fails (see renamed_finding). */
+struct renamed_gap {
+	const struct ct_loaded *r, *o;
+	const struct ct_verneed *need;
+	const char *missing;
+};
+
+/*
+ * A renamed major (libcudart.so.12 that is libcudart.so.13) fails every
+ * object built for the major it pretends to be: one cause, one finding
+ * (symbol-version-missing, the error the loader gave), named as what the
+ * file is, with every requester in it. gaps[0..n) are those of o.
+ */
+static void renamed_finding(struct ctx *c, const struct renamed_gap *gaps, size_t n,
+			    const char *really)
+{
+	const struct ct_loaded *o = gaps[0].o;
+	struct ct_finding *f;
+	char words[512], v[64], who[512];
+	int minor, cuda;
+	size_t i;
+
+	ct_library_version_of(o->path, really, v, sizeof(v));
+	cuda = ct_library_cuda(really, v, &minor);
+	f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
+			   "%s: %zu librar%s built for %s cannot use it", 
+			   ct_renamed_words(o->path, really, cuda, minor, words, sizeof(words)), n,
+			   n == 1 ? "y" : "ies", gaps[0].need->file);
+	ct_finding_evidence(f, "its DT_SONAME is %s%s%s; it was loaded as %s", really,
+			    v[0] ? ", version " : "", v, ct_dx_base(o->path));
+	for (i = 0; i < n; i++)
+		ct_finding_evidence(f, "%s needs %s with version '%s'%s%s%s", ct_dx_base(gaps[i].r->path),
+				    gaps[i].need->file, gaps[i].need->version,
+				    gaps[i].missing || gaps[i].need->symbol ? " (symbol " : "",
+				    gaps[i].missing ? gaps[i].missing
+						    : gaps[i].need->symbol ? gaps[i].need->symbol : "",
+				    gaps[i].missing || gaps[i].need->symbol ? ")" : "");
+	ct_finding_evidence(f, "the loader says: version `%s' not found (required by %s)",
+			    gaps[0].need->version, gaps[0].r->path);
+	evidence_errors(f, c->p, gaps[0].need->version);
+	ct_dx_asker(o, who, sizeof(who));
+	ct_finding_evidence(f, "%s: %s", o->path, who);
+	gap_fix(c, f, gaps[0].r, o, really, gaps[0].need, gaps[0].missing);
+	ct_dx_where(c, f);
+}
+
 void ct_dx_rule_symbol_versions(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
 	struct ct_symscope scope;
 	const char **paths = ct_xcalloc(c->nmapped + 1, sizeof(*paths));
-	size_t i, v, n = 0;
+	struct renamed_gap *ren = NULL;
+	size_t i, v, n = 0, nren = 0;
 
 	/*
 	 * The scope a symbol is looked up in: every object mapped but the
@@ -534,13 +600,23 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 			const struct ct_verneed *need = &e->verneed[v];
 			const struct ct_loaded *o;
 			const char *missing = NULL;
+			enum ct_symver_verdict verdict;
 			struct ct_finding *f;
 			size_t nmissing = 0;
 			char who[512];
 
 			if (need->weak || !need->file || !(o = ct_dx_loaded_named(c, need->file)))
 				continue;
-			switch (ct_symver_check(&scope, o->path, need, &missing, &nmissing)) {
+			verdict = ct_symver_check(&scope, o->path, need, &missing, &nmissing);
+			if (verdict != CT_SYMVER_OK && ct_dx_renamed(c, o)) {
+				ren = ct_xrealloc(ren, (nren + 1) * sizeof(*ren));
+				ren[nren].r = r;
+				ren[nren].o = o;
+				ren[nren].need = need;
+				ren[nren++].missing = missing;
+				continue;
+			}
+			switch (verdict) {
 			case CT_SYMVER_OK:
 				continue;
 			case CT_SYMVER_NO_SYMBOL:
@@ -569,10 +645,28 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 			}
 			ct_dx_asker(o, who, sizeof(who));
 			ct_finding_evidence(f, "%s: %s", o->path, who);
-			gap_fix(c, f, r, o, need, missing);
+			gap_fix(c, f, r, o, NULL, need, missing);
 			ct_dx_where(c, f);
 		}
 	}
+	/* Each renamed file once, with everything it failed. */
+	for (i = 0; i < nren; i++) {
+		struct renamed_gap *mine;
+		size_t k, m = 0;
+
+		if (!ren[i].o)
+			continue;
+		mine = ct_xcalloc(nren, sizeof(*mine));
+		for (k = i; k < nren; k++)
+			if (ren[k].o == ren[i].o) {
+				mine[m++] = ren[k];
+				if (k != i)
+					ren[k].o = NULL;
+			}
+		renamed_finding(c, mine, m, ct_dx_soname(c, mine[0].o));
+		free(mine);
+	}
+	free(ren);
 	ct_symscope_release(&scope);
 	free(paths);
 }

@@ -38,6 +38,7 @@ struct ct_devcode {
 	bool ok;                  /* scanned, and holds images */
 	struct ct_elfinfo info;   /* DT_NEEDED, versions needed (ct_dx_elfinfo) */
 	bool info_ok;
+	bool sibling;             /* not in the trace: read for what it says of another */
 	UT_hash_handle hh;        /* d->code_by_path, keyed by path */
 };
 
@@ -81,6 +82,33 @@ static const struct ct_elfinfo *elfinfo_of(const struct ct_diagnosis *d, const c
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
 {
 	return elfinfo_of(c->d, path);
+}
+
+/* A file the trace does not name, read once on demand. */
+static struct ct_devcode *scan_sibling(struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devcode *c = code_of(d, path);
+
+	if (!c) {
+		scan_code(d, path);
+		c = code_of(d, path);
+		c->sibling = true;
+	}
+	return c;
+}
+
+const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path)
+{
+	const struct ct_devcode *k = scan_sibling(c->d, path);
+
+	return k->info_ok ? &k->info : NULL;
+}
+
+const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path)
+{
+	const struct ct_devcode *k = scan_sibling(c->d, path);
+
+	return k->ok ? &k->f : NULL;
 }
 
 /* Is name one of list, as the loader asked for it (DSTs expanded)? */
@@ -142,7 +170,14 @@ const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const
 {
 	const struct ct_devcode *c = code_of(d, path);
 
-	return c && c->ok ? &c->f : NULL;
+	return c && c->ok && !c->sibling ? &c->f : NULL;
+}
+
+const char *ct_diagnosis_soname(const struct ct_diagnosis *d, const struct ct_loaded *o)
+{
+	const struct ct_elfinfo *e = elfinfo_of(d, o->path);
+
+	return e && e->soname ? e->soname : o->soname;
 }
 
 bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
@@ -150,7 +185,7 @@ bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
 	const struct ct_devcode *c, *tmp;
 
 	HASH_ITER(hh, d->code_by_path, c, tmp)
-		if (c->ok)
+		if (c->ok && !c->sibling)
 			return true;
 	return false;
 }
@@ -374,27 +409,16 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 	for (i = 0; i < c->nmapped; i++) {
 		const struct ct_loaded *o = c->mapped[i];
 		const struct elfscan_file *f;
-		size_t s;
+		int cv;
 
 		if (!o->main || !(f = ct_diagnosis_code(c->d, o->path)))
 			continue;
-		for (s = 0; s < f->nsections; s++) {
-			static const char tag[] = "Cuda compilation tools, release ";
-			const struct elfscan_section *sec = &f->sections[s];
-			const char *hit;
-			int major, minor;
-
-			if (strcmp(sec->name, ".nv_fatbin") != 0 || sec->offset > f->len ||
-			    sec->size > f->len - sec->offset)
-				continue;
-			hit = memmem(f->buf + sec->offset, sec->size, tag, sizeof(tag) - 1);
-			if (hit && sscanf(hit + sizeof(tag) - 1, "%d.%d", &major, &minor) == 2) {
-				snprintf(what, size,
-					 "the CUDA runtime built into %s (its device code was "
-					 "compiled by CUDA %d.%d)",
-					 ct_dx_base(o->path), major, minor);
-				return major * 1000 + minor * 10;
-			}
+		if (ct_dx_compiler_release(f, &cv)) {
+			snprintf(what, size,
+				 "the CUDA runtime built into %s (its device code was "
+				 "compiled by CUDA %d.%d)",
+				 ct_dx_base(o->path), cv / 1000, cv % 1000 / 10);
+			return cv;
 		}
 	}
 	return 0;
@@ -748,6 +772,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		ct_dx_rule_mixed(&c);
 		ct_dx_rule_symbol_versions(&c);
 		ct_dx_rule_symbol_missing(&c);
+		ct_dx_rule_builds(&c);
 		rule_modules(&c);
 		rule_device_code(&c);
 		ct_dx_mapped_release(&c);

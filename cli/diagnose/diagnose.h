@@ -57,6 +57,12 @@ void ct_diagnosis_release(struct ct_diagnosis *d);
  * trace. images/nimages as elfscan gives them; owned by d.
  */
 const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path);
+/*
+ * The DT_SONAME of a traced object: its file's, as ct_diagnose read it,
+ * else the one the trace recorded (a trace judged away from its files);
+ * NULL when neither. Owned by d or the trace.
+ */
+const char *ct_diagnosis_soname(const struct ct_diagnosis *d, const struct ct_loaded *o);
 /* Did any object of the trace hold device code? */
 bool ct_diagnosis_has_code(const struct ct_diagnosis *d);
 

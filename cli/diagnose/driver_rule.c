@@ -52,7 +52,17 @@ struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver
 		return NULL;
 	ct_cuda_version_words(n->runtime, need, sizeof(need));
 	ct_cuda_version_words(n->driver, have, sizeof(have));
-	if (n->seen == CT_DRIVER_SEEN_PROCESS) {
+	if (n->seen == CT_DRIVER_SEEN_PROCESS && n->library) {
+		f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, n->driver_path,
+				   "the driver supports CUDA %s, %s built for CUDA %d: their kernels "
+				   "fail with \"%s\"",
+				   have, n->library, n->runtime / 1000, ct_cu_error_text(35));
+		ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", n->driver_path,
+				    release[0] ? " (" : "", release, release[0] ? ")" : "", have);
+		for (i = 0; i < n->nruntime_from; i++)
+			ct_finding_evidence(f, "built for CUDA %d: %s", n->runtime / 1000,
+					    n->runtime_from[i]);
+	} else if (n->seen == CT_DRIVER_SEEN_PROCESS) {
 		f = ct_finding_add(fs, CT_F_DRIVER_TOO_OLD, n->driver_path,
 				   "the driver supports CUDA %s, the CUDA runtime needs %s: \"%s\"",
 				   have, need, ct_cu_error_text(35));

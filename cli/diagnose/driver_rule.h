@@ -36,6 +36,8 @@ struct ct_driver_need {
 	int runtime;                 /* the runtime's CUDA: 13000; <= 0 unknown */
 	bool runtime_minor_known;    /* false: only the major is (runtime is 13000 for "13") */
 	const char *runtime_path;    /* its file (machine: named in the message; the object) */
+	const char *library;         /* process: libraries built for runtime (not the process's
+					runtime), named in the message; else NULL */
 	const char *const *runtime_from; /* each copy and where it came from, in words */
 	size_t nruntime_from;
 	int driver;                  /* the CUDA the driver supports (cuDriverGetVersion) */

@@ -246,3 +246,13 @@ bool ct_dx_is_driver(const char *name)
 {
 	return strcmp(ct_dx_base(name), "libcuda.so.1") == 0 || strcmp(ct_dx_base(name), "libcuda.so") == 0;
 }
+
+const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o)
+{
+	return ct_diagnosis_soname(c->d, o);
+}
+
+bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o)
+{
+	return ct_library_renamed(o->path, ct_dx_soname(c, o));
+}

@@ -1,6 +1,8 @@
 /* A file's CUDA facts; see libfacts.h. */
+#include <stdio.h>
 #include <string.h>
 
+#include "elfinfo.h"
 #include "libfacts.h"
 #include "libnames.h"
 #include "summary.h"
@@ -12,8 +14,20 @@ void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 
 	memset(c, 0, sizeof(*c));
 	c->cuda_library = ct_cuda_library(path);
-	if (c->cuda_library)
-		ct_library_version(path, c->version, sizeof(c->version));
+	c->cuda_minor = -1;
+	snprintf(c->name, sizeof(c->name), "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+	if (c->cuda_library) {
+		struct ct_elfinfo e;
+
+		ct_elfinfo_init(&e);
+		if (ct_elfinfo_read(&e, path) == 0 && e.soname)
+			snprintf(c->soname, sizeof(c->soname), "%s", e.soname);
+		ct_elfinfo_release(&e);
+		ct_library_version_of(path, c->soname, c->version, sizeof(c->version));
+		c->renamed = ct_library_renamed(path, c->soname);
+		c->cuda = ct_library_cuda(c->soname[0] ? c->soname : path, c->version,
+					  &c->cuda_minor);
+	}
 	elfscan_file_init(&f);
 	/*
 	 * Only the fatbin sections, headers only: what the CUDA runtime

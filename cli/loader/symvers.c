@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "copies.h"
 #include "describe.h"
+#include "libnames.h"
 #include "symvers.h"
 #include "util.h"
 
@@ -170,14 +172,51 @@ bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
 	return *having != NULL;
 }
 
+/*
+ * A renamed major: no release of it has what a build for the other major
+ * needs (NVIDIA puts every symbol under a version named after the soname).
+ */
+static void renamed_fix(char *buf, size_t size, const char *lacking, const char *really,
+			enum ct_rule via, const struct ct_verneed *need, const char *having,
+			const char *where)
+{
+	const char *slash = strrchr(lacking, '/'), *v = strstr(need->file, ".so.");
+	int dlen = slash ? (int)(slash - lacking) : (int)strlen(lacking);
+	char pkg[96], how[512], then[1024];
+
+	if (via == CT_RULE_PRELOAD)
+		snprintf(how, sizeof(how), "drop it from LD_PRELOAD");
+	else if (via == CT_RULE_LD_LIBRARY_PATH)
+		snprintf(how, sizeof(how), "delete that copy or link, or take %.*s off "
+					   "LD_LIBRARY_PATH",
+			 dlen, lacking);
+	else
+		snprintf(how, sizeof(how), "delete that copy or link");
+	if (having)
+		snprintf(then, sizeof(then), "then what needs %s gets %s (%s)", need->file, having,
+			 where);
+	else if (ct_pip_package(need->file, v ? atoi(v + 4) : 0, pkg, sizeof(pkg)))
+		snprintf(then, sizeof(then), "then install the real %s: pip install %s, or the "
+					     "distribution's package",
+			 need->file, pkg);
+	else
+		snprintf(then, sizeof(then), "then install the real %s (the package that ships it)",
+			 need->file);
+	snprintf(buf, size, "'%s' is a renamed %s, and a renamed major never works (a build for "
+			    "%s needs that major's symbols): %s; %s",
+		 lacking, really, need->file, how, then);
+}
+
 void ct_symver_fix(char *buf, size_t size, const char *requester, const char *lacking,
-		   enum ct_rule via, const struct ct_verneed *need, const char *symbol,
-		   const char *having, const char *where)
+		   const char *really, enum ct_rule via, const struct ct_verneed *need,
+		   const char *symbol, const char *having, const char *where)
 {
 	const char *slash = strrchr(lacking, '/');
 	int dlen = slash ? (int)(slash - lacking) : (int)strlen(lacking);
 
-	if (!having)
+	if (really)
+		renamed_fix(buf, size, lacking, really, via, need, having, where);
+	else if (!having)
 		snprintf(buf, size, "install a %s that defines %s%s%s (a newer release of its package)",
 			 need->file, symbol ? symbol : need->version, symbol ? " under " : "",
 			 symbol ? need->version : "");
@@ -258,6 +297,9 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			ct_lookup_free(s);
 			via = k->object->preload ? CT_RULE_PRELOAD : k->object->found_via;
 			ct_symver_fix(g->fix, sizeof(g->fix), ct_lobj_name(r, true), k->object->path,
+				      ct_library_renamed(k->object->path, k->object->info.soname)
+					      ? k->object->info.soname
+					      : NULL,
 				      via, need, missing, g->having, g->having_where);
 		}
 	}

@@ -8,6 +8,7 @@
 #include "util.h"
 #include "elfscan.h"
 #include "describe.h"
+#include "libnames.h"
 #include "explain.h"
 #include "facts.h"
 #include "summary.h"
@@ -40,8 +41,14 @@ void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char
 
 void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *prefix)
 {
+	char words[512];
+
 	if (!c->cuda_library && !c->nimages)
 		return;
+	if (c->renamed)
+		ct_tprintf(out, "%s%s: a renamed major never works\n", prefix,
+			   ct_renamed_words(c->name, c->soname, c->cuda, c->cuda_minor, words,
+					    sizeof(words)));
 	ct_tprintf(out, "%s", prefix);
 	if (c->cuda_library)
 		ct_tprintf(out, "CUDA library%s%s; ", c->version[0] ? ", version " : "", c->version);
@@ -75,6 +82,8 @@ void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
 	ct_json_object_begin(j);
 	ct_json_kv_bool(j, "library", c->cuda_library);
 	ct_json_kv_string(j, "version", c->version[0] ? c->version : NULL);
+	ct_json_kv_string(j, "soname", c->soname[0] ? c->soname : NULL);
+	ct_json_kv_bool(j, "renamed", c->renamed);
 	if (c->scanned) {
 		ct_json_kv_u64(j, "images", c->nimages);
 		ct_json_words(j, "sass", c->sass);

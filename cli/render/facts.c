@@ -13,6 +13,7 @@
 #include "elfscan.h"
 #include "diagnose.h"
 #include "facts.h"
+#include "libnames.h"
 #include "text.h"
 
 static const char *base(const char *path)
@@ -139,16 +140,29 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 			last = &p->objects[i];
 	for (i = 0; i < p->nobjects && depth < 32; i++) {
 		const struct ct_loaded *c = &p->objects[i];
-		char ver[64], next[256], how[128];
+		char ver[64], next[256], how[128], what[512] = "";
+		const char *soname;
 
 		if (c->main || parent_of(p, c) != o || !wanted(p, c, d, 0))
 			continue;
-		ct_library_release(c->path, ver, sizeof(ver));
+		soname = d ? ct_diagnosis_soname(d, c) : c->soname;
+		ct_library_version_of(c->path, soname, ver, sizeof(ver));
+		if (ct_library_renamed(c->path, soname)) {
+			int minor, cuda = ct_library_cuda(soname, ver, &minor);
+
+			/* Named as what it is: the name it was loaded by lies. */
+			ct_renamed_words(base(c->path), soname, cuda, minor, what, sizeof(what));
+			memmove(what + 2, what, strlen(what) + 1);
+			memcpy(what, ", ", 2);
+		} else if (!strchr(ver, '.')) {
+			ver[0] = '\0'; /* a bare major only repeats the name */
+		}
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
-		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
-			how, ct_rule_words(c->via), ver[0] && ct_cuda_library(c->path) ? ", version " : "",
-			ct_cuda_library(c->path) ? ver : "",
+		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
+			how, ct_rule_words(c->via), what,
+			ver[0] && !what[0] && ct_cuda_library(c->path) ? ", version " : "",
+			ct_cuda_library(c->path) && !what[0] ? ver : "",
 			c->lmid ? ", another namespace" : "",
 			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
 		snprintf(next, sizeof(next), "%s%s", prefix, c == last ? "    " : "|   ");

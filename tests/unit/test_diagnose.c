@@ -1185,6 +1185,49 @@ static void test_symbol_missing_not_raised(void **state)
 	expect_total(w, 0);
 }
 
+/*
+ * A renamed major (libcudart.so.13 copied as libcudart.so.12) fails every
+ * library built for 12: one finding, naming the file as what it is, with
+ * every requester; a fix that says a renamed major never works.
+ */
+static void test_symbol_version_renamed(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	write_file(w, "rt13.map", "libcudart.so.13 { global: *; };\n", false);
+	cc_so(w, "copy/libcudart.so.12", "int cudaMalloc(void) { return 0; }",
+	      "-Wl,-soname,libcudart.so.13 -Wl,--version-script,@R/rt13.map");
+	write_file(w, "rt12.map", "libcudart.so.12 { global: *; };\n", false);
+	cc_so(w, "cuda-12/libcudart.so.12", "int cudaMalloc(void) { return 0; }",
+	      "-Wl,-soname,libcudart.so.12 -Wl,--version-script,@R/rt12.map");
+	cc_so(w, "lib/libops.so", "int cudaMalloc(void); int ops(void) { return cudaMalloc(); }",
+	      "-Wl,-soname,libops.so @R/cuda-12/libcudart.so.12");
+	cc_so(w, "lib/libext.so", "int cudaMalloc(void); int ext(void) { return cudaMalloc(); }",
+	      "-Wl,-soname,libext.so @R/cuda-12/libcudart.so.12");
+	write_proc(w, "h", 100, NULL, "'LD_LIBRARY_PATH':'@R/copy'",
+		   OPENED("@R/lib/libext.so", "libext.so", "@R/bin/app", "direct")
+		   "{'ev':'open','path':'@R/copy/libcudart.so.12','lmid':0,'soname':'libcudart.so.13',"
+		   "'name':'libcudart.so.12','by':'@R/lib/libext.so','via':'ld_library_path'}\n"
+		   OPENED("@R/lib/libops.so", "libops.so", "@R/lib/libext.so", "direct"));
+	judge(w, NULL, 0);
+	expect_count(w, CT_F_SYMBOL_VERSION_MISSING, 1);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'@R/copy/libcudart.so.12' is libcudart.so.13, CUDA 13, renamed: 2 "
+			   "libraries built for libcudart.so.12 cannot use it");
+	expect_object(w, f, "@R/copy/libcudart.so.12");
+	expect_evidence(w, f, "its DT_SONAME is libcudart.so.13, version 13; it was loaded as "
+			      "libcudart.so.12");
+	expect_evidence(w, f, "libext.so needs libcudart.so.12 with version 'libcudart.so.12' "
+			      "(symbol cudaMalloc)");
+	expect_evidence(w, f, "libops.so needs libcudart.so.12 with version 'libcudart.so.12' "
+			      "(symbol cudaMalloc)");
+	expect_fix(w, f, "'@R/copy/libcudart.so.12' is a renamed libcudart.so.13, and a renamed "
+			 "major never works");
+	expect_fix(w, f, "take @R/copy off LD_LIBRARY_PATH");
+}
+
 /* Libraries with a version node per release, as glibc's. */
 static void test_symbol_version_node_missing(void **state)
 {
@@ -1883,6 +1926,7 @@ int main(void)
 		T(test_lib_shadowed_not_raised),
 		T(test_lib_mixed_versions),
 		T(test_symbol_version_missing),
+		T(test_symbol_version_renamed),
 		T(test_symbol_version_node_missing),
 		T(test_symbol_missing_at_load),
 		T(test_symbol_missing_lazy),

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "describe.h"
+#include "libnames.h"
 #include "resolve.h"
 #include "rules.h"
 #include "symvers.h"
@@ -340,18 +341,54 @@ static void test_symver_fix_wording(void **state)
 	need.file = "libnvJitLink.so.12";
 	need.version = "libnvJitLink.so.12";
 	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/opt/cuda-12.1/lib64/libnvJitLink.so.12",
-		      CT_RULE_LD_LIBRARY_PATH, &need, "__nvJitLinkAddData_12_1",
+		      NULL, CT_RULE_LD_LIBRARY_PATH, &need, "__nvJitLinkAddData_12_1",
 		      "/w/nvjitlink/lib/libnvJitLink.so.12", "pip wheel");
 	assert_string_equal(buf, "take /opt/cuda-12.1/lib64 off LD_LIBRARY_PATH, so that "
 				 "libcusparse.so.12 gets /w/nvjitlink/lib/libnvJitLink.so.12 (pip wheel)");
-	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/p/libnvJitLink.so.12", CT_RULE_PRELOAD,
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/p/libnvJitLink.so.12", NULL, CT_RULE_PRELOAD,
 		      &need, NULL, "/w/libnvJitLink.so.12", "pip wheel");
 	assert_string_equal(buf, "drop /p/libnvJitLink.so.12 from LD_PRELOAD, so that "
 				 "libcusparse.so.12 gets /w/libnvJitLink.so.12 (pip wheel)");
 	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/usr/lib/libnvJitLink.so.12",
-		      CT_RULE_LD_SO_CACHE, &need, "__nvJitLinkAddData_12_1", NULL, NULL);
+		      NULL, CT_RULE_LD_SO_CACHE, &need, "__nvJitLinkAddData_12_1", NULL, NULL);
 	assert_string_equal(buf, "install a libnvJitLink.so.12 that defines __nvJitLinkAddData_12_1 "
 				 "under libnvJitLink.so.12 (a newer release of its package)");
+	/* A renamed major: no release of it ever works; the real one is named. */
+	need.file = "libcudart.so.12";
+	need.version = "libcudart.so.12";
+	ct_symver_fix(buf, sizeof(buf), "libtorch_cuda.so", "/opt/x/libcudart.so.12",
+		      "libcudart.so.13", CT_RULE_LD_LIBRARY_PATH, &need, NULL, NULL, NULL);
+	assert_string_equal(buf, "'/opt/x/libcudart.so.12' is a renamed libcudart.so.13, and a "
+				 "renamed major never works (a build for libcudart.so.12 needs "
+				 "that major's symbols): delete that copy or link, or take /opt/x "
+				 "off LD_LIBRARY_PATH; then install the real libcudart.so.12: pip "
+				 "install nvidia-cuda-runtime-cu12, or the distribution's package");
+}
+
+/* What a library is, against the name it was loaded by. */
+static void test_library_renamed(void **state)
+{
+	char v[64];
+	int minor;
+
+	(void)state;
+	assert_true(ct_library_renamed("/opt/x/libcudart.so.12", "libcudart.so.13"));
+	assert_false(ct_library_renamed("/opt/x/libcudart.so.13", "libcudart.so.13"));
+	assert_false(ct_library_renamed("/opt/x/libcudart.so.13.0.96", "libcudart.so.13"));
+	assert_false(ct_library_renamed("/opt/x/libcudart.so", "libcudart.so.13"));
+	assert_false(ct_library_renamed("/opt/x/libcublas.so.12", "libcublasLt.so.13"));
+	assert_false(ct_library_renamed("/opt/x/libcudart.so.12", NULL));
+	/* A name that does not exist: the soname's version, never the name's. */
+	assert_string_equal(ct_library_version_of("/nonexistent/libcudart.so.12", "libcudart.so.13",
+						  v, sizeof(v)), "13");
+	assert_string_equal(ct_library_version_of("/nonexistent/libcudart.so.13.0.96",
+						  "libcudart.so.13", v, sizeof(v)), "13.0.96");
+	assert_int_equal(ct_library_cuda("libcudart.so.13", "13.0.96", &minor), 13);
+	assert_int_equal(minor, 0);
+	assert_int_equal(ct_library_cuda("libcublas.so.13", "13.1.0.3", &minor), 0);
+	assert_string_equal(ct_renamed_words("/opt/x/libcudart.so.12", "libcudart.so.13", 13, 0, v,
+					     sizeof(v)),
+			    "'/opt/x/libcudart.so.12' is libcudart.so.13, CUDA 13.0, renamed");
 }
 
 /* The vocabulary: every rule's id parses back to it; unknown ids stay unknown. */
@@ -387,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_version_gap),
 		cmocka_unit_test(test_symbol_under_one_version),
 		cmocka_unit_test(test_symver_fix_wording),
+		cmocka_unit_test(test_library_renamed),
 		cmocka_unit_test(test_rules_vocabulary),
 	};
 
