@@ -48,27 +48,8 @@ static void usage(FILE *out)
 
 static void print_verdict(const struct ct_findings *fs, bool colour)
 {
-	size_t i, n[3] = { 0, 0, 0 };
-
-	for (i = 0; i < fs->n; i++)
-		n[fs->f[i].severity]++;
 	ct_tprintf(stdout, "cudatrace doctor: ");
-	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
-		ct_tprintf(stdout, "no problem found");
-	if (n[CT_SEV_ERROR]) {
-		ct_text_colour(stdout, colour, "1;31");
-		ct_tprintf(stdout, "%zu error%s", n[CT_SEV_ERROR], n[CT_SEV_ERROR] == 1 ? "" : "s");
-		ct_text_colour(stdout, colour, "0");
-	}
-	if (n[CT_SEV_WARNING]) {
-		ct_tprintf(stdout, "%s", n[CT_SEV_ERROR] ? ", " : "");
-		ct_text_colour(stdout, colour, "33");
-		ct_tprintf(stdout, "%zu warning%s", n[CT_SEV_WARNING],
-			   n[CT_SEV_WARNING] == 1 ? "" : "s");
-		ct_text_colour(stdout, colour, "0");
-	}
-	if (n[CT_SEV_INFO])
-		ct_tprintf(stdout, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+	ct_findings_tally(stdout, fs, colour);
 	ct_tprintf(stdout, "\n");
 }
 

@@ -390,12 +390,40 @@ static char **verdef_names(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, size_t *
 	return names;
 }
 
+/* The dynamic symbol table and its version sections, found by type. */
+struct dynsyms {
+	Elf_Scn *dynsym, *versym, *verdef;
+	GElf_Shdr symsh, vdsh;
+};
+
+static void find_dynsyms(Elf *elf, struct dynsyms *d)
+{
+	Elf_Scn *scn = NULL;
+
+	memset(d, 0, sizeof(*d));
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_DYNSYM) {
+			d->dynsym = scn;
+			d->symsh = sh;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			d->versym = scn;
+		} else if (sh.sh_type == SHT_GNU_verdef) {
+			d->verdef = scn;
+			d->vdsh = sh;
+		}
+	}
+}
+
 int ct_symtab_read(struct ct_symtab *t, const char *path)
 {
 	int fd = open_regular(path), rc = 0;
 	Elf *elf;
-	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verdef = NULL;
-	GElf_Shdr symsh = { 0 }, vdsh = { 0 };
+	struct dynsyms ds;
+	const GElf_Shdr *symsh = &ds.symsh;
 	char **names = NULL;
 	size_t nnames = 0, i, n;
 	Elf_Data *sd, *vd;
@@ -409,28 +437,14 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 		rc = -ENOEXEC;
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			symsh = sh;
-		} else if (sh.sh_type == SHT_GNU_versym) {
-			versym = scn;
-		} else if (sh.sh_type == SHT_GNU_verdef) {
-			verdef = scn;
-			vdsh = sh;
-		}
-	}
-	if (!dynsym || symsh.sh_entsize == 0 || !(sd = elf_getdata(dynsym, NULL)))
+	find_dynsyms(elf, &ds);
+	if (!ds.dynsym || symsh->sh_entsize == 0 || !(sd = elf_getdata(ds.dynsym, NULL)))
 		goto out;
-	if (verdef)
-		names = verdef_names(elf, verdef, &vdsh, &nnames);
-	t->versioned = verdef != NULL;
-	vd = versym ? elf_getdata(versym, NULL) : NULL;
-	n = symsh.sh_size / symsh.sh_entsize;
+	if (ds.verdef)
+		names = verdef_names(elf, ds.verdef, &ds.vdsh, &nnames);
+	t->versioned = ds.verdef != NULL;
+	vd = ds.versym ? elf_getdata(ds.versym, NULL) : NULL;
+	n = symsh->sh_size / symsh->sh_entsize;
 	t->defs = ct_xcalloc(n ? n : 1, sizeof(*t->defs));
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -440,7 +454,7 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 
 		if (!gelf_getsym(sd, (int)i, &sym))
 			break;
-		if (sym.st_shndx == SHN_UNDEF || !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) ||
+		if (sym.st_shndx == SHN_UNDEF || !(name = elf_strptr(elf, symsh->sh_link, sym.st_name)) ||
 		    !*name)
 			continue;
 		if (vd)
@@ -532,8 +546,8 @@ int ct_undefs_read(struct ct_undefs *u, const char *path)
 {
 	int fd = open_regular(path), rc = 0;
 	Elf *elf;
-	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL;
-	GElf_Shdr symsh = { 0 };
+	struct dynsyms ds;
+	const GElf_Shdr *symsh = &ds.symsh;
 	Elf_Data *sd, *vd;
 	size_t i, n, k;
 
@@ -546,22 +560,11 @@ int ct_undefs_read(struct ct_undefs *u, const char *path)
 		rc = -ENOEXEC;
 		goto out;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_DYNSYM) {
-			dynsym = scn;
-			symsh = sh;
-		} else if (sh.sh_type == SHT_GNU_versym) {
-			versym = scn;
-		}
-	}
-	if (!dynsym || symsh.sh_entsize == 0 || !(sd = elf_getdata(dynsym, NULL)))
+	find_dynsyms(elf, &ds);
+	if (!ds.dynsym || symsh->sh_entsize == 0 || !(sd = elf_getdata(ds.dynsym, NULL)))
 		goto out;
-	vd = versym ? elf_getdata(versym, NULL) : NULL;
-	n = symsh.sh_size / symsh.sh_entsize;
+	vd = ds.versym ? elf_getdata(ds.versym, NULL) : NULL;
+	n = symsh->sh_size / symsh->sh_entsize;
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Versym ver = 1;
@@ -571,7 +574,7 @@ int ct_undefs_read(struct ct_undefs *u, const char *path)
 			break;
 		/* Weak references may stay unbound; versioned ones are symvers.h's. */
 		if (sym.st_shndx != SHN_UNDEF || GELF_ST_BIND(sym.st_info) != STB_GLOBAL ||
-		    !(name = elf_strptr(elf, symsh.sh_link, sym.st_name)) || !*name)
+		    !(name = elf_strptr(elf, symsh->sh_link, sym.st_name)) || !*name)
 			continue;
 		if (vd)
 			gelf_getversym(vd, (int)i, &ver);

@@ -100,3 +100,26 @@ void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
 	}
 	ct_json_array_end(j);
 }
+
+void ct_findings_tally(FILE *out, const struct ct_findings *fs, bool colour)
+{
+	size_t i, n[3] = { 0, 0, 0 };
+
+	for (i = 0; i < fs->n; i++)
+		n[fs->f[i].severity]++;
+	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
+		ct_tprintf(out, "no problem found");
+	if (n[CT_SEV_ERROR]) {
+		ct_text_colour(out, colour, "1;31");
+		ct_tprintf(out, "%zu error%s", n[CT_SEV_ERROR], n[CT_SEV_ERROR] == 1 ? "" : "s");
+		ct_text_colour(out, colour, "0");
+	}
+	if (n[CT_SEV_WARNING]) {
+		ct_tprintf(out, "%s", n[CT_SEV_ERROR] ? ", " : "");
+		ct_text_colour(out, colour, "33");
+		ct_tprintf(out, "%zu warning%s", n[CT_SEV_WARNING], n[CT_SEV_WARNING] == 1 ? "" : "s");
+		ct_text_colour(out, colour, "0");
+	}
+	if (n[CT_SEV_INFO])
+		ct_tprintf(out, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+}

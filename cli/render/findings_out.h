@@ -19,4 +19,10 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
    "object","evidence":[...],"where":[{"pid","host","rank","program"}]}]. */
 void ct_findings_json(struct ct_json *j, const struct ct_findings *fs);
 
+/*
+ * The verdict: "no problem found", or "2 errors, 1 warning (and 3 notes)",
+ * without a newline; colour: ANSI colours for the severities.
+ */
+void ct_findings_tally(FILE *out, const struct ct_findings *fs, bool colour);
+
 #endif

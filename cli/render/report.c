@@ -22,27 +22,10 @@ bool ct_want_colour(FILE *f)
 
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
-	size_t i, n[3] = { 0, 0, 0 };
+	size_t i;
 
-	for (i = 0; i < d->findings.n; i++)
-		n[d->findings.f[i].severity]++;
 	ct_tprintf(out, "cudatrace: %zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
-	if (!n[CT_SEV_ERROR] && !n[CT_SEV_WARNING])
-		ct_tprintf(out, "no problem found");
-	if (n[CT_SEV_ERROR]) {
-		ct_text_colour(out, colour, "1;31");
-		ct_tprintf(out, "%zu error%s", n[CT_SEV_ERROR], n[CT_SEV_ERROR] == 1 ? "" : "s");
-		ct_text_colour(out, colour, "0");
-	}
-	if (n[CT_SEV_WARNING]) {
-		ct_tprintf(out, "%s", n[CT_SEV_ERROR] ? ", " : "");
-		ct_text_colour(out, colour, "33");
-		ct_tprintf(out, "%zu warning%s", n[CT_SEV_WARNING],
-			   n[CT_SEV_WARNING] == 1 ? "" : "s");
-		ct_text_colour(out, colour, "0");
-	}
-	if (n[CT_SEV_INFO])
-		ct_tprintf(out, " (and %zu note%s)", n[CT_SEV_INFO], n[CT_SEV_INFO] == 1 ? "" : "s");
+	ct_findings_tally(out, &d->findings, colour);
 	ct_tprintf(out, "\n");
 	if (d->ntargets && ct_diagnosis_has_code(d)) {
 		ct_tprintf(out, "device code judged for ");
