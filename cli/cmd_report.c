@@ -15,16 +15,19 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace report [--json] [--arch ARCH] [-q] [-v] DIR...\n"
+		"usage: cudatrace report [--json] [--arch ARCH] [--run ID] [-q] [-v] DIR...\n"
 		"\n"
 		"The diagnosis of traces kept with 'cudatrace -o DIR': findings with their\n"
 		"fixes (errors first), then per process the CUDA libraries and the device\n"
 		"code against the GPUs. Several directories (ranks, hosts) merge into one\n"
-		"report; a finding shared by many processes is said once.\n"
+		"report; a finding shared by many processes is said once. A folder that\n"
+		"several runs wrote into is reported whole, and says how many runs it holds.\n"
 		"\n"
 		"  --json        one JSON document on stdout\n"
 		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list) instead of\n"
 		"                the GPUs the trace recorded\n"
+		"  --run ID      only the processes of run ID (the \"run\" of its run record;\n"
+		"                \"unknown\": the traces without a run id)\n"
 		"  -q            the findings only\n"
 		"  -v            every line of evidence\n"
 		"\n"
@@ -36,6 +39,7 @@ int ct_cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "arch", required_argument, NULL, 'a' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -52,6 +56,7 @@ int ct_cmd_report(int argc, char **argv)
 	int c, i, worst;
 
 	memset(&o, 0, sizeof(o));
+	ct_trace_init(&t);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
@@ -61,6 +66,9 @@ int ct_cmd_report(int argc, char **argv)
 		case 'a':
 			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
 				return CT_EXIT_BAD_INPUT;
+			break;
+		case 'r':
+			t.only_run = optarg;
 			break;
 		case 'q':
 			o.findings_only = true;
@@ -81,22 +89,28 @@ int ct_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
-	ct_trace_init(&t);
 	for (i = optind; i < argc; i++) {
-		size_t before = t.nprocs, bad = t.bad_files;
+		size_t before = t.nprocs, bad = t.bad_files, other = t.other_run_files;
 
 		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0) {
 			ct_error("%s", why);
 			ct_trace_release(&t);
 			return CT_EXIT_BAD_INPUT;
 		}
-		if (t.nprocs == before) {
+		/* With --run, a folder may hold none of it: said once, below. */
+		if (t.nprocs == before && t.other_run_files == other) {
 			ct_error("'%s' holds no trace%s", argv[i],
 				 t.bad_files > bad ? " (its .jsonl files are not trace records)"
 						   : " (no .jsonl file)");
 			ct_trace_release(&t);
 			return CT_EXIT_BAD_INPUT;
 		}
+	}
+	if (t.only_run && t.nprocs == 0) {
+		ct_error("no run '%s' in %s%s (its id is the \"run\" of its .run.json record)",
+			 t.only_run, argv[optind], argc - optind > 1 ? " and the others" : "");
+		ct_trace_release(&t);
+		return CT_EXIT_BAD_INPUT;
 	}
 	ct_trace_link(&t);
 	o.targets = ntargets ? targets : NULL;

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
@@ -165,13 +166,32 @@ static void host_name(char *host, size_t size, bool for_file)
 }
 
 /*
+ * This run's id: 16 hex digits nobody can guess, so that another run's
+ * files in a shared folder (or forged ones) are never taken for this
+ * run's. 0, or -1 after saying why there is none.
+ */
+static int make_run_id(char *id, size_t size)
+{
+	unsigned char b[8];
+	size_t i;
+
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		ct_error("cannot make a run id: %s", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(b) && 2 * i + 2 < size; i++)
+		snprintf(id + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+/*
  * The run record, <host>-<pid>.run.json: what cudatrace launched, and how
  * it ended. Written through the folder's descriptor into a file made here
  * (a name already taken gets <host>-<pid>.N.run.json); 0, or -1 after
  * saying why it could not be written.
  */
-static int write_run_record(const struct ct_run_dir *d, char **argv, const char *resolved,
-			    int status, double seconds, const char *shim)
+static int write_run_record(const struct ct_run_dir *d, const char *run, char **argv,
+			    const char *resolved, int status, double seconds, const char *shim)
 {
 	char stem[300], name[320], host[256];
 	struct ct_json j;
@@ -189,6 +209,7 @@ static int write_run_record(const struct ct_run_dir *d, char **argv, const char 
 	ct_json_init(&j, f);
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "ev", "run");
+	ct_json_kv_string(&j, "run", run);
 	ct_json_kv_string(&j, "host", host);
 	ct_json_kv_string(&j, "command", resolved);
 	ct_json_key(&j, "argv");
@@ -388,7 +409,7 @@ int ct_cmd_run(int argc, char **argv)
 	const char *out_dir = NULL, *json_file = NULL;
 	bool eager = false, verbose = false, failed = false, recorded;
 	int quiet = 0;
-	char shim[PATH_MAX], cmd[PATH_MAX], why[512], host[256];
+	char shim[PATH_MAX], cmd[PATH_MAX], why[512], host[256], run[17];
 	struct ct_run_dir dir;
 	struct timespec t0, t1, start;
 	struct ct_trace trace;
@@ -436,9 +457,13 @@ int ct_cmd_run(int argc, char **argv)
 	if ((rc = resolve(argv[optind], cmd, sizeof(cmd))) != 0)
 		return rc;
 
+	if (make_run_id(run, sizeof(run)) != 0)
+		return CT_EXIT_BAD_INPUT;
 	ct_run_dir_init(&dir);
 	if (open_trace_dir(&dir, out_dir) != 0)
 		return CT_EXIT_BAD_INPUT;
+	/* The shim takes both from the environment its program starts with. */
+	setenv("CUDATRACE_RUN", run, 1);
 	setenv("CUDATRACE_DIR", dir.path, 1);
 	prepend("LD_AUDIT", shim, ":");
 	prepend("LD_PRELOAD", shim, ":");
@@ -467,7 +492,7 @@ int ct_cmd_run(int argc, char **argv)
 	child_pid = 0;
 	restore_signals();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (write_run_record(&dir, argv + optind, cmd, status,
+	if (write_run_record(&dir, run, argv + optind, cmd, status,
 			     (double)(t1.tv_sec - t0.tv_sec) +
 				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 			     shim) != 0)
@@ -478,6 +503,7 @@ int ct_cmd_run(int argc, char **argv)
 	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
 	if (quiet < 2 || json_file) {
 		ct_trace_init(&trace);
+		trace.only_run = run; /* this run's processes, not the folder's others */
 		if (ct_run_dir_read(&dir, &trace, why, sizeof(why)) != 0) {
 			ct_error("%s", why);
 			failed = true;

@@ -69,6 +69,8 @@ static char dir[CT_SHIM_DIR_BUF];
 static char host[128];
 static unsigned char key[16]; /* AT_RANDOM: never written anywhere */
 static char image[24];
+/* CUDATRACE_RUN: the run of cudatrace that started us, 1 to 32 hex digits; "": none. */
+static char run[40];
 
 /* The file this process made: its pid (0: none yet), device and inode. */
 static int mine_pid;
@@ -327,6 +329,22 @@ static void copy(char *dst, size_t size, const char *src)
 }
 
 /* Once per image, and again in a fork child that caught it half done. */
+/*
+ * The run id cudatrace run put in the environment. Only hex digits are
+ * taken, so the value needs no escaping; anything else is no run id.
+ */
+static void read_run(void)
+{
+	long n = ct_initial_env("CUDATRACE_RUN", run, sizeof(run));
+	long i;
+
+	for (i = 0; i < n && i <= 32; i++)
+		if (!((run[i] >= '0' && run[i] <= '9') || (run[i] >= 'a' && run[i] <= 'f')))
+			break;
+	if (n < 1 || n > 32 || i != n)
+		run[0] = '\0';
+}
+
 static void init(void)
 {
 	int pid = (int)syscall(SYS_getpid), tid = (int)syscall(SYS_gettid);
@@ -368,6 +386,7 @@ static void init(void)
 	for (i = 0; i < sizeof(key); i++)
 		key[i] = rnd[i];
 	put_hex(image, ct_siphash(key, "image", 5));
+	read_run();
 	__atomic_store_n(&state, ST_ON, __ATOMIC_RELEASE);
 }
 
@@ -741,7 +760,7 @@ static const char *const env_names[] = {
 	"NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
 	"NVIDIA_REQUIRE_CUDA", "NVIDIA_DISABLE_REQUIRE",
 	"NCCL_NET_PLUGIN", "NCCL_TUNER_PLUGIN", "NCCL_PROFILER_PLUGIN",
-	"TORCH_CUDA_ARCH_LIST", "TRITON_LIBCUDA_PATH", "CUDATRACE_DIR",
+	"TORCH_CUDA_ARCH_LIST", "TRITON_LIBCUDA_PATH", "CUDATRACE_DIR", "CUDATRACE_RUN",
 };
 
 /* The launcher's rank variables. */
@@ -859,6 +878,9 @@ static bool start_build(struct start *st, int pid)
 	ct_rec_str(r, "host", host);
 	/* Forks share it with their parent; an exec gets a new one. */
 	ct_rec_str(r, "image", image);
+	/* The run of cudatrace it belongs to: a report reads one run of a folder. */
+	if (run[0])
+		ct_rec_str(r, "run", run);
 	ct_rec_bool(r, "auditor", ct_is_auditor);
 	n = readlink("/proc/self/exe", path, 4095);
 	path[n > 0 ? n : 0] = '\0';

@@ -509,4 +509,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	if (t->foreign_files)
 		ct_tprintf(out, "%zu trace file%s of another user left out (not written by this run)\n",
 			t->foreign_files, t->foreign_files == 1 ? "" : "s");
+	if (t->other_run_files)
+		ct_tprintf(out, "%zu trace file%s of other runs in the folder left out\n",
+			t->other_run_files, t->other_run_files == 1 ? "" : "s");
 }

@@ -22,9 +22,13 @@ bool ct_want_colour(FILE *f)
 
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
-	size_t i;
+	size_t i, runs = ct_trace_runs(t);
 
-	ct_tprintf(out, "cudatrace: %zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
+	/* One run is what a run gives; report says when it merged several. */
+	ct_tprintf(out, "cudatrace: ");
+	if (runs > 1)
+		ct_tprintf(out, "%zu runs, ", runs);
+	ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
 	ct_findings_tally(out, &d->findings, colour);
 	ct_tprintf(out, "\n");
 	if (d->ntargets && ct_diagnosis_has_code(d)) {
@@ -98,6 +102,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_key(j, "ppid");
 	ct_json_i64(j, p->ppid);
 	ct_json_kv_string(j, "host", p->host);
+	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_key(j, "argv");
 	ct_json_array_begin(j);
@@ -229,6 +234,7 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_init(&j, out);
 	ct_json_object_begin(&j);
 	ct_json_kv_u64(&j, "version", 1);
+	ct_json_kv_u64(&j, "runs", ct_trace_runs(t));
 	ct_json_key(&j, "device");
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "from", d->ntargets ? (d->targets_from_trace ? "trace" : "arch")

@@ -357,6 +357,15 @@ static void on_close(struct reader *rd, const struct ct_jv *v)
 	}
 }
 
+/* A start record's run: 1 to 32 hex digits, as the shim writes it; else none. */
+static const char *run_id(struct reader *rd, const struct ct_jv *v)
+{
+	const char *s = ct_jstr(v, "run", NULL);
+	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+
+	return n >= 1 && n <= 32 && s[n] == '\0' ? kstr(rd, v, "run", NULL) : NULL;
+}
+
 static void on_record(struct reader *rd, const struct ct_jv *v)
 {
 	struct ct_proc *p = rd->p;
@@ -372,6 +381,7 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->t = t;
 		p->host = kstr(rd, v, "host", NULL);
 		p->image = kstr(rd, v, "image", NULL);
+		p->run = run_id(rd, v);
 		p->exe = kstr(rd, v, "exe", NULL);
 		p->cwd = kstr(rd, v, "cwd", NULL);
 		p->argv = decode_strings(rd, ct_jget(v, "argv"), &p->argc);
@@ -624,7 +634,7 @@ static void read_file(struct ct_trace *t, const char *path)
 	bool unterminated;
 	uint64_t left = t->nbytes < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - t->nbytes : 0;
 	size_t max_bytes = CT_TRACE_FILE_BYTES_MAX;
-	bool total_bytes = false;
+	bool total_bytes = false, other_run = false;
 
 	/* What is left of the total, but always room for a first line. */
 	if (left < max_bytes) {
@@ -685,6 +695,12 @@ static void read_file(struct ct_trace *t, const char *path)
 		records++;
 		t->nrecords++;
 		on_record(&rd, v);
+		/* Another run's file (its first record says): not read further. */
+		if (records == 1 && t->only_run &&
+		    strcmp(ct_proc_run(&proc), t->only_run) != 0) {
+			other_run = true;
+			break;
+		}
 	}
 	if (lines.too_long) {
 		limited(&proc, "a line is longer than 2 MiB");
@@ -696,7 +712,10 @@ static void read_file(struct ct_trace *t, const char *path)
 	t->nbytes += lines.read_total;
 	ct_lines_close(&lines);
 	ct_arena_release(&scratch);
-	if (records == 0) {
+	if (other_run) {
+		t->other_run_files++;
+		proc_release(&proc);
+	} else if (records == 0) {
 		t->bad_files++;
 		proc_release(&proc);
 	} else {
@@ -934,6 +953,33 @@ static const char *var_value(const struct ct_var *vars, size_t n, const char *na
 		if (strcmp(vars[i].name, name) == 0)
 			return vars[i].value;
 	return NULL;
+}
+
+const char *ct_proc_run(const struct ct_proc *p)
+{
+	return p->run ? p->run : CT_TRACE_RUN_UNKNOWN;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t ct_trace_runs(const struct ct_trace *t)
+{
+	const char **names;
+	size_t i, n = 0;
+
+	if (!t->nprocs)
+		return 0;
+	names = ct_xcalloc(t->nprocs, sizeof(*names));
+	for (i = 0; i < t->nprocs; i++)
+		names[i] = ct_proc_run(&t->procs[i]);
+	qsort(names, t->nprocs, sizeof(*names), cmp_str);
+	for (i = 0; i < t->nprocs; i++)
+		n += i == 0 || strcmp(names[i], names[i - 1]) != 0;
+	free(names);
+	return n;
 }
 
 const char *ct_proc_env(const struct ct_proc *p, const char *name)

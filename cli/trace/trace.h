@@ -129,6 +129,9 @@ struct ct_proc {
 	bool started;                /* a start record was read */
 	int64_t pid, ppid, t;
 	const char *host, *image, *exe, *cwd;
+	const char *run;             /* the run of cudatrace it belongs to (1 to 32 hex
+					digits); NULL: none (an older shim, or not run
+					by cudatrace run) */
 	const char **argv;           /* the strings of the start record's argv */
 	size_t argc;
 	struct ct_var *env;          /* the variables that shape loading */
@@ -174,11 +177,18 @@ struct ct_trace {
 	bool only_owner;             /* read only files owned by owner (set before reading) */
 	uid_t owner;
 	size_t foreign_files;        /* files left out: another user's */
+	const char *only_run;        /* read only the processes of this run (a run id, or
+					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
+					before reading */
+	size_t other_run_files;      /* files left out: another run's */
 	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
 	struct ct_trace_stat *stats; /* the file system asked once per path (trace.c) */
 };
+
+/* The name of the run of processes without a run id (which no run id can be). */
+#define CT_TRACE_RUN_UNKNOWN "unknown"
 
 void ct_trace_init(struct ct_trace *t);
 void ct_trace_release(struct ct_trace *t);
@@ -194,6 +204,15 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 
 /* Join processes to their parents; call once after reading. */
 void ct_trace_link(struct ct_trace *t);
+
+/* The run p belongs to: its run id, or CT_TRACE_RUN_UNKNOWN. */
+const char *ct_proc_run(const struct ct_proc *p);
+
+/*
+ * How many runs the processes of t belong to (those without a run id are
+ * one run, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
+ */
+size_t ct_trace_runs(const struct ct_trace *t);
 
 /* The value of an environment variable the start record kept, or NULL. */
 const char *ct_proc_env(const struct ct_proc *p, const char *name);
