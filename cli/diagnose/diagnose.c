@@ -289,7 +289,7 @@ static void rule_incomplete(struct ctx *c)
 					   "'%s' was started with an environment that drops the "
 					   "cudatrace shim, so it was not traced",
 					   ct_dx_base(e->path));
-			ct_finding_fix(f, "keep LD_AUDIT, LD_PRELOAD and CUDATRACE_DIR in the "
+			ct_finding_fix(f, "keep LD_AUDIT, LD_PRELOAD, CUDATRACE_DIR and CUDATRACE_RUN in the "
 					  "environment it is started with (env -i, sudo and "
 					  "some launchers clear them)");
 		}

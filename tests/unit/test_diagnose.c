@@ -1510,7 +1510,7 @@ static void test_trace_incomplete(void **state)
 			   "'hello' was started with an environment that drops the cudatrace shim, "
 			   "so it was not traced");
 	expect_evidence(w, f, "execvp of @R/bin/hello by app --run");
-	expect_fix(w, f, "keep LD_AUDIT, LD_PRELOAD and CUDATRACE_DIR in the environment");
+	expect_fix(w, f, "keep LD_AUDIT, LD_PRELOAD, CUDATRACE_DIR and CUDATRACE_RUN in the environment");
 	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
 			   "'su' runs set-user-ID: the loader ignores LD_AUDIT and LD_PRELOAD");
 	expect_fix(w, f, "cudatrace ldd @R/bin/su");
