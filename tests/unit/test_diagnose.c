@@ -973,6 +973,55 @@ static void test_lib_mixed_versions(void **state)
 	expect_total(w, 2);
 }
 
+/*
+ * cuDNN's sub-libraries from another folder than the core that loaded
+ * them: a warning even of one release (two installations); the same
+ * folder by another path is one.
+ */
+static void test_lib_mixed_cudnn_folders(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	static const char *const files[][2] = {
+		{ "c1/libcudnn.so.9.19.0", "c1/libcudnn.so.9" },
+		{ "c1/libcudnn_graph.so.9.19.0", "c1/libcudnn_graph.so.9" },
+		{ "c2/libcudnn_graph.so.9.19.0", "c2/libcudnn_graph.so.9" },
+		{ "c2/libcudnn_ops.so.9.19.0", "c2/libcudnn_ops.so.9" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(files); i++) {
+		touch(w, files[i][0]);
+		link_to(w, strrchr(files[i][0], '/') + 1, files[i][1]);
+	}
+	link_to(w, "c1", "c1link");
+	write_proc(w, "h", 100, NULL, NULL,
+		   OPENED("@R/c1/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   OPENED("@R/c2/libcudnn_graph.so.9", "libcudnn_graph.so.9", "@R/c1/libcudnn.so.9",
+			  "ld_library_path")
+		   OPENED("@R/c2/libcudnn_ops.so.9", "libcudnn_ops.so.9", "@R/c1/libcudnn.so.9",
+			  "ld_library_path"));
+	write_proc(w, "h", 101, NULL, NULL,
+		   OPENED("@R/c1/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   OPENED("@R/c1link/libcudnn_graph.so.9", "libcudnn_graph.so.9",
+			  "@R/c1/libcudnn.so.9", "runpath"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "cuDNN from two folders in one process: libcudnn.so.9 and "
+			   "libcudnn_graph.so.9, both 9.19.0");
+	expect_object(w, f, "@R/c1/libcudnn.so.9");
+	expect_evidence(w, f, "@R/c1/libcudnn.so.9, needed by app, found via RUNPATH");
+	expect_evidence(w, f, "@R/c2/libcudnn_graph.so.9, needed by libcudnn.so.9, found via "
+			      "LD_LIBRARY_PATH");
+	expect_evidence(w, f, "@R/c2/libcudnn_ops.so.9, needed by libcudnn.so.9");
+	expect_fix(w, f, "let one installation provide every cuDNN library: take the other off "
+			 "LD_LIBRARY_PATH");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	expect_clean(w, 101);
+	expect_total(w, 1);
+}
+
 /* ---- mixed CUDA builds (builds.c) ----------------------------------------------- */
 
 /* Findings of code whose message says msg. */
@@ -2131,6 +2180,7 @@ int main(void)
 		T(test_lib_shadowed_already_loaded),
 		T(test_lib_shadowed_not_raised),
 		T(test_lib_mixed_versions),
+		T(test_lib_mixed_cudnn_folders),
 		T(test_builds_mixed_major),
 		T(test_builds_cudnn_release),
 		T(test_builds_not_raised),
