@@ -1164,6 +1164,11 @@ static void test_builds_cudnn_release(void **state)
 	expect_evidence(w, f, "built for CUDA 13: its release's libcudnn_cnn.so.9: needs "
 			      "libcublasLt.so.13");
 	expect_fix(w, f, "update the driver to 580.65.06 or newer");
+	expect_fix(w, f, "or use builds of those libraries for CUDA 12 (pip: nvidia-cudnn-cu12)");
+	if (contains(w, f->fix, "framework")) {
+		print_findings(w);
+		fail_msg("the fix of libraries built for CUDA 13 speaks of the framework's runtime");
+	}
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 101);
 	expect_total(w, 3);
