@@ -205,6 +205,7 @@ void ct_dx_rule_builds(struct ctx *c)
 {
 	const struct ct_loaded *rt;
 	struct built *bs = ct_xcalloc(c->nmapped + 1, sizeof(*bs));
+	const char **names = ct_xcalloc(c->nmapped + 1, sizeof(*names));
 	int major = process_major(c, &rt), driver = (int)c->p->driver.version;
 	size_t i, k, n = 0;
 	char rtwhy[512];
@@ -222,6 +223,7 @@ void ct_dx_rule_builds(struct ctx *c)
 		char dir[4096], dk[4096], list[1024] = "";
 		struct ct_finding *f;
 		int top = 0;
+		size_t nnames = 0;
 		bool env = false;
 
 		if (!bs[i].o || !counts(&bs[i], major) || i < c->ninherited)
@@ -252,6 +254,7 @@ void ct_dx_rule_builds(struct ctx *c)
 					    bs[k].cuda / 1000, bs[k].why, who);
 			env |= bs[k].o->via == CT_RULE_LD_LIBRARY_PATH;
 			top = bs[k].cuda > top ? bs[k].cuda : top;
+			names[nnames++] = ct_dx_base(bs[k].o->path);
 			if (k != i)
 				bs[k].o = NULL;
 		}
@@ -279,6 +282,8 @@ void ct_dx_rule_builds(struct ctx *c)
 				.runtime = top / 1000 * 1000,
 				.runtime_minor_known = false,
 				.library = lib,
+				.libraries = names,
+				.nlibraries = nnames,
 				.runtime_from = from,
 				.nruntime_from = 1,
 				.driver = driver,
@@ -297,5 +302,6 @@ void ct_dx_rule_builds(struct ctx *c)
 		bs[i].o = NULL;
 	}
 out:
+	free(names);
 	free(bs);
 }

@@ -401,6 +401,19 @@ static const char *family_of(const char *stem)
 	return strncmp(stem, "libcudnn", 8) == 0 ? "libcudnn" : stem;
 }
 
+/* Are a and b in one folder (the same folder by another path too)? */
+static bool same_folder(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	char da[4096], db[4096];
+
+	if (!sa || !sb)
+		return !sa && !sb;
+	snprintf(da, sizeof(da), "%.*s", (int)(sa - a), a);
+	snprintf(db, sizeof(db), "%.*s", (int)(sb - b), b);
+	return strcmp(da, db) == 0 || ct_dx_same_file(da, db);
+}
+
 /*
  * Over every object mapped (a fork's inherited ones too); a pair of two
  * inherited objects is its parent's finding, not the child's.
@@ -413,7 +426,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 		const struct ct_loaded *a = c->mapped[i];
 		char sa[128], fa[128], va[64];
 		struct ct_finding *f = NULL;
-		bool first_of_family = true, env = false;
+		bool first_of_family = true, env = false, cudnn;
 
 		if (a->shim || a->main || !ct_cuda_library(a->path))
 			continue;
@@ -430,11 +443,12 @@ void ct_dx_rule_mixed(struct ctx *c)
 		}
 		if (!first_of_family)
 			continue;
+		cudnn = strcmp(fa, "libcudnn") == 0;
 		ct_library_version(a->path, va, sizeof(va));
 		for (k = i + 1; k < c->nmapped; k++) {
 			const struct ct_loaded *b = c->mapped[k];
 			char sb[128], vb[64], who[512];
-			bool differ, same_stem;
+			bool differ, same_stem, releases, folders = false;
 			int ma = atoi(va), mb;
 
 			if (k < c->ninherited || b->shim || !ct_cuda_library(b->path) ||
@@ -447,24 +461,41 @@ void ct_dx_rule_mixed(struct ctx *c)
 			same_stem = strcmp(sa, sb) == 0;
 			/*
 			 * Two majors of one library; two copies of one library;
-			 * or cuDNN pieces of different releases.
+			 * cuDNN pieces of different releases (an error: cuDNN
+			 * refuses them); or of one release from two folders (a
+			 * warning: cuDNN checks the release only, but the pieces
+			 * are two installations that one update will part).
 			 */
-			differ = (same_stem && (ma != mb || !ct_dx_same_object(a, b))) ||
-				 (!same_stem && strchr(va, '.') && strchr(vb, '.') &&
-				  strcmp(va, vb) != 0);
+			releases = !same_stem && strchr(va, '.') && strchr(vb, '.') &&
+				   strcmp(va, vb) != 0;
+			if (cudnn && !same_stem && !releases)
+				folders = !same_folder(a->path, b->path);
+			differ = (same_stem && (ma != mb || !ct_dx_same_object(a, b))) || releases ||
+				 folders;
 			if (!differ)
 				continue;
 			if (!f) {
-				f = ct_finding_add(&c->d->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
-						   "two versions of %s in one process: %s and %s",
-						   strcmp(fa, "libcudnn") == 0 ? "cuDNN" : fa,
-						   va[0] ? va : ct_dx_base(a->path), vb[0] ? vb : ct_dx_base(b->path));
+				if (folders)
+					f = ct_finding_add(&c->d->findings, CT_F_LIB_MIXED_VERSIONS,
+							   a->path,
+							   "cuDNN from two folders in one process: %s "
+							   "and %s%s%s",
+							   ct_dx_base(a->path), ct_dx_base(b->path),
+							   va[0] && strcmp(va, vb) == 0 ? ", both " : "",
+							   va[0] && strcmp(va, vb) == 0 ? va : "");
+				else
+					f = ct_finding_add(&c->d->findings, CT_F_LIB_MIXED_VERSIONS,
+							   a->path,
+							   "two versions of %s in one process: %s and %s",
+							   cudnn ? "cuDNN" : fa,
+							   va[0] ? va : ct_dx_base(a->path),
+							   vb[0] ? vb : ct_dx_base(b->path));
 				ct_dx_asker(a, who, sizeof(who));
 				ct_finding_evidence(f, "%s, %s", a->path, who);
 				env |= a->via == CT_RULE_LD_LIBRARY_PATH;
-				if (strcmp(fa, "libcudnn") == 0 && !same_stem)
-					f->severity = CT_SEV_ERROR;
 			}
+			if (cudnn && releases)
+				f->severity = CT_SEV_ERROR;
 			ct_dx_asker(b, who, sizeof(who));
 			ct_finding_evidence(f, "%s, %s", b->path, who);
 			env |= b->via == CT_RULE_LD_LIBRARY_PATH;
@@ -473,7 +504,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 			/* A copy that came from LD_LIBRARY_PATH: the quickest way out. */
 			ct_finding_fix(f, "let one installation provide %s: %salign the packages "
 					  "that bring the copies (pip list | grep nvidia)",
-				       strcmp(fa, "libcudnn") == 0 ? "every cuDNN library" : fa,
+				       cudnn ? "every cuDNN library" : fa,
 				       env ? "take the other off LD_LIBRARY_PATH, or " : "");
 		}
 		if (f)

@@ -12,11 +12,10 @@ bool ct_driver_too_old(int runtime, int driver)
 	return runtime > 0 && driver > 0 && runtime / 1000 > driver / 1000;
 }
 
-void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *compat_dir,
-		   const char *compat_release)
+/* The fix's first line: the driver runtime's major needs. */
+static void fix_update(struct ct_finding *f, int runtime)
 {
 	const char *family = runtime > 0 ? ct_family_driver(runtime / 1000) : NULL;
-	const char *more = compat_dir ? ";" : "";
 
 	/* From the family's first driver on, minor-version compatibility runs all of it. */
 	if (family)
@@ -27,6 +26,57 @@ void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *co
 		ct_finding_fix(f, "update the driver to one for CUDA %d or newer;", runtime / 1000);
 	else
 		ct_finding_fix(f, "update the driver;");
+}
+
+static void fix_compat(struct ct_finding *f, const char *compat_dir, const char *compat_release)
+{
+	if (compat_dir)
+		ct_finding_fix_line(f, "or, on a data-center GPU, put '%s' first on LD_LIBRARY_PATH "
+				       "(forward compatibility, libcuda %s)",
+				    compat_dir, compat_release ? compat_release : "of a newer release");
+}
+
+/*
+ * Libraries built for a newer CUDA than the driver's, in a process of the
+ * driver's CUDA: their builds for the driver's CUDA, by pip package when
+ * known (ct_pip_package), each once.
+ */
+static void fix_libraries(struct ct_finding *f, const struct ct_driver_need *n)
+{
+	int major = n->driver / 1000;
+	char pkgs[512] = "", buf[64];
+	size_t i, len;
+
+	fix_update(f, n->runtime);
+	for (i = 0; i < n->nlibraries; i++) {
+		const char *p = ct_pip_package(n->libraries[i], major, buf, sizeof(buf));
+		const char *hit = p ? strstr(pkgs, p) : NULL;
+
+		len = p ? strlen(p) : 0;
+		/* A whole name already listed: "nvidia-cublas-cu12" is not in "...-cu12x". */
+		while (hit && hit[len] != '\0' && hit[len] != ',')
+			hit = strstr(hit + 1, p);
+		if (!p || hit)
+			continue;
+		snprintf(pkgs + strlen(pkgs), sizeof(pkgs) - strlen(pkgs), "%s%s", pkgs[0] ? ", " : "",
+			 p);
+	}
+	if (pkgs[0])
+		ct_finding_fix_line(f, "or use builds of those libraries for CUDA %d (pip: %s)%s",
+				    major, pkgs, n->compat_dir ? ";" : "");
+	else
+		ct_finding_fix_line(f, "or use builds of those libraries for CUDA %d (pip: the -cu%d "
+				       "packages)%s",
+				    major, major, n->compat_dir ? ";" : "");
+	fix_compat(f, n->compat_dir, n->compat_release);
+}
+
+void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *compat_dir,
+		   const char *compat_release)
+{
+	const char *more = compat_dir ? ";" : "";
+
+	fix_update(f, runtime);
 	if (driver > 0)
 		ct_finding_fix_line(f, "or use a CUDA %d runtime: a build of your framework for "
 				       "CUDA %d (pip: the -cu%d wheels)%s",
@@ -35,10 +85,7 @@ void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *co
 		ct_finding_fix_line(f, "or use a build of your framework for the CUDA version the "
 				       "driver supports%s",
 				    more);
-	if (compat_dir)
-		ct_finding_fix_line(f, "or, on a data-center GPU, put '%s' first on LD_LIBRARY_PATH "
-				       "(forward compatibility, libcuda %s)",
-				    compat_dir, compat_release ? compat_release : "of a newer release");
+	fix_compat(f, compat_dir, compat_release);
 }
 
 struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver_need *n)
@@ -87,6 +134,9 @@ struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver
 		ct_finding_evidence(f, "programs using it fail with \"%s\" (%s, 35)",
 				    ct_cu_error_text(35), ct_cu_error_name(35));
 	}
-	ct_driver_fix(f, n->runtime, n->driver, n->compat_dir, n->compat_release);
+	if (n->seen == CT_DRIVER_SEEN_PROCESS && n->library && n->driver > 0)
+		fix_libraries(f, n);
+	else
+		ct_driver_fix(f, n->runtime, n->driver, n->compat_dir, n->compat_release);
 	return f;
 }

@@ -38,6 +38,8 @@ struct ct_driver_need {
 	const char *runtime_path;    /* its file (machine: named in the message; the object) */
 	const char *library;         /* process: libraries built for runtime (not the process's
 					runtime), named in the message; else NULL */
+	const char *const *libraries; /* with library: their file names, for the pip packages */
+	size_t nlibraries;            /* of their builds for the driver's CUDA in the fix */
 	const char *const *runtime_from; /* each copy and where it came from, in words */
 	size_t nruntime_from;
 	int driver;                  /* the CUDA the driver supports (cuDriverGetVersion) */

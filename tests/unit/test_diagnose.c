@@ -973,6 +973,266 @@ static void test_lib_mixed_versions(void **state)
 	expect_total(w, 2);
 }
 
+/*
+ * cuDNN's sub-libraries from another folder than the core that loaded
+ * them: a warning even of one release (two installations); the same
+ * folder by another path is one.
+ */
+static void test_lib_mixed_cudnn_folders(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	static const char *const files[][2] = {
+		{ "c1/libcudnn.so.9.19.0", "c1/libcudnn.so.9" },
+		{ "c1/libcudnn_graph.so.9.19.0", "c1/libcudnn_graph.so.9" },
+		{ "c2/libcudnn_graph.so.9.19.0", "c2/libcudnn_graph.so.9" },
+		{ "c2/libcudnn_ops.so.9.19.0", "c2/libcudnn_ops.so.9" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(files); i++) {
+		touch(w, files[i][0]);
+		link_to(w, strrchr(files[i][0], '/') + 1, files[i][1]);
+	}
+	link_to(w, "c1", "c1link");
+	write_proc(w, "h", 100, NULL, NULL,
+		   OPENED("@R/c1/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   OPENED("@R/c2/libcudnn_graph.so.9", "libcudnn_graph.so.9", "@R/c1/libcudnn.so.9",
+			  "ld_library_path")
+		   OPENED("@R/c2/libcudnn_ops.so.9", "libcudnn_ops.so.9", "@R/c1/libcudnn.so.9",
+			  "ld_library_path"));
+	write_proc(w, "h", 101, NULL, NULL,
+		   OPENED("@R/c1/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   OPENED("@R/c1link/libcudnn_graph.so.9", "libcudnn_graph.so.9",
+			  "@R/c1/libcudnn.so.9", "runpath"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "cuDNN from two folders in one process: libcudnn.so.9 and "
+			   "libcudnn_graph.so.9, both 9.19.0");
+	expect_object(w, f, "@R/c1/libcudnn.so.9");
+	expect_evidence(w, f, "@R/c1/libcudnn.so.9, needed by app, found via RUNPATH");
+	expect_evidence(w, f, "@R/c2/libcudnn_graph.so.9, needed by libcudnn.so.9, found via "
+			      "LD_LIBRARY_PATH");
+	expect_evidence(w, f, "@R/c2/libcudnn_ops.so.9, needed by libcudnn.so.9");
+	expect_fix(w, f, "let one installation provide every cuDNN library: take the other off "
+			 "LD_LIBRARY_PATH");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	expect_clean(w, 101);
+	expect_total(w, 1);
+}
+
+/* ---- mixed CUDA builds (builds.c) ----------------------------------------------- */
+
+/* Findings of code whose message says msg. */
+static size_t count_saying(const struct world *w, enum ct_finding_code code, const char *msg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < w->d.findings.n; i++)
+		n += w->d.findings.f[i].code == code && contains(w, w->d.findings.f[i].message, msg);
+	return n;
+}
+
+/* A shared object named by its soname at dir/soname. */
+static void stub_so(struct world *w, const char *dir, const char *soname, const char *src,
+		    const char *flags)
+{
+	char rel[256], fl[512];
+
+	snprintf(rel, sizeof(rel), "%s/%s", dir, soname);
+	snprintf(fl, sizeof(fl), "-Wl,-soname,%s %s", soname, flags);
+	cc_so(w, rel, src, fl);
+}
+
+/*
+ * Source of a library whose .nv_fatbin holds one uncompressed PTX image of
+ * ISA isa that names the release that compiled it, as nvcc's PTX does
+ * (the container and entry layout of reference/fatbin.md).
+ */
+#define FATBIN_RELEASE(r, isa_major, isa_minor)                                               \
+	"struct fb { unsigned magic; unsigned short ver, hsize; unsigned long long body;"      \
+	" unsigned short kind, hver; unsigned ehs; unsigned long long padded;"                \
+	" unsigned csize, opts; unsigned short minor, major; unsigned arch, ioff, ilen;"      \
+	" unsigned long long flags, r1, usize; char ptx[256]; };"                             \
+	"__attribute__((section(\".nv_fatbin\"), used, aligned(8))) const struct fb fatbin = {" \
+	" 0xBA55ED50u, 1, 16, 64 + 256, 1, 0x0101, 64, 256, 0, 0, " #isa_minor ", " #isa_major  \
+	", 90, 0, 0, 0, 0, 0, \"//\\n// Cuda compilation tools, release " r ", V" r ".80\\n"  \
+	".version " #isa_major "." #isa_minor "\\n.target sm_90\\n.address_size 64\\n\" };"
+
+/* The CUDA 12 runtime a framework ships, needed by it. */
+#define RUNTIME_12                                                             \
+	OPENED("@R/fw/libframework.so", "libframework.so", "@R/bin/app", "direct")  \
+	OPENED("@R/fw/lib/libcudart.so.12", "libcudart.so.12", "@R/fw/libframework.so", \
+	       "runpath")
+
+static void build_runtime_12(struct world *w)
+{
+	touch(w, "fw/libframework.so");
+	touch(w, "fw/lib/libcudart.so.12.4.127");
+	link_to(w, "libcudart.so.12.4.127", "fw/lib/libcudart.so.12");
+}
+
+static void test_builds_mixed_major(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_runtime_12(w);
+	stub_so(w, "cuda13", "libcublasLt.so.13", "int lt(void) { return 0; }", "");
+	stub_so(w, "cuda13", "libnvrtc.so.13", "int rtc(void) { return 0; }", "");
+	cc_so(w, "ext/libuses_lt.so", "int a(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/cuda13/libcublasLt.so.13");
+	cc_so(w, "ext/libuses_rtc.so", "int b(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/cuda13/libnvrtc.so.13");
+	/* Two libraries of one folder needing CUDA 13's sonames: one finding. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_12
+		   OPENED("@R/ext/libuses_lt.so", "libuses_lt.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libcublasLt.so.13", "libcublasLt.so.13",
+			  "@R/ext/libuses_lt.so", "default")
+		   OPENED("@R/ext/libuses_rtc.so", "libuses_rtc.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libnvrtc.so.13", "libnvrtc.so.13", "@R/ext/libuses_rtc.so",
+			  "default"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 12: libuses_lt.so, "
+			   "libuses_rtc.so from @R/ext");
+	expect_object(w, f, "@R/ext/libuses_lt.so");
+	expect_evidence(w, f, "@R/ext/libuses_lt.so: built for CUDA 13 (needs libcublasLt.so.13); "
+			      "needed by app");
+	expect_evidence(w, f, "@R/ext/libuses_rtc.so: built for CUDA 13 (needs libnvrtc.so.13)");
+	expect_evidence(w, f, "the process's CUDA 12: @R/fw/lib/libcudart.so.12, needed by "
+			      "libframework.so");
+	expect_fix(w, f, "use builds of these libraries for CUDA 12 (pip: the -cu12 packages");
+	expect_fix(w, f, "or move the whole process to CUDA 13");
+	/* No driver known: nothing about it. */
+	expect_count(w, CT_F_DRIVER_TOO_OLD, 0);
+	expect_total(w, 1);
+}
+
+/*
+ * cuDNN's core and graph library hold no device code: their folder's
+ * libcudnn_cnn.so.9 says the release's CUDA, by its compiler's line or
+ * by the CUDA 13 sonames it needs.
+ */
+static void test_builds_cudnn_release(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_runtime_12(w);
+	stub_so(w, "cudnn13", "libcudnn.so.9", "int core(void) { return 0; }", "");
+	stub_so(w, "cudnn13", "libcudnn_graph.so.9", "int graph(void) { return 0; }", "");
+	stub_so(w, "cudnn13", "libcudnn_cnn.so.9", FATBIN_RELEASE("13.1", 9, 1), "");
+	stub_so(w, "cuda13", "libcublasLt.so.13", "int lt(void) { return 0; }", "");
+	stub_so(w, "cudnn13b", "libcudnn.so.9", "int core(void) { return 0; }", "");
+	stub_so(w, "cudnn13b", "libcudnn_cnn.so.9", "int cnn(void) { return 0; }",
+		"-Wl,--no-as-needed @R/cuda13/libcublasLt.so.13");
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_12
+		   OPENED("@R/cudnn13/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app",
+			  "ld_library_path")
+		   OPENED("@R/cudnn13/libcudnn_graph.so.9", "libcudnn_graph.so.9",
+			  "@R/cudnn13/libcudnn.so.9", "ld_library_path"));
+	/* The driver known, for CUDA 12.4: the CUDA 13 cuDNN cannot run on it. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   RUNTIME_12
+		   OPENED("@R/cudnn13b/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':0}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 12: libcudnn.so.9, "
+			   "libcudnn_graph.so.9 from @R/cudnn13");
+	expect_evidence(w, f, "@R/cudnn13/libcudnn.so.9: built for CUDA 13 (its release's "
+			      "libcudnn_cnn.so.9: device code compiled by CUDA 13.1)");
+	expect_evidence(w, f, "@R/cudnn13/libcudnn_graph.so.9: built for CUDA 13");
+	expect_fix(w, f, "or take their folder off LD_LIBRARY_PATH");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 12: libcudnn.so.9 from "
+			   "@R/cudnn13b");
+	expect_evidence(w, f, "@R/cudnn13b/libcudnn.so.9: built for CUDA 13 (its release's "
+			      "libcudnn_cnn.so.9: needs libcublasLt.so.13)");
+	assert_int_equal(f->where[0].pid, 101);
+	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
+			   "the driver supports CUDA 12.4, libcudnn.so.9 from @R/cudnn13b built for "
+			   "CUDA 13: their kernels fail with");
+	expect_evidence(w, f, "built for CUDA 13: its release's libcudnn_cnn.so.9: needs "
+			      "libcublasLt.so.13");
+	expect_fix(w, f, "update the driver to 580.65.06 or newer");
+	expect_fix(w, f, "or use builds of those libraries for CUDA 12 (pip: nvidia-cudnn-cu12)");
+	if (contains(w, f->fix, "framework")) {
+		print_findings(w);
+		fail_msg("the fix of libraries built for CUDA 13 speaks of the framework's runtime");
+	}
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 101);
+	expect_total(w, 3);
+}
+
+static void test_builds_not_raised(void **state)
+{
+	struct world *w = *state;
+
+	NEED_CC();
+	build_runtime_12(w);
+	touch(w, "fw/lib/libcudart.so.13.0.96");
+	link_to(w, "libcudart.so.13.0.96", "fw/lib/libcudart.so.13");
+	stub_so(w, "cuda13", "libcublasLt.so.13", "int lt(void) { return 0; }", "");
+	stub_so(w, "cuda12", "libnvrtc.so.12", "int rtc(void) { return 0; }", "");
+	cc_so(w, "ext/libuses_lt.so", "int a(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/cuda13/libcublasLt.so.13");
+	/* Another minor of the process's major, by sonames and by device code. */
+	cc_so(w, "ext/libuses_rtc12.so", "int b(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/cuda12/libnvrtc.so.12");
+	stub_so(w, "cuda12", "libcufft.so.11", FATBIN_RELEASE("12.8", 8, 7), "");
+	/* The driver, NVML and NVTX have no CUDA of their own, whatever they hold. */
+	stub_so(w, "drv", "libcuda.so.1", FATBIN_RELEASE("13.0", 9, 0), "");
+	stub_so(w, "drv", "libnvidia-ml.so.1", FATBIN_RELEASE("13.0", 9, 0), "");
+	stub_so(w, "cuda12", "libnvToolsExt.so.1", "int nvtx(void) { return 0; }", "");
+	/* An extension with its own static cudart: its device code is judged elsewhere. */
+	cc_so(w, "ext/libflash_ext.so", FATBIN_RELEASE("13.0", 9, 0), "");
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_12
+		   OPENED("@R/ext/libuses_rtc12.so", "libuses_rtc12.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda12/libnvrtc.so.12", "libnvrtc.so.12", "@R/ext/libuses_rtc12.so",
+			  "default")
+		   OPENED("@R/cuda12/libcufft.so.11", "libcufft.so.11", "@R/bin/app", "default")
+		   OPENED("@R/drv/libcuda.so.1", "libcuda.so.1", "@R/fw/lib/libcudart.so.12",
+			  "default")
+		   OPENED("@R/drv/libnvidia-ml.so.1", "libnvidia-ml.so.1", "@R/bin/app", "default")
+		   OPENED("@R/cuda12/libnvToolsExt.so.1", "libnvToolsExt.so.1", "@R/bin/app",
+			  "default")
+		   OPENED("@R/ext/libflash_ext.so", "libflash_ext.so", "@R/bin/app", "direct")
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':0}\n");
+	/* No CUDA runtime: no process CUDA to compare with. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   OPENED("@R/ext/libuses_lt.so", "libuses_lt.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libcublasLt.so.13", "libcublasLt.so.13",
+			  "@R/ext/libuses_lt.so", "default"));
+	/* Two runtimes: the family rule speaks, this one is silent. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   OPENED("@R/fw/lib/libcudart.so.13", "libcudart.so.13", "@R/bin/app", "runpath")
+		   RUNTIME_12
+		   OPENED("@R/ext/libuses_lt.so", "libuses_lt.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libcublasLt.so.13", "libcublasLt.so.13",
+			  "@R/ext/libuses_lt.so", "default"));
+	judge(w, NULL, 0);
+	expect_clean(w, 100);
+	expect_clean(w, 101);
+	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+		       "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+	if (count_saying(w, CT_F_LIB_MIXED_VERSIONS, "builds for CUDA") != 0) {
+		print_findings(w);
+		fail_msg("a finding about builds, expected none");
+	}
+	expect_total(w, 1);
+}
+
 /* ---- symbol versions ------------------------------------------------------------ */
 
 static void test_symbol_version_missing(void **state)
@@ -1925,6 +2185,10 @@ int main(void)
 		T(test_lib_shadowed_already_loaded),
 		T(test_lib_shadowed_not_raised),
 		T(test_lib_mixed_versions),
+		T(test_lib_mixed_cudnn_folders),
+		T(test_builds_mixed_major),
+		T(test_builds_cudnn_release),
+		T(test_builds_not_raised),
 		T(test_symbol_version_missing),
 		T(test_symbol_version_renamed),
 		T(test_symbol_version_node_missing),
