@@ -339,8 +339,10 @@ int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
 						 img.unknown_flags, ii, ci,
 						 section)))
 				return rc;
+			/* The payload may claim more than the container holds: check first. */
 			if (img.codec == ELFSCAN_CODEC_LZ4 &&
 			    img.stored_size >= 4 &&
+			    in_range(pos + img.header_size, 4, end) &&
 			    rd32(f->buf + pos + img.header_size) == 0x184D2204u &&
 			    (rc = es_add_problem(f, ELFSCAN_P_LZ4_FRAME, pos, 0,
 						 ii, ci, section)))
