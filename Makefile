@@ -201,7 +201,8 @@ $(B)/examples/trace-demo: examples/trace-demo/app.c
 # files. Crashes land in $(B)/fuzz-crashes/.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined $(CT_CFLAGS) $(INC_CLI)
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	$(CT_CFLAGS) $(INC_CLI)
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
 	-print_final_stats=1
 LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)

@@ -74,8 +74,10 @@ static void fill(struct ct_lines *l)
 int ct_lines_next(struct ct_lines *l, const char **line, size_t *len, bool *unterminated)
 {
 	for (;;) {
-		char *from = l->buf + l->scanned;
-		char *nl = l->have > l->scanned ? memchr(from, '\n', l->have - l->scanned) : NULL;
+		/* No buffer yet (buf NULL): nothing to look at, and no arithmetic on NULL. */
+		char *nl = l->have > l->scanned
+				   ? memchr(l->buf + l->scanned, '\n', l->have - l->scanned)
+				   : NULL;
 
 		if (nl) {
 			size_t at = l->start;
