@@ -19,13 +19,12 @@
  * Records and expected texts are written with @R for the test's directory
  * and @F for the committed fixtures; records also with ' for ".
  */
-#include <elf.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <unistd.h>
 
 #include "helpers.h"
+#include "machine.h"
 
 #include "demangle.h"
 #include "diagnose.h"
@@ -167,18 +166,6 @@ static void cc_so(struct world *w, const char *rel, const char *src, const char 
 
 /* ---- the made-up machine and the trace ----------------------------------------- */
 
-/* The ELF machine of this program, as the loader would have it. */
-static unsigned host_machine(void)
-{
-	unsigned char h[20];
-	int fd = open("/proc/self/exe", O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(read(fd, h, sizeof(h)), (ssize_t)sizeof(h));
-	close(fd);
-	return (unsigned)(h[18] | h[19] << 8);
-}
-
 static void machine_init(struct world *w)
 {
 	struct ct_loader_env env = { "", "" };
@@ -190,19 +177,7 @@ static void machine_init(struct world *w)
 	snprintf(sys1, sizeof(sys1), "%s/sys1", w->root);
 	snprintf(sys2, sizeof(sys2), "%s/sys2", w->root);
 	snprintf(cache, sizeof(cache), "%s/no-ld.so.cache", w->root);
-	memset(&like, 0, sizeof(like));
-	/* Borrowed strings: ct_loader_init_like copies the platform. */
-	like.plat.lib = "lib";
-	like.plat.platform = "x86_64";
-	like.plat.version = "2.36";
-	like.plat.major = 2;
-	like.plat.minor = 36;
-	like.plat.system_dirs = dirs;
-	like.plat.nsystem_dirs = 2;
-	like.plat.cache = cache;
-	like.plat.machine = host_machine();
-	like.plat.elf_class = sizeof(void *) == 8 ? 64 : 32; /* 32 or 64, not ELFCLASS* */
-	like.plat.from_loader = true;
+	made_up_platform(&like, dirs, 2, NULL, 0, cache);
 	ct_loader_init_like(&w->machine, &like, &env);
 	assert_false(w->machine.cache_ok);
 	assert_null(w->machine.ld_library_path);

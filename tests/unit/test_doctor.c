@@ -19,8 +19,8 @@
  * ct_doctor_release frees exactly what the test allocated.
  */
 #include "helpers.h"
+#include "machine.h"
 
-#include <fcntl.h>
 #include <ftw.h>
 #include <unistd.h>
 
@@ -108,17 +108,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static unsigned host_machine(void)
-{
-	unsigned char h[20];
-	int fd = open("/proc/self/exe", O_RDONLY);
-
-	assert_true(fd >= 0);
-	assert_int_equal(read(fd, h, sizeof(h)), (ssize_t)sizeof(h));
-	close(fd);
-	return (unsigned)(h[18] | h[19] << 8);
-}
-
 /* What ct_driver_probe leaves when it could ask nothing; no module. */
 static void facts_init(struct ct_doctor *d)
 {
@@ -150,20 +139,7 @@ static void machine(struct ct_doctor *d, const char *ld_dirs)
 			 ldpath[0] ? ":" : "", top, tok);
 	snprintf(sysdir, sizeof(sysdir), "%s/sys", top);
 	snprintf(cache, sizeof(cache), "%s/ld.so.cache", top);
-	memset(&like, 0, sizeof(like));
-	like.plat.lib = "lib";
-	like.plat.platform = "x86_64";
-	like.plat.version = "2.36";
-	like.plat.major = 2;
-	like.plat.minor = 36;
-	like.plat.system_dirs = dirs;
-	like.plat.nsystem_dirs = 1;
-	like.plat.subdirs = subdirs;
-	like.plat.nsubdirs = 1;
-	like.plat.cache = cache;
-	like.plat.machine = host_machine();
-	like.plat.elf_class = sizeof(void *) == 8 ? 64 : 32;
-	like.plat.from_loader = true;
+	made_up_platform(&like, dirs, 1, subdirs, 1, cache);
 	ct_loader_init_like(&d->L, &like, &env);
 	d->loader_ok = true;
 	assert_true(d->L.cache_ok);

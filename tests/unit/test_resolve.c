@@ -9,8 +9,8 @@
  * against glibc itself is tests/e2e/ldd-oracle; this one needs no loader.
  */
 #include "helpers.h"
+#include "machine.h"
 
-#include <elf.h>
 #include <unistd.h>
 
 #include "describe.h"
@@ -98,19 +98,7 @@ static void machine(struct ct_loader *L, const char *library_path)
 
 	snprintf(sysdir, sizeof(sysdir), "%s/sys", top);
 	snprintf(cache, sizeof(cache), "%s/no-ld.so.cache", top);
-	memset(&like, 0, sizeof(like));
-	like.plat.rtld = "/lib64/ld-linux-x86-64.so.2";
-	like.plat.lib = "lib";
-	like.plat.platform = "x86_64";
-	like.plat.version = "2.36";
-	like.plat.major = 2;
-	like.plat.minor = 36;
-	like.plat.system_dirs = dirs;
-	like.plat.nsystem_dirs = 1;
-	like.plat.cache = cache;
-	like.plat.machine = EM_X86_64;
-	like.plat.elf_class = 64;
-	like.plat.from_loader = true;
+	made_up_platform(&like, dirs, 1, NULL, 0, cache);
 	ct_loader_init_like(L, &like, &env);
 	assert_false(L->cache_ok);
 }
