@@ -1,6 +1,6 @@
 /*
- * A made-up machine for the loader model's tests (test_resolve,
- * test_diagnose, test_doctor): the platform facts of glibc 2.36 on this
+ * Shared by the loader model's tests (test_resolve, test_diagnose,
+ * test_doctor): set-up commands, and a made-up machine: the platform facts of glibc 2.36 on this
  * machine's ELF class and architecture, with the default directories,
  * subdirectories and ld.so.cache path a test chooses (under its own
  * folder), so nothing depends on the real loader or /etc/ld.so.cache.
@@ -9,10 +9,27 @@
 #define CT_TEST_MACHINE_H
 
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "resolve.h"
+
+/* Run a shell command a test's set-up needs; the test fails if it does. */
+static inline void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("setup failed: %s", cmd);
+}
 
 /* The ELF machine of this test program, as the loader would have it. */
 static inline unsigned host_machine(void)

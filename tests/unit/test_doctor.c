@@ -34,18 +34,6 @@
 static char top[256];   /* the test's folder */
 static bool have_cc;    /* top/drv/libcuda.so.1 was built */
 
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("setup failed: %s", cmd);
-}
 
 /* An ld.so.cache of the new format with no entry: every name is a miss. */
 static int write_empty_cache(const char *path)

@@ -21,17 +21,6 @@
 
 static char top[256];
 
-static void sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	if (system(cmd) != 0)
-		fail_msg("setup failed: %s", cmd);
-}
 
 /*
  * top/a/libdep.so.1   defines dep_a@DEP_1 only (an old copy)
