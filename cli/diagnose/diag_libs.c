@@ -46,7 +46,11 @@ static bool same_major(const char *name, const struct ct_loaded *o)
 	return a && b && atoi(a + 4) == atoi(b + 4);
 }
 
-static void fix_not_found(struct ct_finding *f, const char *name, const char *requester,
+/*
+ * The fix of a miss, for who asked: one object (its file name) or several
+ * ("a, b and c", many set).
+ */
+static void fix_not_found(struct ct_finding *f, const char *name, const char *who, bool many,
 			  enum ct_search_kind kind, const struct ct_copies *cs)
 {
 	const struct ct_copy *same = NULL, *other = NULL;
@@ -60,9 +64,6 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *re
 		if (!cs->c[i].same_name && !other)
 			other = &cs->c[i];
 	}
-	for (i = 0; i < cs->n && i < 4; i++)
-		ct_finding_evidence(f, "elsewhere: %s (%s%s)", cs->c[i].path,
-				    cs->c[i].same_name ? "" : "another major, ", cs->c[i].where);
 	if (kind == CT_SEARCH_PRELOAD) {
 		if (same)
 			ct_finding_fix(f, "preload it by its path (LD_PRELOAD=%s), or drop it from "
@@ -80,18 +81,22 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *re
 		*strrchr(dir, '/') = '\0';
 		ct_finding_fix(f, "the file is in %s: add that directory to LD_LIBRARY_PATH, or to "
 				  "the RUNPATH of %s",
-			       dir, ct_dx_base(requester));
+			       dir, who);
 		free(dir);
 		return;
 	}
 	if (!ct_pip_package(name, major_s ? atoi(major_s + 4) : 0, pkg, sizeof(pkg)))
 		pkg[0] = '\0';
-	if (other)
+	if (other && many)
+		ct_finding_fix(f, "%s were built for %s and only %s is here: install %s%s%s%s, or "
+				  "use builds of them made for the one present",
+			       who, name, ct_dx_base(other->path), name,
+			       pkg[0] ? " (pip install " : "", pkg, pkg[0] ? ")" : "");
+	else if (other)
 		ct_finding_fix(f, "%s was built for %s and only %s is here: install %s%s%s%s, or "
 				  "use a build of %s made for the one present",
-			       ct_dx_base(requester), name, ct_dx_base(other->path), name,
-			       pkg[0] ? " (pip install " : "", pkg, pkg[0] ? ")" : "",
-			       ct_dx_base(requester));
+			       who, name, ct_dx_base(other->path), name,
+			       pkg[0] ? " (pip install " : "", pkg, pkg[0] ? ")" : "", who);
 	else if (pkg[0])
 		ct_finding_fix(f, "install it: pip install %s (or the CUDA toolkit or distribution "
 				  "package that ships %s)",
@@ -100,6 +105,47 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *re
 		ct_finding_fix(f, "install the package that ships %s, or put its directory on "
 				  "LD_LIBRARY_PATH",
 			       name);
+}
+
+static void evidence_copies(struct ct_finding *f, const struct ct_copies *cs)
+{
+	size_t i;
+
+	for (i = 0; i < cs->n && i < 4; i++)
+		ct_finding_evidence(f, "elsewhere: %s (%s%s)", cs->c[i].path,
+				    cs->c[i].same_name ? "" : "another major, ", cs->c[i].where);
+}
+
+/* What a miss's finding is said again with, once several objects asked. */
+struct miss_state {
+	char *name;
+	enum ct_search_kind kind;
+	struct ct_copies cs;
+};
+
+static void miss_state_free(void *p)
+{
+	struct miss_state *m = p;
+
+	if (!m)
+		return;
+	free(m->name);
+	ct_copies_release(&m->cs);
+	free(m);
+}
+
+/* One library, several objects that need it: one finding (findings.h). */
+static void miss_restate(struct ct_finding *f)
+{
+	const struct miss_state *m = f->state;
+	char who[512];
+
+	ct_finding_askers_words(f, who, sizeof(who));
+	free(f->message);
+	if (asprintf(&f->message, "'%s' was not found (needed by %zu objects)", m->name,
+		     ct_finding_askers(f)) < 0)
+		ct_out_of_memory();
+	fix_not_found(f, m->name, who, true, m->kind, &m->cs);
 }
 
 /*
@@ -152,13 +198,14 @@ struct said {
 	UT_hash_handle hh;
 };
 
-/* Was name missed before the same way? Records it when not. */
-static bool seen_before(struct said **set, const char *name, enum ct_search_kind kind)
+/* Was name missed before the same way by the same object? Records it when not. */
+static bool seen_before(struct said **set, const char *name, enum ct_search_kind kind,
+			const char *by)
 {
 	struct said *e;
 	char *key = NULL;
 
-	if (asprintf(&key, "%d\x1f%s", (int)kind, name) < 0)
+	if (asprintf(&key, "%d\x1f%s\x1f%s", (int)kind, name, by ? by : "\x1e") < 0)
 		ct_out_of_memory();
 	HASH_FIND_STR(*set, key, e);
 	if (e) {
@@ -169,6 +216,14 @@ static bool seen_before(struct said **set, const char *name, enum ct_search_kind
 	e->key = key;
 	HASH_ADD_KEYPTR(hh, *set, e->key, strlen(e->key), e);
 	return false;
+}
+
+/* How s's requester asked: "dlopen", "DT_NEEDED", "DT_FILTER". */
+static const char *how_asked(const struct ct_search *s, enum ct_search_kind kind)
+{
+	if (s->request && s->request->api)
+		return s->request->api;
+	return kind == CT_SEARCH_FILTER ? "DT_FILTER" : kind == CT_SEARCH_NEEDED ? "DT_NEEDED" : NULL;
 }
 
 void ct_dx_rule_not_found(struct ctx *c)
@@ -187,14 +242,15 @@ void ct_dx_rule_not_found(struct ctx *c)
 
 		if (!counts(c, s, &kind))
 			continue;
-		/*
-		 * The same name missed again the same way: one finding. Only
-		 * misses that counted: a failed RTLD_NOLOAD probe before the
-		 * real dlopen must not hide it.
-		 */
-		if (seen_before(&said, s->name, kind))
-			continue;
 		requester = s->request ? s->request->caller : s->by;
+		/*
+		 * The same name missed again by the same object the same way:
+		 * said once. Only misses that counted: a failed RTLD_NOLOAD
+		 * probe before the real dlopen must not hide it. Other objects
+		 * that miss it join this finding (ct_findings_group).
+		 */
+		if (seen_before(&said, s->name, kind, requester))
+			continue;
 		switch (kind) {
 		case CT_SEARCH_NEEDED:
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
@@ -248,11 +304,27 @@ void ct_dx_rule_not_found(struct ctx *c)
 		}
 		ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
-		fix_not_found(f, s->name, requester, kind, &cs);
-		if (alt)
+		evidence_copies(f, &cs);
+		fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
+		if (alt) {
 			ct_finding_fix(f, "nothing to do if %s works with %s, which it loaded instead",
 				       ct_dx_base(requester), ct_dx_base(alt->path));
-		ct_copies_release(&cs);
+			ct_copies_release(&cs);
+		} else if (kind == CT_SEARCH_PRELOAD) {
+			ct_copies_release(&cs);
+		} else {
+			struct miss_state *m = ct_xcalloc(1, sizeof(*m));
+
+			/* One library missing: one finding, whoever else needs it. */
+			ct_finding_cause(f, "not-found\x1f%s", s->name);
+			ct_finding_needed_by(f, requester, how_asked(s, kind));
+			m->name = ct_xstrdup(s->name);
+			m->kind = kind;
+			m->cs = cs;
+			f->state = m;
+			f->state_free = miss_state_free;
+			f->restate = miss_restate;
+		}
 		ct_dx_where(c, f);
 	}
 	HASH_ITER(hh, said, e, tmp) {
@@ -292,6 +364,22 @@ static bool own_choice(struct ctx *c, const char *requester, const char *name, c
 	ct_lookup_free(k);
 	ct_loader_release(&L2);
 	return found;
+}
+
+/* A copy loaded early serves several objects whose RUNPATH names another. */
+static void early_restate(struct ct_finding *f)
+{
+	char who[512];
+
+	ct_finding_askers_words(f, who, sizeof(who));
+	free(f->message);
+	if (asprintf(&f->message, "'%s' was already loaded when %zu objects needed it, while "
+				  "their RPATH or RUNPATH names another copy",
+		     (const char *)f->state, ct_finding_askers(f)) < 0)
+		ct_out_of_memory();
+	ct_finding_fix(f, "the first object loaded under a soname serves every later one: load "
+			  "%s (or what brings them) first, or make them all use one copy",
+		       who);
 }
 
 /*
@@ -342,6 +430,12 @@ static void shadowed_by_earlier(struct ctx *c)
 					  "one: load %s (or what brings it) first, or make both use "
 					  "one copy",
 				       ct_dx_base(r->path));
+			/* One copy taken early, several objects that name another: one finding. */
+			ct_finding_cause(f, "taken-early\x1f%s\x1f%s", o->path, name);
+			ct_finding_needed_by(f, r->path, "DT_NEEDED");
+			f->state = ct_xstrdup(name);
+			f->state_free = free;
+			f->restate = early_restate;
 			ct_dx_where(c, f);
 		}
 	}
@@ -526,11 +620,65 @@ static void evidence_errors(struct ct_finding *f, const struct ct_proc *p, const
 		}
 }
 
+/* What a symbol-version finding is said again with, once several objects asked. */
+struct gap_state {
+	char *lacking, *really, *file, *version, *symbol, *having;
+	char where[160];
+	enum ct_rule via;
+};
+
+static void gap_state_free(void *p)
+{
+	struct gap_state *g = p;
+
+	if (!g)
+		return;
+	free(g->lacking);
+	free(g->really);
+	free(g->file);
+	free(g->version);
+	free(g->symbol);
+	free(g->having);
+	free(g);
+}
+
+/* The fix for who (one file name, or several when many). */
+static void gap_state_fix(struct ct_finding *f, const struct gap_state *g, const char *who,
+			  bool many)
+{
+	struct ct_verneed need;
+	char fix[1024];
+
+	memset(&need, 0, sizeof(need));
+	need.file = g->file;
+	need.version = g->version;
+	ct_symver_fix(fix, sizeof(fix), who, many, g->lacking, g->really, g->via, &need,
+		      g->symbol, g->having, g->where);
+	ct_finding_fix(f, "%s", fix);
+}
+
+/* One file lacks what several objects need: one finding (findings.h). */
+static void gap_restate(struct ct_finding *f)
+{
+	const struct gap_state *g = f->state;
+	char who[512];
+
+	ct_finding_askers_words(f, who, sizeof(who));
+	free(f->message);
+	if (asprintf(&f->message, "%s lacks symbol versions that %zu libraries need", g->lacking,
+		     ct_finding_askers(f)) < 0)
+		ct_out_of_memory();
+	gap_state_fix(f, g, who, true);
+}
+
 /*
  * A copy that has what is missing, as the requester's own search order
  * would reach it (its RPATH/RUNPATH, the cache, the default directories,
- * without LD_LIBRARY_PATH or preloads), or elsewhere on the machine.
- * really: o's DT_SONAME when o is another major renamed, else NULL.
+ * without LD_LIBRARY_PATH or preloads), or elsewhere on the machine; and
+ * the fix. really: o's DT_SONAME when o is another major renamed, else
+ * NULL. The finding keeps what it takes to say the fix again for every
+ * object that asks (one cause, one finding) unless o is renamed: that
+ * finding names its requesters itself.
  */
 static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded *r,
 		    const struct ct_loaded *o, const char *really, const struct ct_verneed *need,
@@ -539,7 +687,7 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 	struct ct_loader_env env = { "", "" };
 	struct ct_loader L2;
 	struct ct_lookup *k = NULL, none;
-	char *having = NULL, where[160] = "", fix[1024];
+	struct gap_state *g = ct_xcalloc(1, sizeof(*g));
 	int err = 0;
 
 	ct_loader_init_like(&L2, c->L, &env);
@@ -547,12 +695,28 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 		k = ct_loader_search(&L2, L2.main, need->file, true);
 	memset(&none, 0, sizeof(none));
 	none.name = (char *)need->file;
-	ct_symver_having(c->L, c->d->syms, k ? k : &none, need->version, symbol, &having, where,
-			 sizeof(where));
-	ct_symver_fix(fix, sizeof(fix), ct_dx_base(r->path), o->path, really, o->via, need, symbol,
-		      having, where);
-	ct_finding_fix(f, "%s", fix);
-	free(having);
+	ct_symver_having(c->L, c->d->syms, k ? k : &none, need->version, symbol, &g->having,
+			 g->where, sizeof(g->where));
+	g->lacking = ct_xstrdup(o->path);
+	g->really = really ? ct_xstrdup(really) : NULL;
+	g->file = ct_xstrdup(need->file);
+	g->version = ct_xstrdup(need->version);
+	g->symbol = symbol ? ct_xstrdup(symbol) : NULL;
+	g->via = o->via;
+	gap_state_fix(f, g, ct_dx_base(r->path), false);
+	if (really) {
+		gap_state_free(g);
+	} else {
+		char how[512];
+
+		snprintf(how, sizeof(how), "%s, version %s", symbol ? symbol : need->file,
+			 need->version);
+		ct_finding_cause(f, "symbol-version\x1f%s", o->path);
+		ct_finding_needed_by(f, r->path, how);
+		f->state = g;
+		f->state_free = gap_state_free;
+		f->restate = gap_restate;
+	}
 	if (k)
 		ct_lookup_free(k);
 	ct_loader_release(&L2);

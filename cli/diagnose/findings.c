@@ -61,6 +61,14 @@ static void finding_free(struct ct_finding *f)
 	for (i = 0; i < f->nwhere; i++)
 		where_free(&f->where[i]);
 	free(f->where);
+	free(f->cause);
+	for (i = 0; i < f->nneeded_by; i++) {
+		free(f->needed_by[i].object);
+		free(f->needed_by[i].how);
+	}
+	free(f->needed_by);
+	if (f->state_free)
+		f->state_free(f->state);
 }
 
 void ct_findings_release(struct ct_findings *fs)
@@ -158,6 +166,82 @@ static char *dup_or_null(const char *s)
 	return s ? ct_xstrdup(s) : NULL;
 }
 
+void ct_finding_cause(struct ct_finding *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f->cause);
+	va_start(ap, fmt);
+	f->cause = vformat(fmt, ap);
+	va_end(ap);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+void ct_finding_needed_by(struct ct_finding *f, const char *object, const char *how)
+{
+	size_t i;
+
+	if (!object || !object[0])
+		return;
+	for (i = 0; i < f->nneeded_by; i++)
+		if (strcmp(f->needed_by[i].object, object) == 0 && same_str(f->needed_by[i].how, how))
+			return;
+	f->needed_by = ct_xrealloc(f->needed_by, (f->nneeded_by + 1) * sizeof(*f->needed_by));
+	f->needed_by[f->nneeded_by].object = ct_xstrdup(object);
+	f->needed_by[f->nneeded_by++].how = dup_or_null(how);
+}
+
+static const char *file_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Is the object of askers[i] named before i (asked twice, two ways)? */
+static bool named_before(const struct ct_finding *f, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (strcmp(f->needed_by[k].object, f->needed_by[i].object) == 0)
+			return true;
+	return false;
+}
+
+size_t ct_finding_askers(const struct ct_finding *f)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nneeded_by; i++)
+		n += !named_before(f, i);
+	return n;
+}
+
+char *ct_finding_askers_words(const struct ct_finding *f, char *buf, size_t size)
+{
+	size_t i, n = ct_finding_askers(f), said = 0, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < f->nneeded_by && len < size; i++) {
+		if (named_before(f, i))
+			continue;
+		if (said == 2 && n > 3) {
+			snprintf(buf + len, size - len, " and %zu more", n - said);
+			break;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					!said ? "" : said + 1 == n ? " and " : ", ",
+					file_name(f->needed_by[i].object));
+		said++;
+	}
+	return buf;
+}
+
 void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
 		      const char *rank, const char *program)
 {
@@ -171,9 +255,15 @@ void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
 	w->program = dup_or_null(program);
 }
 
-static bool same_str(const char *a, const char *b)
+/* Is w (a pid on a host) among f's places already? */
+static bool seen_at(const struct ct_finding *f, const struct ct_where *w)
 {
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+	size_t i;
+
+	for (i = 0; i < f->nwhere; i++)
+		if (f->where[i].pid == w->pid && same_str(f->where[i].host, w->host))
+			return true;
+	return false;
 }
 
 /* The first finding of each kind (code, severity, object, message, fix), by its key. */
@@ -188,6 +278,12 @@ static char *kind_key(const struct ct_finding *f)
 	char *key = NULL;
 
 	/* \x1f between fields, \x1e for a missing one: neither can be mistaken for text. */
+	if (f->cause) {
+		if (asprintf(&key, "%d\x1f%d\x1f\x1d%s", (int)f->code, (int)f->severity,
+			     f->cause) < 0)
+			ct_out_of_memory();
+		return key;
+	}
 	if (asprintf(&key, "%d\x1f%d\x1f%s\x1f%s\x1f%s", (int)f->code, (int)f->severity,
 		     f->object ? f->object : "\x1e", f->message, f->fix ? f->fix : "\x1e") < 0)
 		ct_out_of_memory();
@@ -198,7 +294,7 @@ void ct_findings_group(struct ct_findings *fs)
 {
 	struct ct_finding *out = ct_xcalloc(fs->n + 1, sizeof(*out));
 	struct kind *kinds = NULL, *k, *tmp;
-	size_t n = 0, i;
+	size_t n = 0, i, a;
 	int sev;
 
 	/* Merge into the first of each kind; then order by severity, stably. */
@@ -218,15 +314,26 @@ void ct_findings_group(struct ct_findings *fs)
 		first = &fs->f[k->first];
 		first->where = ct_xrealloc(first->where,
 					   (first->nwhere + f->nwhere + 1) * sizeof(*f->where));
-		memcpy(first->where + first->nwhere, f->where, f->nwhere * sizeof(*f->where));
-		first->nwhere += f->nwhere;
+		/* A process is one place, however many objects in it asked. */
+		for (a = 0; a < f->nwhere; a++)
+			if (seen_at(first, &f->where[a]))
+				where_free(&f->where[a]);
+			else
+				first->where[first->nwhere++] = f->where[a];
 		free(f->where);
 		f->where = NULL;
 		f->nwhere = 0;
+		for (a = 0; a < f->nneeded_by; a++)
+			ct_finding_needed_by(first, f->needed_by[a].object, f->needed_by[a].how);
 		finding_free(f);
 		f->message = NULL; /* merged away */
 	}
 	HASH_ITER(hh, kinds, k, tmp) {
+		struct ct_finding *f = &fs->f[k->first];
+
+		/* Said again for every object that asked. */
+		if (f->restate && ct_finding_askers(f) > 1)
+			f->restate(f);
 		HASH_DEL(kinds, k);
 		free(k->key);
 		free(k);

@@ -48,6 +48,25 @@ struct ct_finding {
 	size_t nevidence;
 	struct ct_where *where;
 	size_t nwhere;
+	/*
+	 * One cause, one finding: findings with the same code, severity and
+	 * cause (a key, NULL for none) merge into the first, which gathers
+	 * every object that asked (needed_by) and every place. When more than
+	 * one object asked, restate (if set) rewrites the message and the fix
+	 * for all of them, from state (freed with state_free).
+	 */
+	char *cause;
+	struct ct_asker *needed_by;
+	size_t nneeded_by;
+	void (*restate)(struct ct_finding *f);
+	void *state;
+	void (*state_free)(void *state);
+};
+
+/* An object that needs what a finding is about, and how it asked. */
+struct ct_asker {
+	char *object;      /* a path */
+	char *how;         /* "DT_NEEDED", "dlopen", "__nvJitLinkAddData_12_1 (version ...)", or NULL */
 };
 
 struct ct_findings {
@@ -83,9 +102,23 @@ void ct_finding_evidence(struct ct_finding *f, const char *fmt, ...)
 void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
 		      const char *rank, const char *program);
 
+/* The cause that makes findings one (printf format); see struct ct_finding. */
+void ct_finding_cause(struct ct_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Add an object that asked (copied; a repeat of object and how is dropped). */
+void ct_finding_needed_by(struct ct_finding *f, const char *object, const char *how);
+/* How many objects asked (each counted once). */
+size_t ct_finding_askers(const struct ct_finding *f);
 /*
- * Merge findings that say the same thing (code, object, message, fix)
- * into one, with every place they were seen; order: errors first, then
+ * The askers for a sentence: "a", "a and b", "a, b and c", "a, b and 4
+ * more" (file names, not paths), into buf; returns buf.
+ */
+char *ct_finding_askers_words(const struct ct_finding *f, char *buf, size_t size);
+
+/*
+ * Merge findings that say the same thing (code, object, message, fix),
+ * or that have one cause (ct_finding_cause), into one, with every place
+ * they were seen and every object that asked; order: errors first, then
  * warnings, then information, each in first-seen order.
  */
 void ct_findings_group(struct ct_findings *fs);

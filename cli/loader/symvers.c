@@ -207,7 +207,7 @@ static void renamed_fix(char *buf, size_t size, const char *lacking, const char 
 		 lacking, really, need->file, how, then);
 }
 
-void ct_symver_fix(char *buf, size_t size, const char *requester, const char *lacking,
+void ct_symver_fix(char *buf, size_t size, const char *requester, bool many, const char *lacking,
 		   const char *really, enum ct_rule via, const struct ct_verneed *need,
 		   const char *symbol, const char *having, const char *where)
 {
@@ -221,15 +221,15 @@ void ct_symver_fix(char *buf, size_t size, const char *requester, const char *la
 			 need->file, symbol ? symbol : need->version, symbol ? " under " : "",
 			 symbol ? need->version : "");
 	else if (via == CT_RULE_LD_LIBRARY_PATH)
-		snprintf(buf, size, "take %.*s off LD_LIBRARY_PATH, so that %s gets %s (%s)", dlen,
-			 lacking, requester, having, where);
+		snprintf(buf, size, "take %.*s off LD_LIBRARY_PATH, so that %s get%s %s (%s)", dlen,
+			 lacking, requester, many ? "" : "s", having, where);
 	else if (via == CT_RULE_PRELOAD)
-		snprintf(buf, size, "drop %s from LD_PRELOAD, so that %s gets %s (%s)", lacking,
-			 requester, having, where);
+		snprintf(buf, size, "drop %s from LD_PRELOAD, so that %s get%s %s (%s)", lacking,
+			 requester, many ? "" : "s", having, where);
 	else
 		snprintf(buf, size, "make %s get %s (%s): put its directory first on "
-				    "LD_LIBRARY_PATH, or in the RUNPATH of %s",
-			 requester, having, where, requester);
+				    "LD_LIBRARY_PATH, or in the RUNPATH%s of %s",
+			 requester, having, where, many ? "s" : "", requester);
 }
 
 /* The lookup by which requester r reached the object answering to file. */
@@ -296,7 +296,7 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 					 g->having_where, sizeof(g->having_where));
 			ct_lookup_free(s);
 			via = k->object->preload ? CT_RULE_PRELOAD : k->object->found_via;
-			ct_symver_fix(g->fix, sizeof(g->fix), ct_lobj_name(r, true), k->object->path,
+			ct_symver_fix(g->fix, sizeof(g->fix), ct_lobj_name(r, true), false, k->object->path,
 				      ct_library_renamed(k->object->path, k->object->info.soname)
 					      ? k->object->info.soname
 					      : NULL,

@@ -77,12 +77,12 @@ bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
 
 /*
  * The fix, one wording for ldd, why, run and report, into buf: requester
- * (its file name) took lacking through rule via; having/where as above,
+ * (its file name; several, "a and b", when many) took lacking through rule via; having/where as above,
  * or NULL when no copy has it. really: lacking's DT_SONAME when lacking
  * is another major renamed (ct_library_renamed), else NULL: then no
  * version of it ever works, and the fix says so.
  */
-void ct_symver_fix(char *buf, size_t size, const char *requester, const char *lacking,
+void ct_symver_fix(char *buf, size_t size, const char *requester, bool many, const char *lacking,
 		   const char *really, enum ct_rule via, const struct ct_verneed *need,
 		   const char *symbol, const char *having, const char *where);
 

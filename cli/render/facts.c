@@ -16,6 +16,9 @@
 #include "libnames.h"
 #include "text.h"
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 static const char *base(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
@@ -128,23 +131,66 @@ static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, const str
 	return false;
 }
 
+/* A child of a node: a path and how often it was loaded there. */
+struct child {
+	const char *path;
+	const struct ct_loaded *first;
+	size_t times;
+	UT_hash_handle hh;
+};
+
+/*
+ * o's children in the tree, once per file in the order first loaded, with
+ * how many times each was loaded: a program that loads and unloads the
+ * same libraries 50 times gets each line once, "loaded 50 times".
+ */
+static struct child **children_of(const struct ct_proc *p, const struct ct_loaded *o,
+				  const struct ct_diagnosis *d, size_t *n)
+{
+	struct child *set = NULL, *c, *tmp, **list = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < p->nobjects; i++) {
+		const struct ct_loaded *k = &p->objects[i];
+
+		if (k->main || parent_of(p, k) != o)
+			continue;
+		HASH_FIND_STR(set, k->path, c);
+		if (c) {
+			c->times++;
+			continue;
+		}
+		if (!wanted(p, k, d, 0))
+			continue;
+		c = ct_xcalloc(1, sizeof(*c));
+		c->path = k->path;
+		c->first = k;
+		c->times = 1;
+		HASH_ADD_KEYPTR(hh, set, c->path, strlen(c->path), c);
+		list = ct_xrealloc(list, (*n + 1) * sizeof(*list));
+		list[(*n)++] = c;
+	}
+	HASH_ITER(hh, set, c, tmp)
+		HASH_DEL(set, c);
+	return list;
+}
+
 static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loaded *o,
 		       const struct ct_diagnosis *d, const char *prefix, int depth)
 {
-	const struct ct_loaded *last = NULL;
-	size_t i;
+	struct child **kids;
+	size_t i, n;
 
-	for (i = 0; i < p->nobjects; i++)
-		if (!p->objects[i].main && parent_of(p, &p->objects[i]) == o &&
-		    wanted(p, &p->objects[i], d, 0))
-			last = &p->objects[i];
-	for (i = 0; i < p->nobjects && depth < 32; i++) {
-		const struct ct_loaded *c = &p->objects[i];
-		char ver[64], next[256], how[128], what[512] = "";
+	if (depth >= 32)
+		return;
+	kids = children_of(p, o, d, &n);
+	for (i = 0; i < n; i++) {
+		const struct ct_loaded *c = kids[i]->first;
+		char ver[64], next[256], how[128], what[512] = "", times[48] = "";
 		const char *soname;
+		bool last = i + 1 == n;
 
-		if (c->main || parent_of(p, c) != o || !wanted(p, c, d, 0))
-			continue;
 		soname = d ? ct_diagnosis_soname(d, c) : c->soname;
 		ct_library_version_of(c->path, soname, ver, sizeof(ver));
 		if (ct_library_renamed(c->path, soname)) {
@@ -159,15 +205,19 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 		}
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
-		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s]\n", prefix, c == last ? "`--" : "|--", c->path,
+		if (kids[i]->times > 1)
+			snprintf(times, sizeof(times), ", loaded %zu times", kids[i]->times);
+		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
 			how, ct_rule_words(c->via), what,
 			ver[0] && !what[0] && ct_cuda_library(c->path) ? ", version " : "",
 			ct_cuda_library(c->path) && !what[0] ? ver : "",
-			c->lmid ? ", another namespace" : "",
+			c->lmid ? ", another namespace" : "", times,
 			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
-		snprintf(next, sizeof(next), "%s%s", prefix, c == last ? "    " : "|   ");
+		snprintf(next, sizeof(next), "%s%s", prefix, last ? "    " : "|   ");
 		print_node(out, p, c, d, next, depth + 1);
+		free(kids[i]);
 	}
+	free(kids);
 }
 
 static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
@@ -205,6 +255,39 @@ static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img
 	return driver > 0 && (isa < 0 || isa > driver);
 }
 
+/* A file already seen, for first_loads. */
+struct seen_path {
+	const char *path;
+	UT_hash_handle hh;
+};
+
+/*
+ * Which objects are the first load of their file: a file loaded again
+ * (dlopen, dlclose, dlopen) is one row. Returns an array of nobjects
+ * flags; the caller frees it.
+ */
+static bool *first_loads(const struct ct_proc *p)
+{
+	struct seen_path *set = NULL, *e, *tmp;
+	bool *first = ct_xcalloc(p->nobjects + 1, sizeof(*first));
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++) {
+		HASH_FIND_STR(set, p->objects[i].path, e);
+		if (e)
+			continue;
+		first[i] = true;
+		e = ct_xcalloc(1, sizeof(*e));
+		e->path = p->objects[i].path;
+		HASH_ADD_KEYPTR(hh, set, e->path, strlen(e->path), e);
+	}
+	HASH_ITER(hh, set, e, tmp) {
+		HASH_DEL(set, e);
+		free(e);
+	}
+	return first;
+}
+
 /*
  * The arch coverage matrix: a row per loaded object with device code, a
  * column per arch present (S: SASS, P: PTX), then a column per device or
@@ -214,13 +297,16 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 {
 	unsigned archs[64];
 	size_t narchs = 0, i, k, t, rows = 0, width = 12;
+	bool *first;
 
 	if (!d)
 		return;
+	first = first_loads(p);
 	for (i = 0; i < p->nobjects; i++) {
 		const struct elfscan_file *f;
 
-		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
+		    !first[i])
 			continue;
 		rows++;
 		if (strlen(base(p->objects[i].path)) > width)
@@ -243,8 +329,10 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 			}
 		}
 	}
-	if (!rows)
+	if (!rows) {
+		free(first);
 		return;
+	}
 	width = width > 40 ? 40 : width;
 	ct_tprintf(out, "  device code: S SASS, P PTX; ");
 	if (d->ntargets)
@@ -260,7 +348,8 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 	for (i = 0; i < p->nobjects; i++) {
 		const struct elfscan_file *f;
 
-		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
+		    !first[i])
 			continue;
 		ct_tprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
 		for (k = 0; k < narchs; k++) {
@@ -288,6 +377,7 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 		}
 		ct_tprintf(out, "\n");
 	}
+	free(first);
 }
 
 /*
@@ -318,14 +408,79 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 	free(runs);
 }
 
-static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
+/* One way a library was missed: how, by whom, how many times. */
+struct miss_way {
+	const char *how, *by;
+	size_t times;
+};
+
+/* The misses of one name, in the order first seen. */
+struct miss_group {
+	const char *name;
+	const struct ct_search *first;
+	struct miss_way *ways;
+	size_t nways;
+	UT_hash_handle hh;
+};
+
+static const char *miss_how(const struct ct_search *s, enum ct_search_kind kind)
 {
-	size_t i, probes = 0, optional = 0;
+	return s->request		? s->request->api
+	       : kind == CT_SEARCH_PRELOAD ? "LD_PRELOAD, ignored by the loader, asked"
+	       : kind == CT_SEARCH_FILTER  ? "filter needed"
+					   : "needed";
+}
+
+/*
+ * "not found" once per name, with every way it was asked and how many
+ * times ("dlopen by libcublasLt.so.12, 2 times; needed by a.so, b.so"):
+ * a program that retries a load 50 times gets one line, not 50.
+ */
+static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
+{
+	size_t i, k, shown = 0, limit = verbose ? (size_t)-1 : 4;
+
+	ct_tprintf(out, "  not found: %s (", g->name);
+	for (i = 0; i < g->nways; i++) {
+		const struct miss_way *w = &g->ways[i];
+
+		/* Ways with one verb are said together: "needed by a.so, b.so". */
+		for (k = 0; k < i && strcmp(g->ways[k].how, w->how) != 0; k++)
+			;
+		if (k < i)
+			continue;
+		for (k = i; k < g->nways; k++) {
+			const struct miss_way *v = &g->ways[k];
+
+			if (strcmp(v->how, w->how) != 0)
+				continue;
+			if (shown == limit) {
+				shown++;
+				continue;
+			}
+			if (shown++ < limit)
+				ct_tprintf(out, "%s%s%s%s", k == i ? (i ? "; " : "") : ", ",
+					   k == i ? v->how : "", k == i ? " by " : "", base(v->by));
+			if (v->times > 1 && shown <= limit)
+				ct_tprintf(out, ", %zu times", v->times);
+		}
+	}
+	if (shown > limit)
+		ct_tprintf(out, "; %zu more: -v", shown - limit);
+	ct_tprintf(out, ")\n");
+}
+
+static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
+			   bool verbose)
+{
+	struct miss_group *groups = NULL, *g, *tmp, **order = NULL;
+	size_t i, k, probes = 0, optional = 0, ngroups = 0;
 	bool brief = d != NULL;
 
 	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
 		enum ct_search_kind kind = d ? ct_diagnosis_search_kind(d, p, s) : CT_SEARCH_NEEDED;
+		const char *how, *by;
 
 		if (s->found)
 			continue;
@@ -338,12 +493,33 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			optional++;
 			continue;
 		}
-		ct_tprintf(out, "  not found: %s (%s by %s)\n", s->name,
-			s->request        ? s->request->api
-			: kind == CT_SEARCH_PRELOAD ? "LD_PRELOAD, ignored by the loader, asked"
-			: kind == CT_SEARCH_FILTER  ? "filter needed"
-						    : "needed",
-			base(s->request ? s->request->caller : s->by));
+		HASH_FIND_STR(groups, s->name, g);
+		if (!g) {
+			g = ct_xcalloc(1, sizeof(*g));
+			g->name = s->name;
+			g->first = s;
+			HASH_ADD_KEYPTR(hh, groups, g->name, strlen(g->name), g);
+			order = ct_xrealloc(order, (ngroups + 1) * sizeof(*order));
+			order[ngroups++] = g;
+		}
+		how = miss_how(s, kind);
+		by = s->request ? s->request->caller : s->by;
+		by = by ? by : "?";
+		for (k = 0; k < g->nways; k++)
+			if (strcmp(g->ways[k].how, how) == 0 && strcmp(g->ways[k].by, by) == 0)
+				break;
+		if (k == g->nways) {
+			g->ways = ct_xrealloc(g->ways, (g->nways + 1) * sizeof(*g->ways));
+			g->ways[g->nways].how = how;
+			g->ways[g->nways].by = by;
+			g->ways[g->nways++].times = 0;
+		}
+		g->ways[k].times++;
+	}
+	for (i = 0; i < ngroups; i++) {
+		const struct ct_search *s = order[i]->first;
+
+		print_miss(out, order[i], verbose);
 		/* With findings above, the candidates are there already. */
 		if (brief)
 			continue;
@@ -355,6 +531,12 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			ct_tprintf(out, "    tried, in order:\n");
 		ct_print_candidates(out, s->tries, s->ntries, "      ", false);
 	}
+	HASH_ITER(hh, groups, g, tmp) {
+		HASH_DEL(groups, g);
+		free(g->ways);
+		free(g);
+	}
+	free(order);
 	if (probes)
 		ct_tprintf(out, "  %zu RTLD_NOLOAD probe%s found nothing loaded (not failures)\n",
 			probes, probes == 1 ? "" : "s");
@@ -439,7 +621,8 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
 }
 
-void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
+void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
+		    bool verbose)
 {
 	size_t i, k, quiet = 0, shown = 0, similar = 0, hosts = 0;
 
@@ -488,7 +671,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_tprintf(out, "\n");
 		print_libraries(out, p, d);
 		print_matrix(out, p, d);
-		print_failures(out, p, d);
+		print_failures(out, p, d, verbose);
 		print_driver(out, p);
 		print_modules(out, p);
 		print_ending(out, p);

@@ -13,7 +13,8 @@ struct ct_diagnosis;
  * version), the arch coverage matrix (when d is given), failed loads,
  * driver and GPUs, modules.
  */
-void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d);
+void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
+		    bool verbose);
 
 /*
  * A search's candidates, one line per directory and rule (its hwcaps

@@ -17,6 +17,25 @@ static const char *shown(const char *s, char **to_free)
 }
 
 /*
+ * The objects that asked, when more than one did (one cause, one
+ * finding): a line each, the first few unless verbose.
+ */
+static void print_askers(FILE *out, const struct ct_finding *f, bool verbose)
+{
+	size_t k, n = verbose || f->nneeded_by <= 6 ? f->nneeded_by : 5;
+
+	if (ct_finding_askers(f) < 2)
+		return;
+	for (k = 0; k < n; k++)
+		ct_tprintf(out, "    %s %s%s%s%s\n", k ? "          " : "needed by:",
+			   f->needed_by[k].object, f->needed_by[k].how ? " (" : "",
+			   f->needed_by[k].how ? f->needed_by[k].how : "",
+			   f->needed_by[k].how ? ")" : "");
+	if (n < f->nneeded_by)
+		ct_tprintf(out, "               (%zu more: --json or -v)\n", f->nneeded_by - n);
+}
+
+/*
  * Each string of a finding is printed escaped (text.h): a message and a
  * line of evidence are one line each, so a newline in them is a trace
  * value's and shows as \n. The fix alone has lines of its own, kept apart
@@ -38,6 +57,7 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
 		ct_text_colour(out, colour, "0");
 		ct_tprintf(out, " %s: %s\n", ct_finding_id(f->code), shown(f->message, &m));
 		free(m);
+		print_askers(out, f, verbose);
 		for (k = 0; k < shown_n; k++) {
 			ct_tprintf(out, "    %s\n", shown(f->evidence[k], &m));
 			free(m);
@@ -79,6 +99,15 @@ void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
 		json_shown(j, "message", f->message);
 		json_shown(j, "fix", f->fix);
 		ct_json_kv_string(j, "object", f->object);
+		ct_json_key(j, "needed_by");
+		ct_json_array_begin(j);
+		for (k = 0; k < f->nneeded_by; k++) {
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "object", f->needed_by[k].object);
+			ct_json_kv_string(j, "how", f->needed_by[k].how);
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
 		ct_json_key(j, "evidence");
 		ct_json_array_begin(j);
 		for (k = 0; k < f->nevidence; k++)

@@ -273,7 +273,7 @@ int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE 
 			ct_findings_print(text, &d.findings, o->colour, o->verbose);
 		}
 		fputc('\n', text);
-		ct_facts_print(text, t, &d);
+		ct_facts_print(text, t, &d, o->verbose);
 	}
 	if (json)
 		json_report(json, t, &d, o);

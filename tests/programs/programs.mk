@@ -9,9 +9,11 @@ CC ?= cc
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 TCFLAGS := -O1 -g -Wall -D_GNU_SOURCE
 
+# churn: dlopen and dlclose the same libraries again and again.
+SIMPLE_CHURN := churn
 SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv \
 	putshello fdcount errnokeep errnodrv spawn drvapi rtload forkgate fdfull tracefile
-PROGRAMS := $(addprefix $(P)/,$(SIMPLE) threads forkrace runpath needsgone drvplt \
+PROGRAMS := $(addprefix $(P)/,$(SIMPLE) $(SIMPLE_CHURN) threads forkrace runpath needsgone drvplt \
 	hello-static libwrapputs.so)
 CUDA_PROGRAMS := $(if $(NVCC),$(P)/cudaprog-static $(P)/cudaprog-shared)
 
@@ -21,7 +23,7 @@ all: $(FAKE)/libcuda.so.1 $(PROGRAMS) $(CUDA_PROGRAMS)
 $(P) $(P)/rp/sub $(FAKE):
 	@mkdir -p $@
 
-$(addprefix $(P)/,$(SIMPLE)): $(P)/%: $(S)/%.c | $(P)
+$(addprefix $(P)/,$(SIMPLE) $(SIMPLE_CHURN)): $(P)/%: $(S)/%.c | $(P)
 	$(CC) $(TCFLAGS) -o $@ $<
 
 $(P)/threads $(P)/forkrace: $(P)/%: $(S)/%.c | $(P)

@@ -669,6 +669,45 @@ static void test_lib_not_found_copies(void **state)
 	expect_total(w, 2);
 }
 
+/* A DT_NEEDED search of one object for name that found nothing. */
+#define NEEDED_MISS_BY(id, name, by)                                           \
+	"{'ev':'search','id':" #id ",'name':'" name "','by':'@R/lib/" by "'}\n"     \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/" name "','via':'default'}\n"
+
+/*
+ * One cause, one finding: a library three objects need, missing in two
+ * processes, is one finding with the three askers and the two places; its
+ * message counts them and its fix names them.
+ */
+static void test_lib_not_found_one_cause(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	char who[256];
+	int pid;
+
+	copy_fixture(w, "nodevice.so", "sys2/libctest-major.so.3");
+	for (pid = 100; pid <= 101; pid++)
+		write_proc(w, "h", pid, NULL, NULL,
+			   NEEDED_MISS_BY(1, "libctest-major.so.2", "a.so")
+			   NEEDED_MISS_BY(2, "libctest-major.so.2", "b.so")
+			   NEEDED_MISS_BY(3, "libctest-major.so.2", "c.so")
+			   NEEDED_MISS_BY(4, "libctest-major.so.2", "a.so"));
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-major.so.2' was not found (needed by 3 objects)");
+	assert_int_equal(f->nneeded_by, 3);
+	assert_int_equal(ct_finding_askers(f), 3);
+	assert_non_null(strstr(f->needed_by[1].object, "/lib/b.so"));
+	assert_string_equal(f->needed_by[2].how, "DT_NEEDED");
+	assert_int_equal(f->nwhere, 2);
+	expect_fix(w, f, "a.so, b.so and c.so were built for libctest-major.so.2 and only "
+			 "libctest-major.so.3 is here: install libctest-major.so.2");
+	expect_fix(w, f, "use builds of them made for the one present");
+	assert_string_equal(ct_finding_askers_words(f, who, sizeof(who)), "a.so, b.so and c.so");
+	expect_total(w, 1);
+}
+
 static void test_lib_not_found_dlopen(void **state)
 {
 	struct world *w = *state;
@@ -1839,18 +1878,18 @@ static void test_grouping(void **state)
 				    "2 trace records could not be written"),
 		     "2 processes on 2 hosts");
 
-	/* The same name missed from different places: separate findings. */
+	/* The same name missed by two objects in two processes: one cause, one finding. */
 	reset(w);
 	write_proc(w, "h", 700, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
 	write_proc(w, "h", 701, NULL, NULL,
 		   "{'ev':'search','id':1,'name':'libctest-gone.so','by':'@R/bin/other'}\n"
 		   "{'ev':'try','search':1,'path':'@R/sys1/libctest-gone.so','via':'default'}\n");
 	judge(w, NULL, 0);
-	expect_total(w, 2);
-	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "(needed by app)");
-	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "(needed by other)");
-	assert_int_equal(w->d.findings.f[0].nwhere, 1);
-	assert_int_equal(w->d.findings.f[1].nwhere, 1);
+	expect_total(w, 1);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-gone.so' was not found (needed by 2 objects)");
+	assert_int_equal(f->nneeded_by, 2);
+	expect_where(f, "2 processes");
 }
 
 /* ---- regressions ------------------------------------------------------------------ */
@@ -2154,6 +2193,7 @@ int main(void)
 		T(test_no_device),
 		T(test_lib_not_found_needed),
 		T(test_lib_not_found_copies),
+		T(test_lib_not_found_one_cause),
 		T(test_lib_not_found_dlopen),
 		T(test_lib_not_found_not_raised),
 		T(test_lib_shadowed),

@@ -317,23 +317,23 @@ static void test_symver_fix_wording(void **state)
 	memset(&need, 0, sizeof(need));
 	need.file = "libnvJitLink.so.12";
 	need.version = "libnvJitLink.so.12";
-	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/opt/cuda-12.1/lib64/libnvJitLink.so.12",
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", false, "/opt/cuda-12.1/lib64/libnvJitLink.so.12",
 		      NULL, CT_RULE_LD_LIBRARY_PATH, &need, "__nvJitLinkAddData_12_1",
 		      "/w/nvjitlink/lib/libnvJitLink.so.12", "pip wheel");
 	assert_string_equal(buf, "take /opt/cuda-12.1/lib64 off LD_LIBRARY_PATH, so that "
 				 "libcusparse.so.12 gets /w/nvjitlink/lib/libnvJitLink.so.12 (pip wheel)");
-	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/p/libnvJitLink.so.12", NULL, CT_RULE_PRELOAD,
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", false, "/p/libnvJitLink.so.12", NULL, CT_RULE_PRELOAD,
 		      &need, NULL, "/w/libnvJitLink.so.12", "pip wheel");
 	assert_string_equal(buf, "drop /p/libnvJitLink.so.12 from LD_PRELOAD, so that "
 				 "libcusparse.so.12 gets /w/libnvJitLink.so.12 (pip wheel)");
-	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", "/usr/lib/libnvJitLink.so.12",
+	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", false, "/usr/lib/libnvJitLink.so.12",
 		      NULL, CT_RULE_LD_SO_CACHE, &need, "__nvJitLinkAddData_12_1", NULL, NULL);
 	assert_string_equal(buf, "install a libnvJitLink.so.12 that defines __nvJitLinkAddData_12_1 "
 				 "under libnvJitLink.so.12 (a newer release of its package)");
 	/* A renamed major: no release of it ever works; the real one is named. */
 	need.file = "libcudart.so.12";
 	need.version = "libcudart.so.12";
-	ct_symver_fix(buf, sizeof(buf), "libtorch_cuda.so", "/opt/x/libcudart.so.12",
+	ct_symver_fix(buf, sizeof(buf), "libtorch_cuda.so", false, "/opt/x/libcudart.so.12",
 		      "libcudart.so.13", CT_RULE_LD_LIBRARY_PATH, &need, NULL, NULL, NULL);
 	assert_string_equal(buf, "'/opt/x/libcudart.so.12' is a renamed libcudart.so.13, and a "
 				 "renamed major never works (a build for libcudart.so.12 needs "
