@@ -44,16 +44,22 @@ static bool alike(const struct ct_proc *a, const struct ct_proc *b)
 	return true;
 }
 
-/* Was a finding seen in p? */
+/*
+ * Was a finding seen in p? A pid names the program before and after an
+ * exec: the command line tells them apart (the engine's, same width).
+ */
 static bool has_finding(const struct ct_proc *p, const struct ct_diagnosis *d)
 {
 	size_t i, k;
+	char cmd[160];
 
+	ct_proc_command(p, cmd, sizeof(cmd), 60);
 	for (i = 0; d && i < d->findings.n; i++)
 		for (k = 0; k < d->findings.f[i].nwhere; k++) {
 			const struct ct_where *w = &d->findings.f[i].where[k];
 
-			if (w->pid == p->pid && (!w->host || !p->host || strcmp(w->host, p->host) == 0))
+			if (w->pid == p->pid && (!w->host || !p->host || strcmp(w->host, p->host) == 0) &&
+			    (!w->program || strcmp(w->program, cmd) == 0))
 				return true;
 		}
 	return false;
@@ -131,6 +137,23 @@ static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, const str
 	return false;
 }
 
+/* Is o, or an object o brought, what a finding is about? */
+static bool leads_to_finding(const struct ct_proc *p, const struct ct_loaded *o,
+			     const struct ct_diagnosis *d, int depth)
+{
+	size_t i;
+
+	if (depth > 32 || !d)
+		return false;
+	if (in_finding(o, d))
+		return true;
+	for (i = 0; i < p->nobjects; i++)
+		if (parent_of(p, &p->objects[i]) == o && &p->objects[i] != o &&
+		    leads_to_finding(p, &p->objects[i], d, depth + 1))
+			return true;
+	return false;
+}
+
 /* A child of a node: a path and how often it was loaded there. */
 struct child {
 	const char *path;
@@ -176,8 +199,17 @@ static struct child **children_of(const struct ct_proc *p, const struct ct_loade
 	return list;
 }
 
+/*
+ * Lines of the tree still to print (the default report stays on one
+ * screen; -v prints all), and the libraries left out.
+ */
+struct budget {
+	size_t left, hidden;
+};
+
 static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loaded *o,
-		       const struct ct_diagnosis *d, const char *prefix, int depth)
+		       const struct ct_diagnosis *d, const char *prefix, int depth,
+		       struct budget *b)
 {
 	struct child **kids;
 	size_t i, n;
@@ -207,6 +239,15 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 			 c->request ? ", " : "");
 		if (kids[i]->times > 1)
 			snprintf(times, sizeof(times), ", loaded %zu times", kids[i]->times);
+		/* Past the budget, what a finding is about still shows, with the way to it. */
+		if (b->left == 0 && !leads_to_finding(p, c, d, 0)) {
+			b->hidden++;
+			snprintf(next, sizeof(next), "%s", prefix);
+			print_node(out, p, c, d, next, depth + 1, b);
+			free(kids[i]);
+			continue;
+		}
+		b->left -= b->left > 0;
 		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
 			how, ct_rule_words(c->via), what,
 			ver[0] && !what[0] && ct_cuda_library(c->path) ? ", version " : "",
@@ -214,16 +255,18 @@ static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loade
 			c->lmid ? ", another namespace" : "", times,
 			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
 		snprintf(next, sizeof(next), "%s%s", prefix, last ? "    " : "|   ");
-		print_node(out, p, c, d, next, depth + 1);
+		print_node(out, p, c, d, next, depth + 1, b);
 		free(kids[i]);
 	}
 	free(kids);
 }
 
-static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
+static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
+			    bool verbose)
 {
 	size_t i, orphans = 0;
 	const struct ct_loaded *main_obj = NULL;
+	struct budget b = { verbose ? (size_t)-1 : CT_FACTS_TREE_LINES, 0 };
 
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].main)
@@ -233,7 +276,9 @@ static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_
 		return;
 	}
 	ct_tprintf(out, "  %s\n", main_obj->path);
-	print_node(out, p, main_obj, d, "  ", 0);
+	print_node(out, p, main_obj, d, "  ", 0, &b);
+	if (b.hidden)
+		ct_tprintf(out, "  (%zu more in the tree: -v)\n", b.hidden);
 	/* Objects whose asker is not in the trace (another namespace, a preload). */
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
@@ -244,15 +289,6 @@ static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_
 			ct_tprintf(out, "  also loaded:\n");
 		ct_tprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
 	}
-}
-
-/* PTX whose ISA the process's driver cannot compile (ptx-too-new). */
-static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img)
-{
-	int64_t driver = p->driver.version;
-	int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
-
-	return driver > 0 && (isa < 0 || isa > driver);
 }
 
 /* A file already seen, for first_loads. */
@@ -288,16 +324,77 @@ static bool *first_loads(const struct ct_proc *p)
 	return first;
 }
 
+/* PTX whose ISA the process's driver cannot compile (ptx-too-new). */
+static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img)
+{
+	int64_t driver = p->driver.version;
+	int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
+
+	return driver > 0 && (isa < 0 || isa > driver);
+}
+
+/* Does f run SASS on every target? */
+static bool runs_sass(const struct elfscan_file *f, const struct ct_diagnosis *d)
+{
+	size_t t;
+
+	for (t = 0; t < d->ntargets; t++) {
+		long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+
+		if (pick < 0 || f->images[pick].kind != ELFSCAN_KIND_SASS)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The arch coverage matrix, as the default report shows it when it has
+ * more rows than a screen can spare: a line that counts, and rows only for
+ * the objects that do not run SASS on every target, the first few (-v:
+ * every row).
+ */
+static void matrix_brief(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
+			 const bool *first, size_t rows, bool *row)
+{
+	size_t i, good = 0, shown = 0;
+
+	for (i = 0; i < p->nobjects; i++) {
+		const struct elfscan_file *f;
+
+		row[i] = false;
+		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
+		    !first[i])
+			continue;
+		if (d->ntargets && runs_sass(f, d)) {
+			good++;
+		} else if (d->ntargets && shown < CT_FACTS_MATRIX_ROWS) {
+			row[i] = true;
+			shown++;
+		}
+	}
+	ct_tprintf(out, "  device code: %zu object%s", rows, rows == 1 ? "" : "s");
+	if (!d->ntargets)
+		ct_tprintf(out, "; no GPU recorded and no --arch: not judged (-v: their archs)\n");
+	else if (good == rows)
+		ct_tprintf(out, ", SASS for %s in each (-v: the matrix)\n",
+			   d->ntargets == 1 ? d->target_names[0] : "every target");
+	else
+		ct_tprintf(out, ", %zu with SASS for %s; the others%s:\n", good,
+			   d->ntargets == 1 ? d->target_names[0] : "every target",
+			   rows - good > shown ? " (the first few; -v: all)" : "");
+}
+
 /*
  * The arch coverage matrix: a row per loaded object with device code, a
  * column per arch present (S: SASS, P: PTX), then a column per device or
  * target with what the driver would run there.
  */
-static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
+static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
+			 bool verbose)
 {
 	unsigned archs[64];
 	size_t narchs = 0, i, k, t, rows = 0, width = 12;
-	bool *first;
+	bool *first, *row = NULL;
 
 	if (!d)
 		return;
@@ -334,11 +431,21 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 		return;
 	}
 	width = width > 40 ? 40 : width;
-	ct_tprintf(out, "  device code: S SASS, P PTX; ");
-	if (d->ntargets)
-		ct_tprintf(out, "then what runs on %s\n", d->targets_from_trace ? "the GPUs" : "the targets");
-	else
-		ct_tprintf(out, "no GPU recorded and no --arch: not judged\n");
+	if (!verbose && rows > CT_FACTS_MATRIX_ROWS) {
+		row = ct_xcalloc(p->nobjects + 1, sizeof(*row));
+		matrix_brief(out, p, d, first, rows, row);
+		for (i = 0; i < p->nobjects && !row[i]; i++)
+			;
+		if (i == p->nobjects)
+			goto out;
+	} else {
+		ct_tprintf(out, "  device code: S SASS, P PTX; ");
+		if (d->ntargets)
+			ct_tprintf(out, "then what runs on %s\n",
+				   d->targets_from_trace ? "the GPUs" : "the targets");
+		else
+			ct_tprintf(out, "no GPU recorded and no --arch: not judged\n");
+	}
 	ct_tprintf(out, "    %-*s", (int)width, "");
 	for (k = 0; k < narchs; k++)
 		ct_tprintf(out, k + 1 < narchs || d->ntargets ? " %-4u" : " %u", archs[k]);
@@ -349,7 +456,7 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 		const struct elfscan_file *f;
 
 		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
-		    !first[i])
+		    !first[i] || (row && !row[i]))
 			continue;
 		ct_tprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
 		for (k = 0; k < narchs; k++) {
@@ -377,6 +484,8 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 		}
 		ct_tprintf(out, "\n");
 	}
+out:
+	free(row);
 	free(first);
 }
 
@@ -433,7 +542,7 @@ static const char *miss_how(const struct ct_search *s, enum ct_search_kind kind)
 
 /*
  * "not found" once per name, with every way it was asked and how many
- * times ("dlopen by libcublasLt.so.12, 2 times; needed by a.so, b.so"):
+ * times ("dlopen by libcublasLt.so.12 (2 times); needed by a.so, b.so"):
  * a program that retries a load 50 times gets one line, not 50.
  */
 static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
@@ -462,7 +571,7 @@ static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
 				ct_tprintf(out, "%s%s%s%s", k == i ? (i ? "; " : "") : ", ",
 					   k == i ? v->how : "", k == i ? " by " : "", base(v->by));
 			if (v->times > 1 && shown <= limit)
-				ct_tprintf(out, ", %zu times", v->times);
+				ct_tprintf(out, " (%zu times)", v->times);
 		}
 	}
 	if (shown > limit)
@@ -649,11 +758,11 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			continue;
 		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
-		/* Ranks of one job look alike: say so instead of repeating them. */
-		for (k = 0; k < i; k++)
+		/* Ranks of one job look alike: say so instead of repeating them (-v: all). */
+		for (k = 0; k < i && !verbose; k++)
 			if (cuda_activity(&t->procs[k], d) && alike(&t->procs[k], p))
 				break;
-		if (k < i) {
+		if (!verbose && k < i) {
 			similar++;
 			continue;
 		}
@@ -669,8 +778,8 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			ct_tprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);
 		ct_tprintf(out, "\n");
-		print_libraries(out, p, d);
-		print_matrix(out, p, d);
+		print_libraries(out, p, d, verbose);
+		print_matrix(out, p, d, verbose);
 		print_failures(out, p, d, verbose);
 		print_driver(out, p);
 		print_modules(out, p);

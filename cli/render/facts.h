@@ -6,6 +6,10 @@
 
 #include "trace.h"
 
+/* What the default report shows of a process (-v: everything). */
+#define CT_FACTS_TREE_LINES 15   /* lines of the library tree */
+#define CT_FACTS_MATRIX_ROWS 6   /* rows of the arch matrix */
+
 struct ct_diagnosis;
 
 /*
