@@ -1319,6 +1319,67 @@ static void test_symbol_version_missing(void **state)
 }
 
 /*
+ * One old libnvJitLink on LD_LIBRARY_PATH that two pip libraries need a
+ * newer version of: one cause, one finding, both askers in it, and a fix
+ * that names them both.
+ */
+static void test_symbol_version_one_cause(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	const char *lib;
+	size_t i;
+
+	NEED_CC();
+	write_file(w, "jit.map", "libnvJitLink.so.12 { global: *; };\n", false);
+	cc_so(w, "cuda-12.1/lib64/libnvJitLink.so.12", "int __nvJitLinkCreate_12_0(void) { return 0; }",
+	      "-Wl,-soname,libnvJitLink.so.12 -Wl,--version-script,@R/jit.map");
+	cc_so(w, "site/nvjitlink/lib/libnvJitLink.so.12",
+	      "int __nvJitLinkCreate_12_0(void) { return 0; }\n"
+	      "int __nvJitLinkAddData_12_1(void) { return 0; }\n",
+	      "-Wl,-soname,libnvJitLink.so.12 -Wl,--version-script,@R/jit.map");
+	cc_so(w, "site/cusparse/lib/libcusparse.so.12",
+	      "int __nvJitLinkAddData_12_1(void);\n"
+	      "int cusparse_go(void) { return __nvJitLinkAddData_12_1(); }\n",
+	      "-Wl,-soname,libcusparse.so.12 @R/site/nvjitlink/lib/libnvJitLink.so.12 "
+	      "-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../../nvjitlink/lib'");
+	cc_so(w, "site/cusolver/lib/libcusolver.so.11",
+	      "int __nvJitLinkAddData_12_1(void);\n"
+	      "int cusolver_go(void) { return __nvJitLinkAddData_12_1(); }\n",
+	      "-Wl,-soname,libcusolver.so.11 @R/site/nvjitlink/lib/libnvJitLink.so.12 "
+	      "-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../../nvjitlink/lib'");
+	write_proc(w, "h", 100, NULL, "'LD_LIBRARY_PATH':'@R/cuda-12.1/lib64'",
+		   "{'ev':'open','path':'@R/site/cusparse/lib/libcusparse.so.12','lmid':0,"
+		   "'soname':'libcusparse.so.12','name':'@R/site/cusparse/lib/libcusparse.so.12',"
+		   "'by':'@R/bin/app','via':'direct'}\n"
+		   "{'ev':'search','id':2,'name':'libnvJitLink.so.12',"
+		   "'by':'@R/site/cusparse/lib/libcusparse.so.12'}\n"
+		   "{'ev':'try','search':2,'path':'@R/cuda-12.1/lib64/libnvJitLink.so.12',"
+		   "'via':'ld_library_path'}\n"
+		   "{'ev':'open','path':'@R/cuda-12.1/lib64/libnvJitLink.so.12','lmid':0,"
+		   "'soname':'libnvJitLink.so.12','search':2,'name':'libnvJitLink.so.12',"
+		   "'by':'@R/site/cusparse/lib/libcusparse.so.12','via':'ld_library_path'}\n"
+		   "{'ev':'open','path':'@R/site/cusolver/lib/libcusolver.so.11','lmid':0,"
+		   "'soname':'libcusolver.so.11','name':'@R/site/cusolver/lib/libcusolver.so.11',"
+		   "'by':'@R/bin/app','via':'direct'}\n");
+	judge(w, NULL, 0);
+	lib = "@R/cuda-12.1/lib64/libnvJitLink.so.12";
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "@R/cuda-12.1/lib64/libnvJitLink.so.12 lacks symbol versions that 2 "
+			   "libraries need");
+	expect_object(w, f, lib);
+	assert_int_equal(f->nneeded_by, 2);
+	for (i = 0; i < 2; i++)
+		assert_string_equal(f->needed_by[i].how,
+				    "__nvJitLinkAddData_12_1, version libnvJitLink.so.12");
+	expect_fix(w, f, "take @R/cuda-12.1/lib64 off LD_LIBRARY_PATH, so that libcusparse.so.12 "
+			 "and libcusolver.so.11 get @R/site/");
+	for (i = 0; i < w->d.findings.n; i++)
+		assert_false(w->d.findings.f[i].code == CT_F_SYMBOL_VERSION_MISSING &&
+			     &w->d.findings.f[i] != f);
+}
+
+/*
  * As examples/findings/symbol-missing, in C (a C name may be a mangled
  * one): PyTorch's libc10_cuda.so in a pip layout with torch/version.py,
  * whose SetDevice takes a signed char, and an extension built against an
@@ -2205,6 +2266,7 @@ int main(void)
 		T(test_builds_cudnn_release),
 		T(test_builds_not_raised),
 		T(test_symbol_version_missing),
+		T(test_symbol_version_one_cause),
 		T(test_symbol_version_renamed),
 		T(test_symbol_version_node_missing),
 		T(test_symbol_missing_at_load),
