@@ -29,7 +29,7 @@ static void usage(FILE *out)
 		"  --run ID      only the processes of run ID (the \"run\" of its run record;\n"
 		"                \"unknown\": the traces without a run id)\n"
 		"  -q            the findings only\n"
-		"  -v            every line of evidence\n"
+		"  -v            everything: all evidence, askers, the whole tree, every process\n"
 		"\n"
 		"exit status: 0 no error found, 1 an error finding, 2 bad input\n");
 }

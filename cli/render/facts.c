@@ -65,14 +65,20 @@ static bool has_finding(const struct ct_proc *p, const struct ct_diagnosis *d)
 	return false;
 }
 
-/* Is o the object a finding is about? */
+/* Is o the object a finding is about, or one that asked for it? */
 static bool in_finding(const struct ct_loaded *o, const struct ct_diagnosis *d)
 {
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; d && i < d->findings.n; i++)
-		if (d->findings.f[i].object && strcmp(d->findings.f[i].object, o->path) == 0)
+	for (i = 0; d && i < d->findings.n; i++) {
+		const struct ct_finding *f = &d->findings.f[i];
+
+		if (f->object && strcmp(f->object, o->path) == 0)
 			return true;
+		for (k = 0; k < f->nneeded_by; k++)
+			if (strcmp(f->needed_by[k].object, o->path) == 0)
+				return true;
+	}
 	return false;
 }
 
