@@ -887,6 +887,37 @@ static void test_lib_shadowed_already_loaded(void **state)
 	expect_total(w, 1);
 }
 
+/* One old cuDNN loaded first, two extensions whose RUNPATH names the wheel's: one finding. */
+static void test_lib_shadowed_one_cause(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_cudnn_pair(w);
+	cc_so(w, "site/ext/libext2_cuda.so", "int ext2(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/site/nvidia/cudnn/lib/libcudnn.so.9 "
+	      "-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../nvidia/cudnn/lib'");
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9',"
+		   "'flags':2,'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':7,'name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9',"
+		   "'by':'@R/bin/app'}\n"
+		   "{'ev':'open','path':'@R/opt/cudnn-9.1/lib/libcudnn.so.9','lmid':0,"
+		   "'soname':'libcudnn.so.9','search':7,"
+		   "'name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9','by':'@R/bin/app',"
+		   "'via':'direct'}\n" LOAD_EXT
+		   "{'ev':'open','path':'@R/site/ext/libext2_cuda.so','lmid':0,'soname':null,"
+		   "'name':'@R/site/ext/libext2_cuda.so','by':'@R/bin/app','via':'direct'}\n");
+	judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
+			   "'libcudnn.so.9' was already loaded when 2 objects needed it, while their "
+			   "RPATH or RUNPATH names another copy");
+	assert_int_equal(f->nneeded_by, 2);
+	expect_fix(w, f, "load libext_cuda.so and libext2_cuda.so (or what brings them) first");
+	expect_total(w, 1);
+}
+
 static void test_lib_shadowed_not_raised(void **state)
 {
 	struct world *w = *state;
@@ -2259,6 +2290,7 @@ int main(void)
 		T(test_lib_not_found_not_raised),
 		T(test_lib_shadowed),
 		T(test_lib_shadowed_already_loaded),
+		T(test_lib_shadowed_one_cause),
 		T(test_lib_shadowed_not_raised),
 		T(test_lib_mixed_versions),
 		T(test_lib_mixed_cudnn_folders),
