@@ -1,7 +1,7 @@
 /*
- * cudatrace check --arch ARCH: for each object and target, the image the
- * driver would pick and whether anything runs at all. A CI gate for
- * extension authors.
+ * cudatrace check --arch ARCH: for each object and target, what the
+ * driver would run in each of its fatbins (cli/common/verdict.c), summed
+ * into a verdict with its reason and fix. A CI gate for extension authors.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -9,21 +9,20 @@
 #include <string.h>
 
 #include "arch.h"
+#include "archs.h"
 #include "util.h"
 #include "inputs.h"
 #include "commands.h"
+#include "elfinfo.h"
 #include "elfscan.h"
 #include "diagnose.h"
 #include "json.h"
+#include "libnames.h"
 #include "summary.h"
 #include "text.h"
+#include "verdict.h"
 
 #define MAX_TARGETS 32
-
-enum verdict { V_SASS, V_PTX_JIT, V_NO_IMAGE, V_NO_DEVICE_CODE };
-
-static const char *const verdict_names[] = { "sass", "ptx-jit", "no-image",
-					     "no-device-code" };
 
 struct check_ctx {
 	struct elfscan_target targets[MAX_TARGETS];
@@ -34,14 +33,29 @@ struct check_ctx {
 	int exit_code;
 };
 
+/* What is known of the object being judged, asked once for all targets. */
+struct object_facts {
+	const char *path;
+	const char *name; /* the file name: after the last '/' or '!' */
+	int per_gpu;      /* one of NVIDIA's per-GPU libraries: 1, 0, or -1 not asked yet */
+};
+
+static void object_facts_init(struct object_facts *o, const char *path)
+{
+	const char *slash = strrchr(path, '/'), *bang = strrchr(path, '!');
+
+	o->path = path;
+	o->name = slash > bang ? slash + 1 : bang ? bang + 1 : path;
+	o->per_gpu = -1;
+}
+
 struct result {
-	enum verdict verdict;
-	long image;              /* index in the file's images, or -1 */
-	size_t modules;          /* containers with images */
-	size_t modules_without;  /* ... of which none runs on the target */
+	struct ct_verdict v;
+	bool per_gpu;            /* the object is one of NVIDIA's per-GPU libraries */
+	const char *name;        /* its file name */
 	char reason[1024];       /* why, in one sentence */
-	char details[2][512];    /* consequences, one line each */
-	char fix[256];
+	char details[4][512];    /* consequences and the other fatbins, one line each */
+	char fix[384];
 };
 
 static void raise_exit(struct check_ctx *ctx, int code)
@@ -65,6 +79,46 @@ static void say(struct result *r, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Sets the next free detail line. */
+static void detail(struct result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void detail(struct result *r, const char *fmt, ...)
+{
+	va_list ap;
+	size_t k;
+
+	for (k = 0; k < sizeof(r->details) / sizeof(r->details[0]); k++)
+		if (!r->details[k][0])
+			break;
+	if (k == sizeof(r->details) / sizeof(r->details[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->details[k], sizeof(r->details[k]), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Is the object one of NVIDIA's libraries that pick kernels per GPU? By
+ * its file name (a wheel member's own), else by its DT_SONAME (a copy
+ * under another name). Asked only when a fatbin lacks an image or a fix
+ * is given.
+ */
+static bool per_gpu_library(struct object_facts *o)
+{
+	struct ct_elfinfo e;
+
+	if (o->per_gpu >= 0)
+		return o->per_gpu;
+	o->per_gpu = ct_cuda_library_per_gpu(o->name);
+	if (!o->per_gpu) {
+		ct_elfinfo_init(&e);
+		if (ct_elfinfo_read(&e, o->path) == 0 && e.soname)
+			o->per_gpu = ct_cuda_library_per_gpu(e.soname);
+		ct_elfinfo_release(&e);
+	}
+	return o->per_gpu;
+}
+
 static bool any_variant(const struct ct_summary *s, unsigned kind,
 			enum elfscan_variant v)
 {
@@ -76,6 +130,72 @@ static bool any_variant(const struct ct_summary *s, unsigned kind,
 	return false;
 }
 
+/*
+ * "sm_90 in 339, sm_90a in 2": the first few of the images of one kind
+ * (0: any), then how many more.
+ */
+static const char *counts_words(const struct ct_image_count *c, size_t n, unsigned kind,
+				char *buf, size_t size)
+{
+	enum { SHOWN = 6 };
+	size_t i, shown = 0, more = 0, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		struct elfscan_image img = { .kind = c[i].kind, .arch = c[i].arch,
+					     .variant = c[i].variant };
+		char name[ELFSCAN_ARCH_NAME_MAX];
+
+		if (kind && c[i].kind != kind)
+			continue;
+		if (shown == SHOWN || len >= size) {
+			more++;
+			continue;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s%s in %zu", shown ? ", " : "",
+					elfscan_image_arch_name(&img, name, sizeof(name)),
+					c[i].fatbins);
+		shown++;
+	}
+	if (more && len < size)
+		snprintf(buf + len, size - len, " and %zu more", more);
+	return buf;
+}
+
+/*
+ * The fixes. NVIDIA builds its libraries: for those, the fix is another
+ * release (no-image), or none (ptx-jit: nothing to add by hand).
+ */
+static void fix_rebuild(struct result *r, const struct elfscan_target *t)
+{
+	char gencode[256];
+
+	if (r->per_gpu) {
+		char toolkit[128];
+
+		ct_arch_toolkit_words(t->major, t->minor, toolkit, sizeof(toolkit));
+		snprintf(r->fix, sizeof(r->fix), "install a release of %s built for %u.%u%s%s",
+			 r->name, t->major, t->minor, toolkit[0] ? ", from " : "", toolkit);
+		return;
+	}
+	snprintf(r->fix, sizeof(r->fix), "rebuild with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+		 ct_arch_gencode_words(t->major, t->minor, gencode, sizeof(gencode)), t->major,
+		 t->minor);
+}
+
+static void fix_add_sass(struct result *r, const struct elfscan_target *t)
+{
+	char gencode[256];
+
+	if (r->per_gpu)
+		return;
+	snprintf(r->fix, sizeof(r->fix), "add SASS for %u.%u with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+		 t->major, t->minor,
+		 ct_arch_gencode_words(t->major, t->minor, gencode, sizeof(gencode)), t->major,
+		 t->minor);
+}
+
+/* One fatbin: the image the driver picks, and the rule it runs by. */
 static void explain_pick(struct result *r, const struct elfscan_image *img,
 			 const struct elfscan_target *t)
 {
@@ -98,98 +218,137 @@ static void explain_pick(struct result *r, const struct elfscan_image *img,
 	}
 	say(r, "the driver JIT-compiles %s PTX (ISA %u.%u) for %u.%u at first load",
 	    name, img->version_major, img->version_minor, t->major, t->minor);
-	snprintf(r->details[0], sizeof(r->details[0]),
-		 "the first launch is slow (JIT cache: ~/.nv/ComputeCache)");
-	snprintf(r->fix, sizeof(r->fix),
-		 "add SASS for %u.%u: -gencode arch=compute_%u%u,code=sm_%u%u "
-		 "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-		 t->major, t->minor, t->major, t->minor, t->major, t->minor,
-		 t->major, t->minor);
+	detail(r, "the first launch is slow (JIT cache: ~/.nv/ComputeCache)");
+	fix_add_sass(r, t);
 }
 
-static void judge(const struct check_ctx *ctx, const struct elfscan_file *f,
+/* Nothing runs anywhere in the file: what it holds, and why none of it runs. */
+static void explain_nothing(struct result *r, const struct ct_summary *s,
+			    const struct elfscan_target *t)
+{
+	char sass[512], ptx[512];
+
+	say(r, "no SASS that runs on %u.%u (SASS: %s) and no PTX the driver "
+	       "can compile for it (PTX: %s)",
+	    t->major, t->minor, ct_summary_archs(s, ELFSCAN_KIND_SASS, sass, sizeof(sass)),
+	    ct_summary_archs(s, ELFSCAN_KIND_PTX, ptx, sizeof(ptx)));
+	if (any_variant(s, ELFSCAN_KIND_SASS, ELFSCAN_VARIANT_A) ||
+	    any_variant(s, ELFSCAN_KIND_PTX, ELFSCAN_VARIANT_A))
+		say(r, "; 'a' code such as sm_90a runs only on exactly that arch");
+	if (any_variant(s, ELFSCAN_KIND_SASS, ELFSCAN_VARIANT_F) ||
+	    any_variant(s, ELFSCAN_KIND_PTX, ELFSCAN_VARIANT_F))
+		say(r, "; 'f' code such as sm_100f runs only within its major family");
+	if (s->nkind[2] && !s->nkind[0] && !s->nkind[1])
+		say(r, "; LTO-IR is linked by nvJitLink and never runs by itself");
+}
+
+/* "has" for one fatbin, "have" for several: the verbs of explain_fatbins. */
+static const char *verb(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* Several fatbins: each count, and what each group holds. */
+static void explain_fatbins(struct result *r, const struct ct_summary *s,
+			    const struct elfscan_target *t)
+{
+	const struct ct_verdict *v = &r->v;
+	char sass_line[512] = "", ptx_line[512] = "", list[400], sass[400];
+
+	if (v->sass)
+		snprintf(sass_line, sizeof(sass_line), "%zu of %zu fatbins %s SASS for %u.%u (%s)",
+			 v->sass, v->modules, verb(v->sass, "has", "have"), t->major, t->minor,
+			 counts_words(v->picks, v->npicks, ELFSCAN_KIND_SASS, list, sizeof(list)));
+	if (v->ptx_jit)
+		snprintf(ptx_line, sizeof(ptx_line),
+			 "%zu of %zu fatbins %s only as PTX (%s), JIT-compiled at first load",
+			 v->ptx_jit, v->modules, verb(v->ptx_jit, "runs", "run"),
+			 counts_words(v->picks, v->npicks, ELFSCAN_KIND_PTX, list, sizeof(list)));
+	if (v->no_image) {
+		say(r, "%zu of %zu fatbins %s no image for %u.%u (%s %s)", v->no_image,
+		    v->modules, verb(v->no_image, "has", "have"), t->major, t->minor,
+		    verb(v->no_image, "it holds", "they hold"),
+		    counts_words(v->missing, v->nmissing, 0, list, sizeof(list)));
+		detail(r, "kernel launches in %s fail with \"no kernel image is available "
+			  "for execution on the device\"", verb(v->no_image, "it", "them"));
+		if (sass_line[0])
+			detail(r, "%s", sass_line);
+		if (ptx_line[0])
+			detail(r, "%s", ptx_line);
+		fix_rebuild(r, t);
+	} else if (v->sass) {
+		say(r, "%s", sass_line);
+		if (ptx_line[0]) {
+			detail(r, "%s", ptx_line);
+			detail(r, "%s first launch is slow (JIT cache: ~/.nv/ComputeCache)",
+			       verb(v->ptx_jit, "its", "their"));
+			fix_add_sass(r, t);
+		}
+	} else {
+		say(r, "no SASS for %u.%u (SASS: %s); %s", t->major, t->minor,
+		    ct_summary_archs(s, ELFSCAN_KIND_SASS, sass, sizeof(sass)), ptx_line);
+		detail(r, "the first launch is slow (JIT cache: ~/.nv/ComputeCache)");
+		fix_add_sass(r, t);
+	}
+	if (!v->other_gpus)
+		return;
+	counts_words(v->other, v->nother, 0, list, sizeof(list));
+	if (r->per_gpu)
+		detail(r, "%zu of %zu fatbins %s code for other GPUs only (%s), which the "
+			  "library selects per GPU (--every-module fails on %s)",
+		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
+		       verb(v->other_gpus, "it", "them"));
+	else
+		detail(r, "%zu of %zu fatbins %s only 'a'/'f' code for other GPUs (%s), which "
+			  "the program must select per GPU (--every-module fails on %s)",
+		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
+		       verb(v->other_gpus, "it", "them"));
+}
+
+static void judge(struct object_facts *o, const struct elfscan_file *f,
 		  const struct elfscan_target *t, struct result *r)
 {
 	struct ct_summary s;
-	char sass[512], ptx[512];
-	size_t c;
-	bool runnable_kind = false;
 
 	memset(r, 0, sizeof(*r));
-	r->image = -1;
-	for (c = 0; c < f->nimages; c++)
-		runnable_kind |= f->images[c].kind == ELFSCAN_KIND_SASS ||
-				 f->images[c].kind == ELFSCAN_KIND_PTX ||
-				 f->images[c].kind == ELFSCAN_KIND_LTOIR;
-	if (!runnable_kind) {
-		r->verdict = V_NO_DEVICE_CODE;
+	ct_verdict_judge(&r->v, f, t, false);
+	/* Only a fatbin without an image needs to know whose the file is. */
+	if (r->v.no_image && per_gpu_library(o)) {
+		ct_verdict_release(&r->v);
+		ct_verdict_judge(&r->v, f, t, true);
+	}
+	if (r->v.verdict == CT_VERDICT_PTX_JIT || r->v.verdict == CT_VERDICT_NO_IMAGE)
+		per_gpu_library(o);
+	r->per_gpu = o->per_gpu > 0;
+	r->name = o->name;
+	if (r->v.verdict == CT_VERDICT_NO_DEVICE_CODE) {
 		say(r, "no device code");
 		return;
 	}
-	for (c = 0; c < f->ncontainers; c++) {
-		const struct elfscan_container *ct = &f->containers[c];
-		size_t k, loadable = 0;
-
-		/* LTO-IR-only modules are nvJitLink inputs, never loaded. */
-		for (k = ct->first_image; k < ct->first_image + ct->nimages; k++)
-			loadable += f->images[k].kind != ELFSCAN_KIND_LTOIR;
-		if (!loadable)
-			continue;
-		r->modules++;
-		if (elfscan_pick_image(f->images + ct->first_image, ct->nimages,
-				       t) < 0)
-			r->modules_without++;
-	}
 	ct_summary_build(&s, f, 0, f->nimages);
-	r->image = elfscan_pick_image(f->images, f->nimages, t);
-	if (r->image >= 0) {
-		const struct elfscan_image *img = &f->images[r->image];
+	if (!r->v.sass && !r->v.ptx_jit) {
+		explain_nothing(r, &s, t);
+		detail(r, "kernel launches fail with \"no kernel image is available for "
+			  "execution on the device\"");
+		fix_rebuild(r, t);
+	} else if (r->v.modules == 1) {
+		char sass[512];
 
-		r->verdict = img->kind == ELFSCAN_KIND_SASS ? V_SASS : V_PTX_JIT;
-		if (r->verdict == V_PTX_JIT)
+		if (r->v.ptx_jit)
 			say(r, "no SASS for %u.%u (SASS: %s); ", t->major, t->minor,
-			    ct_summary_archs(&s, ELFSCAN_KIND_SASS, sass,
-					     sizeof(sass)));
-		explain_pick(r, img, t);
-		if (r->modules_without)
-			snprintf(r->details[1], sizeof(r->details[1]),
-				 "%zu of %zu fatbin modules have no image for %u.%u "
-				 "(libraries that pick kernels per GPU do this on "
-				 "purpose; --every-module fails on it)",
-				 r->modules_without, r->modules, t->major, t->minor);
-		ct_summary_release(&s);
-		(void)ctx;
-		return;
+			    ct_summary_archs(&s, ELFSCAN_KIND_SASS, sass, sizeof(sass)));
+		explain_pick(r, &f->images[r->v.image], t);
+	} else {
+		explain_fatbins(r, &s, t);
 	}
-	r->verdict = V_NO_IMAGE;
-	say(r, "no SASS that runs on %u.%u (SASS: %s) and no PTX the driver "
-	       "can compile for it (PTX: %s)",
-	    t->major, t->minor,
-	    ct_summary_archs(&s, ELFSCAN_KIND_SASS, sass, sizeof(sass)),
-	    ct_summary_archs(&s, ELFSCAN_KIND_PTX, ptx, sizeof(ptx)));
-	if (any_variant(&s, ELFSCAN_KIND_SASS, ELFSCAN_VARIANT_A) ||
-	    any_variant(&s, ELFSCAN_KIND_PTX, ELFSCAN_VARIANT_A))
-		say(r, "; 'a' code such as sm_90a runs only on exactly that arch");
-	if (any_variant(&s, ELFSCAN_KIND_SASS, ELFSCAN_VARIANT_F) ||
-	    any_variant(&s, ELFSCAN_KIND_PTX, ELFSCAN_VARIANT_F))
-		say(r, "; 'f' code such as sm_100f runs only within its major family");
-	if (s.nkind[2] && !s.nkind[0] && !s.nkind[1])
-		say(r, "; LTO-IR is linked by nvJitLink and never runs by itself");
-	snprintf(r->details[0], sizeof(r->details[0]),
-		 "kernel launches fail with \"no kernel image is available for "
-		 "execution on the device\"");
-	snprintf(r->fix, sizeof(r->fix),
-		 "rebuild with -gencode arch=compute_%u%u,code=sm_%u%u "
-		 "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-		 t->major, t->minor, t->major, t->minor, t->major, t->minor);
 	ct_summary_release(&s);
 }
 
 static bool fails(const struct check_ctx *ctx, const struct result *r)
 {
-	return r->verdict == V_NO_IMAGE ||
-	       (ctx->require_sass && r->verdict == V_PTX_JIT) ||
-	       (ctx->every_module && r->modules_without);
+	return r->v.verdict == CT_VERDICT_NO_IMAGE ||
+	       (ctx->require_sass && r->v.verdict == CT_VERDICT_PTX_JIT) ||
+	       (ctx->every_module && r->v.other_gpus);
 }
 
 static bool damaged(const struct elfscan_file *f)
@@ -202,25 +361,29 @@ static bool damaged(const struct elfscan_file *f)
 	return false;
 }
 
+#define NDETAILS (sizeof(((struct result *)0)->details) / sizeof(((struct result *)0)->details[0]))
+
 static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 {
-	size_t t;
-	int k;
+	struct object_facts o;
+	size_t t, k;
 
+	object_facts_init(&o, obj->path);
 	ct_tprintf(stdout, "%s\n", obj->path);
 	for (t = 0; t < ctx->ntargets; t++) {
 		struct result r;
 
-		judge(ctx, obj->scan, &ctx->targets[t], &r);
+		judge(&o, obj->scan, &ctx->targets[t], &r);
 		ct_tprintf(stdout, "  %-8s %-14s %s\n", ctx->target_names[t],
-		       verdict_names[r.verdict], r.reason);
-		for (k = 0; k < 2; k++)
+		       ct_verdict_name(r.v.verdict), r.reason);
+		for (k = 0; k < NDETAILS; k++)
 			if (r.details[k][0])
 				ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.details[k]);
 		if (r.fix[0])
 			ct_tprintf(stdout, "  %-8s %-14s fix: %s\n", "", "", r.fix);
 		if (fails(ctx, &r))
 			raise_exit(ctx, CT_EXIT_FINDING);
+		ct_verdict_release(&r.v);
 	}
 	if (damaged(obj->scan)) {
 		size_t i;
@@ -239,12 +402,57 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 	}
 }
 
+static void json_result(struct ct_json *j, const char *target, const struct elfscan_file *f,
+			const struct result *r)
+{
+	char name[ELFSCAN_ARCH_NAME_MAX];
+	size_t k;
+
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "target", target);
+	ct_json_kv_string(j, "verdict", ct_verdict_name(r->v.verdict));
+	ct_json_kv_string(j, "image",
+			  r->v.image >= 0 ? elfscan_image_arch_name(&f->images[r->v.image], name,
+								    sizeof(name))
+					  : NULL);
+	ct_json_kv_string(j, "reason", r->reason);
+	ct_json_key(j, "details");
+	ct_json_array_begin(j);
+	for (k = 0; k < NDETAILS; k++)
+		if (r->details[k][0])
+			ct_json_string(j, r->details[k]);
+	ct_json_array_end(j);
+	ct_json_kv_string(j, "fix", r->fix[0] ? r->fix : NULL);
+	ct_json_kv_u64(j, "modules", r->v.modules);
+	ct_json_kv_u64(j, "modules_without_image", r->v.no_image + r->v.other_gpus);
+	ct_json_key(j, "fatbins");
+	ct_json_object_begin(j);
+	ct_json_kv_u64(j, "sass", r->v.sass);
+	ct_json_kv_u64(j, "ptx_jit", r->v.ptx_jit);
+	ct_json_kv_u64(j, "no_image", r->v.no_image);
+	ct_json_kv_u64(j, "other_gpus", r->v.other_gpus);
+	ct_json_object_end(j);
+	ct_json_key(j, "images");
+	ct_json_array_begin(j);
+	for (k = 0; k < r->v.npicks; k++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "arch", elfscan_image_arch_name(&f->images[r->v.picks[k].image],
+								     name, sizeof(name)));
+		ct_json_kv_string(j, "kind", elfscan_kind_name(r->v.picks[k].kind));
+		ct_json_kv_u64(j, "fatbins", r->v.picks[k].fatbins);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_object_end(j);
+}
+
 static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 {
+	struct object_facts o;
 	struct ct_json *j = &ctx->j;
 	size_t t;
-	int k;
 
+	object_facts_init(&o, obj->path);
 	ct_json_object_begin(j);
 	ct_json_kv_string(j, "path", obj->path);
 	ct_json_kv_string(j, "error", obj->error);
@@ -256,31 +464,12 @@ static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 	ct_json_array_begin(j);
 	for (t = 0; obj->scan && t < ctx->ntargets; t++) {
 		struct result r;
-		char name[ELFSCAN_ARCH_NAME_MAX];
 
-		judge(ctx, obj->scan, &ctx->targets[t], &r);
+		judge(&o, obj->scan, &ctx->targets[t], &r);
 		if (fails(ctx, &r))
 			raise_exit(ctx, CT_EXIT_FINDING);
-		ct_json_object_begin(j);
-		ct_json_kv_string(j, "target", ctx->target_names[t]);
-		ct_json_kv_string(j, "verdict", verdict_names[r.verdict]);
-		ct_json_kv_string(j, "image",
-				  r.image >= 0
-					  ? elfscan_image_arch_name(
-						    &obj->scan->images[r.image],
-						    name, sizeof(name))
-					  : NULL);
-		ct_json_kv_string(j, "reason", r.reason);
-		ct_json_key(j, "details");
-		ct_json_array_begin(j);
-		for (k = 0; k < 2; k++)
-			if (r.details[k][0])
-				ct_json_string(j, r.details[k]);
-		ct_json_array_end(j);
-		ct_json_kv_string(j, "fix", r.fix[0] ? r.fix : NULL);
-		ct_json_kv_u64(j, "modules", r.modules);
-		ct_json_kv_u64(j, "modules_without_image", r.modules_without);
-		ct_json_object_end(j);
+		json_result(j, ctx->target_names[t], obj->scan, &r);
+		ct_verdict_release(&r.v);
 	}
 	ct_json_array_end(j);
 	ct_json_object_end(j);
@@ -306,16 +495,18 @@ static void usage(FILE *out)
 	ct_tprintf(out,
 		"usage: cudatrace check --arch ARCH[,ARCH...] [--json] PATH...\n"
 		"\n"
-		"For each object with device code and each target GPU arch: the image\n"
-		"the driver would pick and the verdict sass, ptx-jit, no-image or\n"
-		"no-device-code, with the reason.\n"
+		"For each object with device code and each target GPU arch: what the\n"
+		"driver would pick in each fatbin, counted, and the verdict sass,\n"
+		"ptx-jit, no-image or no-device-code, with the reason.\n"
 		"\n"
 		"  --arch ARCH       sm_90, sm_90a, sm_100f, 9.0, 90, or native (the GPUs\n"
 		"                    the driver reports); repeat or separate with commas\n"
 		"  --json            one JSON document on stdout\n"
 		"  --require-sass    fail on ptx-jit too (JIT at first launch)\n"
-		"  --every-module    fail when any fatbin module lacks an image for a\n"
-		"                    target, even if others in the file have one\n"
+		"  --every-module    fail on fatbins that hold code for other GPUs only\n"
+		"                    too ('a'/'f' code, or one of NVIDIA's libraries that\n"
+		"                    pick kernels per GPU); other fatbins without an\n"
+		"                    image fail anyway\n"
 		"\n"
 		"Exit status: 0 every object can run on every target, 1 one cannot,\n"
 		"2 usage error or an unreadable or damaged input.\n");

@@ -6,25 +6,58 @@
 
 #include "libnames.h"
 
-bool ct_cuda_library(const char *path)
+/*
+ * NVIDIA's libraries, by the start of their file name. per_gpu: it ships
+ * kernels for several GPUs in separate fatbin modules and loads the ones
+ * for the GPU it runs on, so a module without code for one GPU is by
+ * design. Measured on the CUDA 13.0 and Debian's 12.4 libraries: at sm_90,
+ * cuBLASLt 13 has 1568 of 3165 modules without a 9.0 image, cuFFT 12 2732
+ * of 11256, cuDNN's precompiled engines 919 of 1501 (docs/scan-and-check.md).
+ */
+static const struct {
+	const char *prefix;
+	bool per_gpu;
+} families[] = {
+	{ "libcuda.so", false },       { "libcudart.so", false },
+	{ "libcublas.so", true },      { "libcublasLt.so", true },
+	{ "libcudnn", true },          { "libcufft", true },
+	{ "libcurand.so", true },      { "libcusolver", true },
+	{ "libcusparse", true },       { "libnccl.so", true },
+	{ "libnvrtc-builtins", true }, { "libnvrtc", false },
+	{ "libnvJitLink.so", false },  { "libnvToolsExt.so", false },
+	{ "libnvtx", false },          { "libcupti.so", false },
+	{ "libnvidia-ml.so", false },  { "libnvjpeg.so", true },
+	{ "libnpp", true },            { "libcudss", true },
+	{ "libcufile", false },        { "libnvshmem", false },
+	{ "libnvvm.so", false },       { "libnvblas.so", false },
+	{ "libnvidia-ptxjitcompiler.so", false },
+	{ "libcudla", false },         { "libnvperf", false },
+	{ "libcheckpoint.so", false },
+};
+
+/* The first family whose prefix starts the file name of path, or -1. */
+static long family_of(const char *path)
 {
-	static const char *const prefixes[] = {
-		"libcuda.so", "libcudart.so", "libcublas.so", "libcublasLt.so",
-		"libcudnn", "libcufft", "libcurand.so", "libcusolver",
-		"libcusparse", "libnccl.so", "libnvrtc", "libnvJitLink.so",
-		"libnvToolsExt.so", "libnvtx", "libcupti.so", "libnvidia-ml.so",
-		"libnvjpeg.so", "libcufile", "libnvshmem", "libnvvm.so",
-		"libnvblas.so", "libnvidia-ptxjitcompiler.so", "libcudla",
-		"libnvperf", "libcheckpoint.so",
-	};
 	const char *b = strrchr(path, '/');
 	size_t i;
 
 	b = b ? b + 1 : path;
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(b, prefixes[i], strlen(prefixes[i])) == 0)
-			return true;
-	return false;
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (strncmp(b, families[i].prefix, strlen(families[i].prefix)) == 0)
+			return (long)i;
+	return -1;
+}
+
+bool ct_cuda_library(const char *path)
+{
+	return family_of(path) >= 0;
+}
+
+bool ct_cuda_library_per_gpu(const char *name)
+{
+	long i = family_of(name);
+
+	return i >= 0 && families[i].per_gpu;
 }
 
 const char *ct_library_version(const char *path, char *buf, size_t size)

@@ -11,6 +11,13 @@
 /* Is this a library whose loading cudatrace reports (CUDA's own)? */
 bool ct_cuda_library(const char *path);
 
+/*
+ * Is the file name (a path, or a DT_SONAME) one of NVIDIA's libraries
+ * that pick their kernels per GPU (cuBLAS, cuBLASLt, cuFFT, cuDNN, NCCL,
+ * ...), so that a fatbin module without code for one GPU is by design?
+ */
+bool ct_cuda_library_per_gpu(const char *name);
+
 /* "13.0.96" from ".../libcudart.so.13.0.96" (the real file); into buf. */
 const char *ct_library_version(const char *path, char *buf, size_t size);
 

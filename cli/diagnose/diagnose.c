@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "archs.h"
 #include "compat.h"
 #include "copies.h"
 #include "cuda_errors.h"
@@ -573,7 +574,7 @@ static void rule_device_code(struct ctx *c)
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
 		const struct elfscan_file *f;
-		char archs[512], need[32], have[32];
+		char archs[512], need[32], have[32], gencode[192];
 
 		if (o->shim || !(f = ct_diagnosis_code(d, o->path)))
 			continue;
@@ -600,11 +601,12 @@ static void rule_device_code(struct ctx *c)
 							"later GPU");
 				ct_finding_evidence(fd, "kernel launches fail with \"no kernel image is "
 							"available for execution on the device\"");
-				ct_finding_fix(fd, "rebuild %s with -gencode arch=compute_%u%u,code=sm_%u%u "
-						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\"), or install a "
-						   "build that has it",
-					       ct_dx_base(o->path), tg->major, tg->minor, tg->major,
-					       tg->minor, tg->major, tg->minor);
+				ct_finding_fix(fd, "rebuild %s with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\"), "
+						   "or install a build that has it",
+					       ct_dx_base(o->path),
+					       ct_arch_gencode_words(tg->major, tg->minor, gencode,
+								     sizeof(gencode)),
+					       tg->major, tg->minor);
 				ct_dx_where(c, fd);
 				continue;
 			}
@@ -649,11 +651,12 @@ static void rule_device_code(struct ctx *c)
 				ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
 				ct_finding_evidence(fd, "the first launch is slow (the JIT cache is "
 							"~/.nv/ComputeCache)");
-				ct_finding_fix(fd, "add SASS for %u.%u: -gencode "
-						   "arch=compute_%u%u,code=sm_%u%u "
+				ct_finding_fix(fd, "add SASS for %u.%u with %s "
 						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-					       tg->major, tg->minor, tg->major, tg->minor, tg->major,
-					       tg->minor, tg->major, tg->minor);
+					       tg->major, tg->minor,
+					       ct_arch_gencode_words(tg->major, tg->minor, gencode,
+								     sizeof(gencode)),
+					       tg->major, tg->minor);
 				ct_dx_where(c, fd);
 			}
 		}
@@ -683,7 +686,7 @@ static void rule_modules(struct ctx *c)
 		struct elfscan_target gpu;
 		const char *gpu_name = NULL;
 		struct ct_finding *f;
-		char archs[256], text[256];
+		char archs[256], text[256], gencode[192];
 		size_t n;
 
 		if (m->registration || m->result == 0)
@@ -717,10 +720,10 @@ static void rule_modules(struct ctx *c)
 			ct_finding_fix(f, "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1?): allow it, or "
 					  "ship SASS for the GPU");
 		else if (code == CT_F_NO_KERNEL_IMAGE && first_gpu(p, &gpu, &gpu_name))
-			ct_finding_fix(f, "rebuild the code %s loads with SASS for sm_%u%u (%s): "
-					  "-gencode arch=compute_%u%u,code=sm_%u%u",
-				       ct_dx_base(m->caller), gpu.major, gpu.minor, gpu_name, gpu.major,
-				       gpu.minor, gpu.major, gpu.minor);
+			ct_finding_fix(f, "rebuild the code %s loads for sm_%u%u (%s) with %s",
+				       ct_dx_base(m->caller), gpu.major, gpu.minor, gpu_name,
+				       ct_arch_gencode_words(gpu.major, gpu.minor, gencode,
+							     sizeof(gencode)));
 		else if (code == CT_F_NO_KERNEL_IMAGE)
 			ct_finding_fix(f, "rebuild the code %s loads with SASS (or PTX) for the GPU: "
 					  "-gencode arch=compute_XY,code=sm_XY for its compute "

@@ -1710,7 +1710,7 @@ static void test_device_code_from_trace(void **state)
 	expect_object(w, f, "@F/sm80-ptx80.so");
 	expect_evidence(w, f, "@F/sm80-ptx80.so holds: sass sm_80, ptx compute_80");
 	expect_evidence(w, f, "~/.nv/ComputeCache");
-	expect_fix(w, f, "add SASS for 9.0: -gencode arch=compute_90,code=sm_90");
+	expect_fix(w, f, "add SASS for 9.0 with -gencode arch=compute_90,code=sm_90");
 	expect_total(w, 1);
 
 	/*
@@ -1780,6 +1780,18 @@ static void test_device_code_targets_given(void **state)
 	f = expect_finding(w, CT_F_PTX_JIT_ONLY, CT_SEV_WARNING,
 			   "'sm80-ptx80.so' runs on sm_90 only by JIT-compiling compute_80 PTX");
 	expect_total(w, 1);
+
+	/* A Volta (7.0): CUDA 13's nvcc cannot build for it; the fix names the last that can. */
+	reset(w);
+	write_proc(w, "h", 102, NULL, NULL, LOAD_CODE);
+	assert_int_equal(elfscan_target_parse("sm_70", &tg[0]), 0);
+	judge(w, tg, 1);
+	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR,
+			   "'sm80-ptx80.so' has no kernel image for sm_70");
+	expect_fix(w, f, "rebuild sm80-ptx80.so with CUDA 12.9 or older (CUDA 13.0 and later "
+			 "cannot build for 7.0): -gencode arch=compute_70,code=sm_70 "
+			 "(TORCH_CUDA_ARCH_LIST=\"7.0\")");
+	expect_total(w, 1);
 }
 
 static void test_module_loads(void **state)
@@ -1810,7 +1822,8 @@ static void test_module_loads(void **state)
 	expect_object(w, f, "@R/bin/drvplt");
 	expect_evidence(w, f, "the image holds: sm_90a");
 	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1, supports CUDA 12.4");
-	expect_fix(w, f, "rebuild the code drvplt loads with SASS for sm_75 (Tesla T4)");
+	expect_fix(w, f, "rebuild the code drvplt loads for sm_75 (Tesla T4) with "
+			 "-gencode arch=compute_75,code=sm_75");
 	f = expect_finding(w, CT_F_PTX_TOO_NEW, CT_SEV_ERROR,
 			   "cuModuleLoadData by 'drvplt' failed: the provided PTX was compiled with "
 			   "an unsupported toolchain (222)");

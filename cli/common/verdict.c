@@ -1,0 +1,188 @@
+/* check's verdict, fatbin by fatbin; see verdict.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "verdict.h"
+
+const char *ct_verdict_name(enum ct_verdict_kind v)
+{
+	static const char *const names[] = { "sass", "ptx-jit", "no-image", "no-device-code" };
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+/* One image of one fatbin, to be counted. */
+struct seen {
+	unsigned kind, arch;
+	enum elfscan_variant variant;
+	size_t fatbin;
+	long image;
+};
+
+static int kind_order(unsigned kind)
+{
+	return kind == ELFSCAN_KIND_SASS ? 0 : kind == ELFSCAN_KIND_PTX ? 1 : 2;
+}
+
+/* SASS before PTX, the higher arch first, 'a' before 'f' before none. */
+static int cmp_key(unsigned k1, unsigned a1, enum elfscan_variant v1, unsigned k2, unsigned a2,
+		   enum elfscan_variant v2)
+{
+	static const int vorder[] = { 2, 0, 1 };
+
+	if (kind_order(k1) != kind_order(k2))
+		return kind_order(k1) - kind_order(k2);
+	if (k1 != k2)
+		return k1 < k2 ? -1 : 1;
+	if (a1 != a2)
+		return a1 > a2 ? -1 : 1;
+	return vorder[v1 <= ELFSCAN_VARIANT_F ? v1 : 0] - vorder[v2 <= ELFSCAN_VARIANT_F ? v2 : 0];
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	int c = cmp_key(x->kind, x->arch, x->variant, y->kind, y->arch, y->variant);
+
+	if (c)
+		return c;
+	return x->fatbin < y->fatbin ? -1 : x->fatbin > y->fatbin;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct ct_image_count *x = a, *y = b;
+
+	if (x->fatbins != y->fatbins)
+		return x->fatbins > y->fatbins ? -1 : 1;
+	return cmp_key(x->kind, x->arch, x->variant, y->kind, y->arch, y->variant);
+}
+
+/*
+ * The fatbins each image is in, counted once per fatbin: sorted, so the
+ * cost is n log n whatever the file holds.
+ */
+static struct ct_image_count *count(struct seen *s, size_t n, size_t *nout)
+{
+	struct ct_image_count *out = ct_xcalloc(n ? n : 1, sizeof(*out));
+	size_t i, k = 0;
+
+	qsort(s, n, sizeof(*s), cmp_seen);
+	for (i = 0; i < n; i++) {
+		bool same_key = i > 0 && !cmp_key(s[i].kind, s[i].arch, s[i].variant,
+						  s[i - 1].kind, s[i - 1].arch, s[i - 1].variant);
+
+		if (!same_key) {
+			out[k].kind = s[i].kind;
+			out[k].arch = s[i].arch;
+			out[k].variant = s[i].variant;
+			out[k].image = s[i].image;
+			k++;
+		}
+		if (!same_key || s[i].fatbin != s[i - 1].fatbin)
+			out[k - 1].fatbins++;
+	}
+	qsort(out, k, sizeof(*out), cmp_count);
+	*nout = k;
+	return out;
+}
+
+static void add(struct seen *s, size_t *n, const struct elfscan_image *images, long i,
+		size_t fatbin)
+{
+	s[*n].kind = images[i].kind;
+	s[*n].arch = images[i].arch;
+	s[*n].variant = images[i].variant;
+	s[*n].fatbin = fatbin;
+	s[*n].image = i;
+	(*n)++;
+}
+
+void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
+		      const struct elfscan_target *t, bool per_gpu_library)
+{
+	size_t n = f->nimages ? f->nimages : 1, npicks = 0, nmissing = 0, nother = 0;
+	struct seen *picks = ct_xmalloc(n * sizeof(*picks));
+	struct seen *missing = ct_xmalloc(n * sizeof(*missing));
+	struct seen *other = ct_xmalloc(n * sizeof(*other));
+	bool device_code = false;
+	size_t c, k;
+
+	memset(v, 0, sizeof(*v));
+	v->image = -1;
+	for (k = 0; k < f->nimages; k++)
+		device_code |= f->images[k].kind == ELFSCAN_KIND_SASS ||
+			       f->images[k].kind == ELFSCAN_KIND_PTX ||
+			       f->images[k].kind == ELFSCAN_KIND_LTOIR;
+	for (c = 0; c < f->ncontainers; c++) {
+		const struct elfscan_container *ct = &f->containers[c];
+		size_t first = ct->first_image, end = first + ct->nimages, loadable = 0;
+		bool specific = true;
+		long pick;
+
+		if (first > f->nimages || ct->nimages > f->nimages - first)
+			continue;
+		for (k = first; k < end; k++) {
+			if (f->images[k].kind == ELFSCAN_KIND_LTOIR)
+				continue;
+			loadable++;
+			specific &= f->images[k].variant == ELFSCAN_VARIANT_A ||
+				    f->images[k].variant == ELFSCAN_VARIANT_F;
+		}
+		/* LTO-IR-only containers are nvJitLink inputs, never modules. */
+		if (!loadable)
+			continue;
+		v->modules++;
+		pick = elfscan_pick_image(f->images + first, ct->nimages, t);
+		if (pick >= 0) {
+			pick += (long)first;
+			if (f->images[pick].kind == ELFSCAN_KIND_SASS)
+				v->sass++;
+			else
+				v->ptx_jit++;
+			add(picks, &npicks, f->images, pick, c);
+			continue;
+		}
+		if (specific || per_gpu_library) {
+			v->other_gpus++;
+			v->other_specific += specific;
+		} else {
+			v->no_image++;
+		}
+		for (k = first; k < end; k++)
+			if (f->images[k].kind != ELFSCAN_KIND_LTOIR) {
+				if (specific || per_gpu_library)
+					add(other, &nother, f->images, (long)k, c);
+				else
+					add(missing, &nmissing, f->images, (long)k, c);
+			}
+	}
+	v->picks = count(picks, npicks, &v->npicks);
+	v->missing = count(missing, nmissing, &v->nmissing);
+	v->other = count(other, nother, &v->nother);
+	if (v->npicks)
+		v->image = v->picks[0].image;
+	if (!device_code)
+		v->verdict = CT_VERDICT_NO_DEVICE_CODE;
+	else if (!v->sass && !v->ptx_jit)
+		v->verdict = CT_VERDICT_NO_IMAGE;
+	else if (v->no_image)
+		v->verdict = CT_VERDICT_NO_IMAGE;
+	else if (v->ptx_jit)
+		v->verdict = CT_VERDICT_PTX_JIT;
+	else
+		v->verdict = CT_VERDICT_SASS;
+	free(picks);
+	free(missing);
+	free(other);
+}
+
+void ct_verdict_release(struct ct_verdict *v)
+{
+	free(v->picks);
+	free(v->missing);
+	free(v->other);
+	memset(v, 0, sizeof(*v));
+	v->image = -1;
+}

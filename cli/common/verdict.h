@@ -1,0 +1,72 @@
+/*
+ * check's verdict on a file for one target GPU. The driver picks an image
+ * per fatbin (each container is loaded as its own module), so the file is
+ * judged fatbin by fatbin and the fatbins are counted by what runs in
+ * them. Containers that hold only LTO-IR are nvJitLink inputs, never
+ * loaded, and are not counted.
+ *
+ * Ownership: struct ct_verdict owns its arrays; ct_verdict_release frees
+ * them. Image indexes point into the struct elfscan_file judged.
+ */
+#ifndef CT_VERDICT_H
+#define CT_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arch.h"
+#include "elfscan.h"
+
+enum ct_verdict_kind {
+	CT_VERDICT_SASS,           /* every fatbin runs, as SASS */
+	CT_VERDICT_PTX_JIT,        /* every fatbin runs, some only as PTX (JIT) */
+	CT_VERDICT_NO_IMAGE,       /* a fatbin (or every one) has no usable image */
+	CT_VERDICT_NO_DEVICE_CODE, /* no SASS, PTX or LTO-IR at all */
+};
+
+/* "sass", "ptx-jit", "no-image", "no-device-code". */
+const char *ct_verdict_name(enum ct_verdict_kind v);
+
+/* Fatbins counted by one image (kind, arch, variant). */
+struct ct_image_count {
+	unsigned kind, arch;
+	enum elfscan_variant variant;
+	size_t fatbins;
+	long image;          /* one such image: an index into the file's images */
+};
+
+struct ct_verdict {
+	enum ct_verdict_kind verdict;
+	size_t modules;      /* fatbins with an image that can be loaded */
+	size_t sass;         /* ... in which the driver picks SASS */
+	size_t ptx_jit;      /* ... in which it can only JIT-compile PTX */
+	size_t no_image;     /* ... with no usable image: their launches fail */
+	size_t other_gpus;   /* ... with none, by design: code for other GPUs only */
+	size_t other_specific; /* of other_gpus: holding only 'a'/'f' code */
+	long image;          /* the image picked in most fatbins, or -1 */
+	/* Each list sorted by fatbins, most first. */
+	struct ct_image_count *picks;   /* the images picked */
+	size_t npicks;
+	struct ct_image_count *missing; /* what the no_image fatbins hold */
+	size_t nmissing;
+	struct ct_image_count *other;   /* what the other_gpus fatbins hold */
+	size_t nother;
+};
+
+/*
+ * Judge every fatbin of f for target t with elfscan_pick_image on its own
+ * images. A fatbin without a usable image counts in other_gpus when its
+ * code is recognisably for other GPUs: every image in it is 'a' or 'f'
+ * code (which runs only on the GPUs it names, so the program must pick
+ * it per GPU), or per_gpu_library is set (the file is one of NVIDIA's
+ * libraries that load kernels per GPU, ct_cuda_library_per_gpu);
+ * otherwise in no_image. The verdict: no-device-code without SASS, PTX
+ * or LTO-IR; no-image when no fatbin runs, or one has no usable image;
+ * else ptx-jit when one runs only as PTX; else sass. Aborts on out of
+ * memory (ct_xmalloc); v is overwritten, ct_verdict_release frees.
+ */
+void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
+		      const struct elfscan_target *t, bool per_gpu_library);
+void ct_verdict_release(struct ct_verdict *v);
+
+#endif

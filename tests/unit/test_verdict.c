@@ -1,0 +1,217 @@
+/*
+ * check's verdict fatbin by fatbin (cli/common/verdict.c), on files made
+ * here image by image: what each fatbin runs, the counts, the fatbins
+ * that hold code for other GPUs only, and the verdict they sum to.
+ */
+#include "helpers.h"
+#include "verdict.h"
+
+enum { N = ELFSCAN_VARIANT_NONE, A = ELFSCAN_VARIANT_A, F = ELFSCAN_VARIANT_F };
+enum { SASS = ELFSCAN_KIND_SASS, PTX = ELFSCAN_KIND_PTX, LTO = ELFSCAN_KIND_LTOIR };
+
+struct spec {
+	unsigned kind, arch, variant;
+};
+
+/*
+ * A file of containers given as image lists, each ended by { 0 }; the
+ * whole list ends with an empty container. free_file() frees it.
+ */
+static struct elfscan_file *make_file(const struct spec *s)
+{
+	struct elfscan_file *f = calloc(1, sizeof(*f));
+	size_t i;
+
+	assert_non_null(f);
+	f->containers = calloc(64, sizeof(*f->containers));
+	f->images = calloc(256, sizeof(*f->images));
+	assert_non_null(f->containers);
+	assert_non_null(f->images);
+	for (i = 0; s[i].kind || s[i + 1].kind; i++) {
+		struct elfscan_container *c = &f->containers[f->ncontainers];
+
+		if (!s[i].kind) {
+			f->ncontainers++;
+			continue;
+		}
+		if (!c->nimages)
+			c->first_image = f->nimages;
+		c->nimages++;
+		f->images[f->nimages].kind = s[i].kind;
+		f->images[f->nimages].arch = s[i].arch;
+		f->images[f->nimages].variant = (enum elfscan_variant)s[i].variant;
+		f->images[f->nimages].container = f->ncontainers;
+		f->nimages++;
+	}
+	if (f->nimages)
+		f->ncontainers++;
+	return f;
+}
+
+static void free_file(struct elfscan_file *f)
+{
+	free(f->containers);
+	free(f->images);
+	free(f);
+}
+
+static void judge(struct ct_verdict *v, const struct elfscan_file *f, const char *target,
+		  bool per_gpu)
+{
+	struct elfscan_target t;
+
+	assert_int_equal(elfscan_target_parse(target, &t), 0);
+	ct_verdict_judge(v, f, &t, per_gpu);
+}
+
+static void expect_counts(const struct ct_verdict *v, enum ct_verdict_kind verdict, size_t modules,
+			  size_t sass, size_t ptx, size_t none, size_t other)
+{
+	if (v->verdict != verdict || v->modules != modules || v->sass != sass ||
+	    v->ptx_jit != ptx || v->no_image != none || v->other_gpus != other)
+		fail_msg("got %s, %zu modules: %zu sass, %zu ptx-jit, %zu no image, %zu other GPUs; "
+			 "expected %s, %zu: %zu, %zu, %zu, %zu",
+			 ct_verdict_name(v->verdict), v->modules, v->sass, v->ptx_jit, v->no_image,
+			 v->other_gpus, ct_verdict_name(verdict), modules, sass, ptx, none, other);
+}
+
+static void expect_count(const struct ct_image_count *c, unsigned kind, unsigned arch,
+			 unsigned variant, size_t fatbins)
+{
+	if (c->kind != kind || c->arch != arch || c->variant != (enum elfscan_variant)variant ||
+	    c->fatbins != fatbins)
+		fail_msg("count: kind %u arch %u variant %d in %zu; expected %u %u %u in %zu",
+			 c->kind, c->arch, (int)c->variant, c->fatbins, kind, arch, variant,
+			 fatbins);
+}
+
+/* Four fatbins: plain sm_90 + compute_90, sm_90a only, sm_80 + compute_80, LTO-IR only. */
+static const struct spec mixed[] = {
+	{ SASS, 90, N }, { PTX, 90, N }, { 0 },
+	{ SASS, 90, A }, { 0 },
+	{ SASS, 80, N }, { PTX, 80, N }, { 0 },
+	{ LTO, 80, N }, { 0 },
+	{ 0 },
+};
+
+static void test_each_fatbin(void **state)
+{
+	struct elfscan_file *f = make_file(mixed);
+	struct ct_verdict v;
+
+	(void)state;
+	assert_int_equal(f->ncontainers, 4);
+	/* 9.0: SASS in two, the third JIT-compiles compute_80; LTO-IR is no module. */
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 3, 2, 1, 0, 0);
+	assert_int_equal(v.npicks, 3);
+	expect_count(&v.picks[0], SASS, 90, A, 1);
+	expect_count(&v.picks[1], SASS, 90, N, 1);
+	expect_count(&v.picks[2], PTX, 80, N, 1);
+	assert_int_equal(v.image, 2); /* the sm_90a image */
+	ct_verdict_release(&v);
+
+	/*
+	 * 8.0: the first fatbin has nothing for it (a failure), the sm_90a
+	 * one holds code for another GPU only (not a failure).
+	 */
+	judge(&v, f, "sm_80", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 1, 0, 1, 1);
+	assert_int_equal(v.other_specific, 1);
+	assert_int_equal(v.nmissing, 2);
+	expect_count(&v.missing[0], SASS, 90, N, 1);
+	expect_count(&v.missing[1], PTX, 90, N, 1);
+	assert_int_equal(v.nother, 1);
+	expect_count(&v.other[0], SASS, 90, A, 1);
+	assert_int_equal(v.image, 3); /* sm_80 */
+	ct_verdict_release(&v);
+
+	/* The same file as one of NVIDIA's per-GPU libraries: code for other GPUs. */
+	judge(&v, f, "sm_80", true);
+	expect_counts(&v, CT_VERDICT_SASS, 3, 1, 0, 0, 2);
+	assert_int_equal(v.other_specific, 1);
+	assert_int_equal(v.nmissing, 0);
+	assert_int_equal(v.nother, 3);
+	ct_verdict_release(&v);
+
+	/* 7.5: nothing runs anywhere: no-image, whoever built it. */
+	judge(&v, f, "sm_75", true);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 0, 0, 0, 3);
+	assert_int_equal(v.image, -1);
+	assert_int_equal(v.npicks, 0);
+	ct_verdict_release(&v);
+	judge(&v, f, "sm_75", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 0, 0, 2, 1);
+	ct_verdict_release(&v);
+	free_file(f);
+}
+
+/* Counts are of fatbins: an image twice in one fatbin counts once. */
+static void test_counts_are_fatbins(void **state)
+{
+	static const struct spec s[] = {
+		{ SASS, 80, N }, { SASS, 80, N }, { SASS, 100, F }, { 0 },
+		{ SASS, 80, N }, { 0 },
+		{ SASS, 86, N }, { 0 },
+		{ SASS, 100, F }, { SASS, 100, F }, { 0 },
+		{ 0 },
+	};
+	struct elfscan_file *f = make_file(s);
+	struct ct_verdict v;
+
+	(void)state;
+	judge(&v, f, "8.6", false);
+	expect_counts(&v, CT_VERDICT_SASS, 4, 3, 0, 0, 1);
+	assert_int_equal(v.npicks, 2);
+	expect_count(&v.picks[0], SASS, 80, N, 2);
+	expect_count(&v.picks[1], SASS, 86, N, 1);
+	assert_int_equal(v.nother, 1);
+	expect_count(&v.other[0], SASS, 100, F, 1);
+	ct_verdict_release(&v);
+
+	/* 10.3: sm_100f runs in two fatbins; the sm_80 and sm_86 ones have nothing. */
+	judge(&v, f, "sm_103", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 4, 2, 0, 2, 0);
+	expect_count(&v.picks[0], SASS, 100, F, 2);
+	assert_int_equal(v.nmissing, 2);
+	expect_count(&v.missing[0], SASS, 86, N, 1);
+	expect_count(&v.missing[1], SASS, 80, N, 1);
+	ct_verdict_release(&v);
+	free_file(f);
+}
+
+static void test_no_code(void **state)
+{
+	static const struct spec none[] = { { 0 }, { 0 } };
+	static const struct spec lto[] = { { LTO, 90, N }, { 0 }, { 0 } };
+	struct elfscan_file *f = make_file(none);
+	struct ct_verdict v;
+
+	(void)state;
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_NO_DEVICE_CODE, 0, 0, 0, 0, 0);
+	assert_string_equal(ct_verdict_name(v.verdict), "no-device-code");
+	ct_verdict_release(&v);
+	free_file(f);
+
+	/* LTO-IR only: a link input, no module; nothing runs. */
+	f = make_file(lto);
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 0, 0, 0, 0, 0);
+	assert_string_equal(ct_verdict_name(v.verdict), "no-image");
+	ct_verdict_release(&v);
+	free_file(f);
+	assert_string_equal(ct_verdict_name(CT_VERDICT_SASS), "sass");
+	assert_string_equal(ct_verdict_name(CT_VERDICT_PTX_JIT), "ptx-jit");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_fatbin),
+		cmocka_unit_test(test_counts_are_fatbins),
+		cmocka_unit_test(test_no_code),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
