@@ -12,6 +12,7 @@
 #include "util.h"
 #include "elfscan.h"
 #include "diagnose.h"
+#include "ending.h"
 #include "facts.h"
 #include "libnames.h"
 #include "text.h"
@@ -437,6 +438,26 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 	if (p->bad_lines || p->cut)
 		ct_tprintf(out, "  trace file damaged: %zu unreadable line%s%s\n", p->bad_lines,
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
+	ct_ending_print(out, p);
+}
+
+/* Did a and b end alike (a crash is never folded into a clean exit)? */
+static bool ended_alike(const struct ct_proc *a, const struct ct_proc *b)
+{
+	struct ct_ending x, y;
+
+	ct_proc_ending(a, &x);
+	ct_proc_ending(b, &y);
+	return x.kind == y.kind && x.status == y.status && x.signal == y.signal;
+}
+
+/* Shown although it did nothing with CUDA: it ended badly. */
+static bool ended_badly(const struct ct_proc *p)
+{
+	struct ct_ending e;
+
+	ct_proc_ending(p, &e);
+	return ct_ending_abnormal(&e);
 }
 
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
@@ -461,14 +482,15 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		const struct ct_proc *p = &t->procs[i];
 		char cmd[128];
 
-		if (!cuda_activity(p, d)) {
+		if (!cuda_activity(p, d) && !ended_badly(p)) {
 			quiet++;
 			continue;
 		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them. */
 		for (k = 0; k < i; k++)
-			if (cuda_activity(&t->procs[k], d) && alike(&t->procs[k], p))
+			if ((cuda_activity(&t->procs[k], d) || ended_badly(&t->procs[k])) &&
+			    alike(&t->procs[k], p) && ended_alike(&t->procs[k], p))
 				break;
 		if (k < i) {
 			similar++;

@@ -9,7 +9,7 @@ CC ?= cc
 NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
 TCFLAGS := -O1 -g -Wall -D_GNU_SOURCE
 
-SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv \
+SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv crash \
 	putshello fdcount errnokeep errnodrv spawn drvapi rtload forkgate fdfull tracefile
 PROGRAMS := $(addprefix $(P)/,$(SIMPLE) threads forkrace runpath needsgone drvplt \
 	hello-static libwrapputs.so)
