@@ -293,22 +293,33 @@ static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 }
 
 /*
- * Why the program recorded nothing: it cannot be traced (statically
- * linked, set-user-ID), or its trace file could not be written.
+ * Is the program statically linked? No loader runs in it, so the shim
+ * cannot enter it: not the environment's fault, nor cudatrace's, and the
+ * report says so (trace-incomplete) from the run record.
+ */
+static bool statically_linked(const char *cmd)
+{
+	struct ct_elfinfo e;
+	bool is_static;
+
+	ct_elfinfo_init(&e);
+	is_static = ct_elfinfo_read(&e, cmd) == 0 && !e.interp;
+	ct_elfinfo_release(&e);
+	return is_static;
+}
+
+/*
+ * Why the program recorded nothing: it cannot be traced (set-user-ID), or
+ * its trace file could not be written.
  */
 static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 {
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	const char *why = ct_run_dir_why_unwritable(d);
-	struct ct_elfinfo e;
 	struct stat st;
 
-	ct_elfinfo_init(&e);
-	if (ct_elfinfo_read(&e, cmd) == 0 && !e.interp)
-		ct_error("nothing was recorded: '%s' is statically linked (there is no "
-			 "dynamic loader in it to load cudatrace's shim)", base);
-	else if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
-					 (st.st_mode & S_ISGID && st.st_gid != getegid())))
+	if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
+				    (st.st_mode & S_ISGID && st.st_gid != getegid())))
 		ct_error("nothing was recorded: '%s' is a set-user-ID or set-group-ID program "
 			 "(the loader ignores LD_AUDIT and LD_PRELOAD for it)", base);
 	else if (why)
@@ -316,7 +327,6 @@ static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 	else
 		ct_error("nothing was recorded: '%s' left no trace in '%s' (its trace file "
 			 "is missing or empty)", base, d->path);
-	ct_elfinfo_release(&e);
 }
 
 static void usage(FILE *out)
@@ -395,7 +405,7 @@ int ct_cmd_run(int argc, char **argv)
 	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets = 0;
 	const char *out_dir = NULL, *json_file = NULL;
-	bool eager = false, verbose = false, failed = false, recorded;
+	bool eager = false, verbose = false, failed = false, recorded, untraceable;
 	int quiet = 0;
 	char shim[PATH_MAX], cmd[PATH_MAX], abs_cmd[PATH_MAX], why[512], host[256], run[17];
 	struct ct_run_dir dir;
@@ -485,6 +495,7 @@ int ct_cmd_run(int argc, char **argv)
 	/* Nothing from the program itself is no "no problem found". */
 	host_name(host, sizeof(host), false);
 	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
+	untraceable = !recorded && statically_linked(cmd);
 	memset(&rec, 0, sizeof(rec));
 	rec.run = run;
 	rec.host = host;
@@ -496,6 +507,7 @@ int ct_cmd_run(int argc, char **argv)
 	rec.exited = WIFEXITED(status);
 	rec.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 	rec.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	rec.untraced = untraceable ? "static" : NULL;
 	if (write_run_record(&dir, &rec,
 			     (double)(t1.tv_sec - t0.tv_sec) +
 				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
@@ -546,7 +558,8 @@ int ct_cmd_run(int argc, char **argv)
 		}
 		ct_trace_release(&trace);
 	}
-	if (!recorded) {
+	/* A static program is said in the report: the program's nature, no failure. */
+	if (!recorded && !untraceable) {
 		say_nothing_recorded(&dir, cmd);
 		failed = true;
 	}

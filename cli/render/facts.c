@@ -419,6 +419,16 @@ static void print_modules(FILE *out, const struct ct_proc *p)
 			regs == 1 ? "" : "s");
 }
 
+/* Why a program was not traced, in an exec record's words ("static"), said. */
+static const char *untraced_words(const char *why)
+{
+	return strcmp(why ? why : "", "setuid") == 0
+		       ? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
+	       : strcmp(why ? why : "", "static") == 0
+		       ? "statically linked: no loader to trace"
+		       : "its environment no longer names the cudatrace shim";
+}
+
 static void print_ending(FILE *out, const struct ct_proc *p)
 {
 	size_t i;
@@ -427,11 +437,7 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 		if (!p->execs[i].traced)
 			ct_tprintf(out, "  not traced further: %s %s (%s)\n", p->execs[i].api,
 				p->execs[i].path ? p->execs[i].path : "?",
-				strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "setuid") == 0
-					? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
-				: strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "static") == 0
-					? "statically linked: no loader to trace"
-					: "its environment no longer names the cudatrace shim");
+				untraced_words(p->execs[i].untraced));
 	if (p->dropped)
 		ct_tprintf(out, "  %lu trace record%s could not be written\n", p->dropped,
 			p->dropped == 1 ? "" : "s");
@@ -508,6 +514,12 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			ct_tprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);
 		ct_tprintf(out, "\n");
+		/* Made from its run record: nothing of it was seen but how it ended. */
+		if (p->untraced) {
+			ct_tprintf(out, "  not traced: %s\n", untraced_words(p->untraced));
+			ct_ending_print(out, p);
+			continue;
+		}
 		print_libraries(out, p, d);
 		print_matrix(out, p, d);
 		print_failures(out, p, d);

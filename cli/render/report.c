@@ -23,13 +23,21 @@ bool ct_want_colour(FILE *f)
 
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
-	size_t i, runs = ct_trace_runs(t), notes = 0, bad = ct_endings_abnormal(t);
+	size_t i, runs = ct_trace_runs(t), untraced = 0, notes = 0, bad = ct_endings_abnormal(t);
 
+	for (i = 0; i < t->nprocs; i++)
+		untraced += t->procs[i].untraced != NULL;
 	/* One run is what a run gives; report says when it merged several. */
 	ct_tprintf(out, "cudatrace: ");
 	if (runs > 1)
 		ct_tprintf(out, "%zu runs, ", runs);
-	ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
+	if (untraced == t->nprocs)
+		ct_tprintf(out, "%zu process%s not traced: ", untraced, untraced == 1 ? "" : "es");
+	else if (untraced)
+		ct_tprintf(out, "%zu process%s traced, %zu not traced: ", t->nprocs - untraced,
+			   t->nprocs - untraced == 1 ? "" : "es", untraced);
+	else
+		ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
 	/* A program that crashed is not one without a problem. */
 	if (bad && ct_findings_worst(&d->findings) < CT_SEV_WARNING) {
 		for (i = 0; i < d->findings.n; i++)
@@ -110,8 +118,12 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_object_begin(j);
 	ct_json_key(j, "pid");
 	ct_json_i64(j, p->pid);
+	/* A process made from its run record: no start record, no parent known. */
 	ct_json_key(j, "ppid");
-	ct_json_i64(j, p->ppid);
+	if (p->untraced)
+		ct_json_null(j);
+	else
+		ct_json_i64(j, p->ppid);
 	ct_json_kv_string(j, "host", p->host);
 	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "exe", p->exe);
@@ -137,6 +149,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_i64(j, end.signal);
 	else
 		ct_json_null(j);
+	ct_json_kv_string(j, "untraced", p->untraced);
 	ct_json_key(j, "libraries");
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {
