@@ -184,7 +184,6 @@ void ct_endings_print(FILE *out, const struct ct_trace *t)
 			   after, e.kind == CT_END_NO_RECORD ? no_record_why : "");
 	}
 	if (more)
-		ct_tprintf(out, "%zu more process%s ended without an exit record or by a "
-				"signal (below)\n",
+		ct_tprintf(out, "%zu more process%s ended by a signal or without an exit record\n",
 			   more, more == 1 ? "" : "es");
 }
