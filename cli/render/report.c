@@ -31,7 +31,7 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	ct_tprintf(out, "cudatrace: ");
 	if (runs > 1)
 		ct_tprintf(out, "%zu runs, ", runs);
-	if (untraced == t->nprocs)
+	if (untraced && untraced == t->nprocs)
 		ct_tprintf(out, "%zu process%s not traced: ", untraced, untraced == 1 ? "" : "es");
 	else if (untraced)
 		ct_tprintf(out, "%zu process%s traced, %zu not traced: ", t->nprocs - untraced,
