@@ -186,17 +186,18 @@ static int make_run_id(char *id, size_t size)
 
 /*
  * The run record, <host>-<pid>.run.json: what cudatrace launched, and how
- * it ended. Written through the folder's descriptor into a file made here
- * (a name already taken gets <host>-<pid>.N.run.json); 0, or -1 after
- * saying why it could not be written.
+ * it ended (r). Written through the folder's descriptor into a file made
+ * here (a name already taken gets <host>-<pid>.N.run.json); 0, or -1
+ * after saying why it could not be written.
  */
-static int write_run_record(const struct ct_run_dir *d, const char *run, char **argv,
-			    const char *resolved, int status, double seconds, const char *shim)
+static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, double seconds,
+			    const char *shim)
 {
 	char stem[300], name[320], host[256];
 	struct ct_json j;
 	FILE *f;
-	int i, err;
+	size_t i;
+	int err;
 
 	host_name(host, sizeof(host), true);
 	snprintf(stem, sizeof(stem), "%s-%ld", host, (long)getpid());
@@ -205,23 +206,28 @@ static int write_run_record(const struct ct_run_dir *d, const char *run, char **
 			 strerror(errno));
 		return -1;
 	}
-	host_name(host, sizeof(host), false);
 	ct_json_init(&j, f);
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "ev", "run");
-	ct_json_kv_string(&j, "run", run);
-	ct_json_kv_string(&j, "host", host);
-	ct_json_kv_string(&j, "command", resolved);
+	ct_json_kv_string(&j, "run", r->run);
+	ct_json_kv_string(&j, "host", r->host);
+	ct_json_kv_string(&j, "command", r->command);
 	ct_json_key(&j, "argv");
 	ct_json_array_begin(&j);
-	for (i = 0; argv[i]; i++)
-		ct_json_string(&j, argv[i]);
+	for (i = 0; i < r->argc; i++)
+		ct_json_string(&j, r->argv[i]);
 	ct_json_array_end(&j);
 	ct_json_kv_string(&j, "shim", shim);
-	if (WIFEXITED(status))
-		ct_json_kv_u64(&j, "exit", (uint64_t)WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		ct_json_kv_u64(&j, "signal", (uint64_t)WTERMSIG(status));
+	ct_json_key(&j, "pid");
+	ct_json_i64(&j, r->pid);
+	ct_json_key(&j, "t");
+	ct_json_i64(&j, r->t);
+	if (r->exited)
+		ct_json_kv_u64(&j, "exit", (uint64_t)r->exit_status);
+	else if (r->signal)
+		ct_json_kv_u64(&j, "signal", (uint64_t)r->signal);
+	if (r->untraced)
+		ct_json_kv_string(&j, "untraced", r->untraced);
 	ct_json_key(&j, "seconds");
 	fprintf(f, "%.3f", seconds);
 	ct_json_object_end(&j);
@@ -287,22 +293,33 @@ static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 }
 
 /*
- * Why the program recorded nothing: it cannot be traced (statically
- * linked, set-user-ID), or its trace file could not be written.
+ * Is the program statically linked? No loader runs in it, so the shim
+ * cannot enter it: not the environment's fault, nor cudatrace's, and the
+ * report says so (trace-incomplete) from the run record.
+ */
+static bool statically_linked(const char *cmd)
+{
+	struct ct_elfinfo e;
+	bool is_static;
+
+	ct_elfinfo_init(&e);
+	is_static = ct_elfinfo_read(&e, cmd) == 0 && !e.interp;
+	ct_elfinfo_release(&e);
+	return is_static;
+}
+
+/*
+ * Why the program recorded nothing: it cannot be traced (set-user-ID), or
+ * its trace file could not be written.
  */
 static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 {
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	const char *why = ct_run_dir_why_unwritable(d);
-	struct ct_elfinfo e;
 	struct stat st;
 
-	ct_elfinfo_init(&e);
-	if (ct_elfinfo_read(&e, cmd) == 0 && !e.interp)
-		ct_error("nothing was recorded: '%s' is statically linked (there is no "
-			 "dynamic loader in it to load cudatrace's shim)", base);
-	else if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
-					 (st.st_mode & S_ISGID && st.st_gid != getegid())))
+	if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
+				    (st.st_mode & S_ISGID && st.st_gid != getegid())))
 		ct_error("nothing was recorded: '%s' is a set-user-ID or set-group-ID program "
 			 "(the loader ignores LD_AUDIT and LD_PRELOAD for it)", base);
 	else if (why)
@@ -310,25 +327,6 @@ static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 	else
 		ct_error("nothing was recorded: '%s' left no trace in '%s' (its trace file "
 			 "is missing or empty)", base, d->path);
-	ct_elfinfo_release(&e);
-}
-
-/* The process the trace says cudatrace started: its last image since t0. */
-static const struct ct_proc *top_process(const struct ct_trace *t, pid_t pid, int64_t t0)
-{
-	const struct ct_proc *top = NULL;
-	char host[256];
-	size_t i;
-
-	host_name(host, sizeof(host), false);
-	for (i = 0; i < t->nprocs; i++) {
-		const struct ct_proc *p = &t->procs[i];
-
-		if (p->pid == pid && p->host && strcmp(p->host, host) == 0 && p->t >= t0 &&
-		    (!top || p->t >= top->t))
-			top = p;
-	}
-	return top;
 }
 
 static void usage(FILE *out)
@@ -408,12 +406,13 @@ int ct_cmd_run(int argc, char **argv)
 	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets = 0;
 	const char *out_dir = NULL, *json_file = NULL;
-	bool eager = false, verbose = false, failed = false, recorded;
+	bool eager = false, verbose = false, failed = false, recorded, untraceable;
 	int quiet = 0;
-	char shim[PATH_MAX], cmd[PATH_MAX], why[512], host[256], run[17];
+	char shim[PATH_MAX], cmd[PATH_MAX], abs_cmd[PATH_MAX], why[512], host[256], run[17];
 	struct ct_run_dir dir;
 	struct timespec t0, t1, start;
 	struct ct_trace trace;
+	struct ct_run rec;
 	int c, rc, status = 0;
 	pid_t pid;
 
@@ -493,15 +492,29 @@ int ct_cmd_run(int argc, char **argv)
 	child_pid = 0;
 	restore_signals();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (write_run_record(&dir, run, argv + optind, cmd, status,
+
+	/* Nothing from the program itself is no "no problem found". */
+	host_name(host, sizeof(host), false);
+	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
+	untraceable = !recorded && statically_linked(cmd);
+	memset(&rec, 0, sizeof(rec));
+	rec.run = run;
+	rec.host = host;
+	rec.command = realpath(cmd, abs_cmd) ? abs_cmd : cmd; /* as the shim names a program */
+	rec.argv = (const char **)(argv + optind);
+	rec.argc = (size_t)(argc - optind);
+	rec.pid = pid;
+	rec.t = (int64_t)start.tv_sec * 1000000000 + start.tv_nsec;
+	rec.exited = WIFEXITED(status);
+	rec.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	rec.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	rec.untraced = untraceable ? "static" : NULL;
+	if (write_run_record(&dir, &rec,
 			     (double)(t1.tv_sec - t0.tv_sec) +
 				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 			     shim) != 0)
 		failed = true;
 
-	/* Nothing from the program itself is no "no problem found". */
-	host_name(host, sizeof(host), false);
-	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
 	if (quiet < 2 || json_file) {
 		ct_trace_init(&trace);
 		trace.only_run = run; /* this run's processes, not the folder's others */
@@ -512,8 +525,12 @@ int ct_cmd_run(int argc, char **argv)
 			struct ct_report_options o;
 			struct ct_loader machine;
 			FILE *json = NULL;
-			bool text = quiet < 2 && (recorded || trace.nprocs);
+			bool text;
 
+			/* How it ended, also when its run record could not be written. */
+			ct_trace_add_run(&trace, &rec);
+			ct_trace_link(&trace);
+			text = quiet < 2 && (recorded || trace.nprocs);
 			memset(&o, 0, sizeof(o));
 			ct_machine_open(&machine);
 			o.machine = &machine;
@@ -522,11 +539,6 @@ int ct_cmd_run(int argc, char **argv)
 			o.findings_only = quiet == 1;
 			o.verbose = verbose;
 			o.colour = ct_want_colour(stderr);
-			ct_trace_link(&trace);
-			o.top = top_process(&trace, pid,
-					    (int64_t)start.tv_sec * 1000000000 + start.tv_nsec);
-			o.top_exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-			o.top_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 			fflush(stdout);
 			if (json_file && !(json = fopen(json_file, "we"))) {
 				ct_error("cannot write '%s': %s", json_file, strerror(errno));
@@ -547,7 +559,8 @@ int ct_cmd_run(int argc, char **argv)
 		}
 		ct_trace_release(&trace);
 	}
-	if (!recorded) {
+	/* A static program is said in the report: the program's nature, no failure. */
+	if (!recorded && !untraceable) {
 		say_nothing_recorded(&dir, cmd);
 		failed = true;
 	}

@@ -246,11 +246,58 @@ static bool said_by_parent(const struct ct_proc *p)
 
 /* ---- trace-incomplete ------------------------------------------------------- */
 
+/*
+ * A program that was not traced, and why, in an exec record's words (a
+ * run record uses them too): one wording, whether a traced process started
+ * it or cudatrace did. path may be NULL.
+ */
+static struct ct_finding *add_untraced(struct ctx *c, const char *path, const char *why)
+{
+	const char *file = path ? path : "PROGRAM";
+	struct ct_finding *f;
+
+	if (strcmp(why, "setuid") == 0) {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, path,
+				   "'%s' runs set-user-ID: the loader ignores LD_AUDIT and "
+				   "LD_PRELOAD, so it was not traced",
+				   ct_dx_base(path));
+		ct_finding_fix(f, "trace it without the set-user-ID bit (a copy of it), or "
+				  "read its libraries with: cudatrace ldd %s",
+			       file);
+	} else if (strcmp(why, "static") == 0) {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, path,
+				   "'%s' is statically linked: no loader runs, nothing to trace",
+				   ct_dx_base(path));
+		ct_finding_fix(f, "it loads no library at run time: see the CUDA it carries "
+				  "with: cudatrace scan %s",
+			       file);
+		ct_finding_fix_line(f, "judge its device code for a GPU with: cudatrace check "
+				       "--arch ARCH %s",
+				    file);
+	} else {
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, path,
+				   "'%s' was started with an environment that drops the "
+				   "cudatrace shim, so it was not traced",
+				   ct_dx_base(path));
+		ct_finding_fix(f, "keep LD_AUDIT, LD_PRELOAD, CUDATRACE_DIR and CUDATRACE_RUN in the "
+				  "environment it is started with (env -i, sudo and "
+				  "some launchers clear them)");
+	}
+	return f;
+}
+
 static void rule_incomplete(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
 	struct ct_finding *f;
 	size_t i;
+
+	/* cudatrace started it, and its run record says why it has no trace. */
+	if (p->untraced) {
+		f = add_untraced(c, p->exe, p->untraced);
+		ct_finding_evidence(f, "started by cudatrace run: %s", p->exe ? p->exe : "?");
+		ct_dx_where(c, f);
+	}
 
 	for (i = 0; i < p->nexecs; i++) {
 		const struct ct_exec *e = &p->execs[i];
@@ -270,30 +317,7 @@ static void rule_incomplete(struct ctx *c)
 		}
 		if (e->traced)
 			continue;
-		if (strcmp(why, "setuid") == 0) {
-			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
-					   "'%s' runs set-user-ID: the loader ignores LD_AUDIT and "
-					   "LD_PRELOAD, so it was not traced",
-					   ct_dx_base(e->path));
-			ct_finding_fix(f, "trace it without the set-user-ID bit (a copy of it), or "
-					  "read its libraries with: cudatrace ldd %s",
-				       e->path ? e->path : "PROGRAM");
-		} else if (strcmp(why, "static") == 0) {
-			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
-					   "'%s' is statically linked: no loader runs, nothing to trace",
-					   ct_dx_base(e->path));
-			ct_finding_fix(f, "its device code is in the file: cudatrace check --arch "
-					  "ARCH %s",
-				       e->path ? e->path : "PROGRAM");
-		} else {
-			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
-					   "'%s' was started with an environment that drops the "
-					   "cudatrace shim, so it was not traced",
-					   ct_dx_base(e->path));
-			ct_finding_fix(f, "keep LD_AUDIT, LD_PRELOAD, CUDATRACE_DIR and CUDATRACE_RUN in the "
-					  "environment it is started with (env -i, sudo and "
-					  "some launchers clear them)");
-		}
+		f = add_untraced(c, e->path, why);
 		ct_finding_evidence(f, "%s of %s by %s", e->api, e->path ? e->path : "?",
 				    c->program);
 		ct_dx_where(c, f);

@@ -12,6 +12,7 @@
 #include "util.h"
 #include "elfscan.h"
 #include "diagnose.h"
+#include "ending.h"
 #include "facts.h"
 #include "libnames.h"
 #include "text.h"
@@ -715,6 +716,16 @@ static void print_modules(FILE *out, const struct ct_proc *p)
 			regs == 1 ? "" : "s");
 }
 
+/* Why a program was not traced, in an exec record's words ("static"), said. */
+static const char *untraced_words(const char *why)
+{
+	return strcmp(why ? why : "", "setuid") == 0
+		       ? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
+	       : strcmp(why ? why : "", "static") == 0
+		       ? "statically linked: no loader to trace"
+		       : "its environment no longer names the cudatrace shim";
+}
+
 static void print_ending(FILE *out, const struct ct_proc *p)
 {
 	size_t i;
@@ -723,17 +734,33 @@ static void print_ending(FILE *out, const struct ct_proc *p)
 		if (!p->execs[i].traced)
 			ct_tprintf(out, "  not traced further: %s %s (%s)\n", p->execs[i].api,
 				p->execs[i].path ? p->execs[i].path : "?",
-				strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "setuid") == 0
-					? "set-user-ID program: the loader ignores LD_AUDIT and LD_PRELOAD"
-				: strcmp(p->execs[i].untraced ? p->execs[i].untraced : "", "static") == 0
-					? "statically linked: no loader to trace"
-					: "its environment no longer names the cudatrace shim");
+				untraced_words(p->execs[i].untraced));
 	if (p->dropped)
 		ct_tprintf(out, "  %lu trace record%s could not be written\n", p->dropped,
 			p->dropped == 1 ? "" : "s");
 	if (p->bad_lines || p->cut)
 		ct_tprintf(out, "  trace file damaged: %zu unreadable line%s%s\n", p->bad_lines,
 			p->bad_lines == 1 ? "" : "s", p->cut ? ", last record cut short" : "");
+	ct_ending_print(out, p);
+}
+
+/* Did a and b end alike (a crash is never folded into a clean exit)? */
+static bool ended_alike(const struct ct_proc *a, const struct ct_proc *b)
+{
+	struct ct_ending x, y;
+
+	ct_proc_ending(a, &x);
+	ct_proc_ending(b, &y);
+	return x.kind == y.kind && x.status == y.status && x.signal == y.signal;
+}
+
+/* Shown although it did nothing with CUDA: it ended badly. */
+static bool ended_badly(const struct ct_proc *p)
+{
+	struct ct_ending e;
+
+	ct_proc_ending(p, &e);
+	return ct_ending_abnormal(&e);
 }
 
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
@@ -759,14 +786,15 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		const struct ct_proc *p = &t->procs[i];
 		char cmd[128];
 
-		if (!cuda_activity(p, d)) {
+		if (!cuda_activity(p, d) && !ended_badly(p)) {
 			quiet++;
 			continue;
 		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them (-v: all). */
 		for (k = 0; k < i && !verbose; k++)
-			if (cuda_activity(&t->procs[k], d) && alike(&t->procs[k], p))
+			if ((cuda_activity(&t->procs[k], d) || ended_badly(&t->procs[k])) &&
+			    alike(&t->procs[k], p) && ended_alike(&t->procs[k], p))
 				break;
 		if (!verbose && k < i) {
 			similar++;
@@ -784,6 +812,12 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			ct_tprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);
 		ct_tprintf(out, "\n");
+		/* Made from its run record: nothing of it was seen but how it ended. */
+		if (p->untraced) {
+			ct_tprintf(out, "  not traced: %s\n", untraced_words(p->untraced));
+			ct_ending_print(out, p);
+			continue;
+		}
 		print_libraries(out, p, d, verbose);
 		print_matrix(out, p, d, verbose);
 		print_failures(out, p, d, verbose);

@@ -5,6 +5,7 @@
 
 #include "util.h"
 #include "elfscan.h"
+#include "ending.h"
 #include "facts.h"
 #include "json.h"
 #include "mask.h"
@@ -22,15 +23,33 @@ bool ct_want_colour(FILE *f)
 
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
-	size_t i, runs = ct_trace_runs(t);
+	size_t i, runs = ct_trace_runs(t), untraced = 0, notes = 0, bad = ct_endings_abnormal(t);
 
+	for (i = 0; i < t->nprocs; i++)
+		untraced += t->procs[i].untraced != NULL;
 	/* One run is what a run gives; report says when it merged several. */
 	ct_tprintf(out, "cudatrace: ");
 	if (runs > 1)
 		ct_tprintf(out, "%zu runs, ", runs);
-	ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
-	ct_findings_tally(out, &d->findings, colour);
+	if (untraced && untraced == t->nprocs)
+		ct_tprintf(out, "%zu process%s not traced: ", untraced, untraced == 1 ? "" : "es");
+	else if (untraced)
+		ct_tprintf(out, "%zu process%s traced, %zu not traced: ", t->nprocs - untraced,
+			   t->nprocs - untraced == 1 ? "" : "es", untraced);
+	else
+		ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
+	/* A program that crashed is not one without a problem. */
+	if (bad && ct_findings_worst(&d->findings) < CT_SEV_WARNING) {
+		for (i = 0; i < d->findings.n; i++)
+			notes += d->findings.f[i].severity == CT_SEV_INFO;
+		ct_tprintf(out, "no CUDA problem found");
+		if (notes)
+			ct_tprintf(out, " (and %zu note%s)", notes, notes == 1 ? "" : "s");
+	} else {
+		ct_findings_tally(out, &d->findings, colour);
+	}
 	ct_tprintf(out, "\n");
+	ct_endings_print(out, t);
 	if (d->ntargets && ct_diagnosis_has_code(d)) {
 		ct_tprintf(out, "device code judged for ");
 		for (i = 0; i < d->ntargets; i++)
@@ -91,16 +110,20 @@ static void json_device_code(struct ct_json *j, const struct ct_proc *p, const s
 	ct_json_array_end(j);
 }
 
-static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d,
-			 const struct ct_report_options *ro)
+static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d)
 {
+	struct ct_ending end;
 	size_t i, k;
 
 	ct_json_object_begin(j);
 	ct_json_key(j, "pid");
 	ct_json_i64(j, p->pid);
+	/* A process made from its run record: no start record, no parent known. */
 	ct_json_key(j, "ppid");
-	ct_json_i64(j, p->ppid);
+	if (p->untraced)
+		ct_json_null(j);
+	else
+		ct_json_i64(j, p->ppid);
 	ct_json_kv_string(j, "host", p->host);
 	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "exe", p->exe);
@@ -114,19 +137,19 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		free(m);
 	}
 	ct_json_array_end(j);
-	/* A process killed by a signal leaves no exit record: run knows its end. */
+	/* A process killed by a signal leaves no exit record: its run record knows its end. */
+	ct_proc_ending(p, &end);
 	ct_json_key(j, "exit_status");
-	if (p->exited)
-		ct_json_i64(j, p->exit_status);
-	else if (p == ro->top && ro->top_exit >= 0)
-		ct_json_i64(j, ro->top_exit);
+	if (end.kind == CT_END_EXIT)
+		ct_json_i64(j, end.status);
 	else
 		ct_json_null(j);
 	ct_json_key(j, "signal");
-	if (!p->exited && p == ro->top && ro->top_signal > 0)
-		ct_json_i64(j, ro->top_signal);
+	if (end.kind == CT_END_SIGNAL)
+		ct_json_i64(j, end.signal);
 	else
 		ct_json_null(j);
+	ct_json_kv_string(j, "untraced", p->untraced);
 	ct_json_key(j, "libraries");
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {
@@ -225,8 +248,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_object_end(j);
 }
 
-static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
-			const struct ct_report_options *o)
+static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
 {
 	struct ct_json j;
 	size_t i;
@@ -248,7 +270,7 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_key(&j, "processes");
 	ct_json_array_begin(&j);
 	for (i = 0; i < t->nprocs; i++)
-		json_process(&j, &t->procs[i], d, o);
+		json_process(&j, &t->procs[i], d);
 	ct_json_array_end(&j);
 	ct_json_key(&j, "findings");
 	ct_findings_json(&j, &d->findings);
@@ -276,7 +298,7 @@ int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE 
 		ct_facts_print(text, t, &d, o->verbose);
 	}
 	if (json)
-		json_report(json, t, &d, o);
+		json_report(json, t, &d);
 	ct_diagnosis_release(&d);
 	return worst;
 }

@@ -22,15 +22,6 @@ struct ct_report_options {
 	bool verbose;        /* every line of evidence */
 	bool colour;         /* ANSI colours in the text */
 	const struct ct_loader *machine; /* the machine judged on (ct_diagnose); borrowed */
-	/*
-	 * run: the process it started (a borrowed pointer into the trace, or
-	 * NULL) and how it ended by waitpid: top_exit its exit status or -1,
-	 * top_signal the signal that killed it or 0. JSON gives them to that
-	 * process when the trace has no exit record ("signal": N).
-	 */
-	const struct ct_proc *top;
-	int top_exit;
-	int top_signal;
 };
 
 /*

@@ -12,8 +12,10 @@
 #include <uthash.h>
 
 #include "jsonparse.h"
+#include "libnames.h"
 #include "lines.h"
 #include "mask.h"
+#include "runrec.h"
 #include "trace.h"
 
 /* What the file system said of a path, asked once per trace. */
@@ -50,6 +52,7 @@ void ct_trace_release(struct ct_trace *t)
 	for (i = 0; i < t->nprocs; i++)
 		proc_release(&t->procs[i]);
 	free(t->procs);
+	free(t->runs); /* their strings are in the arena */
 	HASH_CLEAR(hh, t->stats); /* the entries are in the arena */
 	ct_arena_release(&t->arena);
 	memset(t, 0, sizeof(*t));
@@ -366,6 +369,13 @@ static const char *run_id(struct reader *rd, const struct ct_jv *v)
 	return n >= 1 && n <= 32 && s[n] == '\0' ? kstr(rd, v, "run", NULL) : NULL;
 }
 
+/* The process's latest CUDA record so far is this one. */
+static void cuda_event(struct ct_proc *p, enum ct_cuda_event kind, size_t index)
+{
+	p->last_cuda = kind;
+	p->last_cuda_index = index;
+}
+
 static void on_record(struct reader *rd, const struct ct_jv *v)
 {
 	struct ct_proc *p = rd->p;
@@ -391,6 +401,8 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->secure = ct_jbool(v, "secure", false);
 	} else if (strcmp(ev, "search") == 0) {
 		on_search(rd, v, t, tid);
+		if (ct_cuda_library(p->searches[p->nsearches - 1].name))
+			cuda_event(p, CT_CUDA_EV_SEARCH, p->nsearches - 1);
 	} else if (strcmp(ev, "try") == 0) {
 		struct ct_search *s = find_search(rd, ct_jint(v, "search", -1));
 		struct ct_try *tr;
@@ -402,6 +414,8 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		tr->via = ct_rule_parse(ct_jstr(v, "via", NULL));
 	} else if (strcmp(ev, "open") == 0) {
 		on_open(rd, v, t);
+		if (ct_cuda_library(p->objects[p->nobjects - 1].path))
+			cuda_event(p, CT_CUDA_EV_OPEN, p->nobjects - 1);
 	} else if (strcmp(ev, "close") == 0) {
 		on_close(rd, v);
 	} else if (strcmp(ev, "dlopen") == 0) {
@@ -417,6 +431,8 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		q->t = t;
 		q->tid = tid;
 		th->pending = th->last_request = p->nrequests;
+		if (q->name && ct_cuda_library(q->name))
+			cuda_event(p, CT_CUDA_EV_DLOPEN, p->nrequests - 1);
 	} else if (strcmp(ev, "dlerror") == 0) {
 		struct by_tid *th = thread(rd, tid);
 
@@ -435,11 +451,16 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		m->result = ct_jint(v, "result", 0);
 		m->t = t;
 		m->images = decode_images(rd, ct_jget(v, "images"), &m->nimages);
+		cuda_event(p, CT_CUDA_EV_MODULE, p->nmodules - 1);
 	} else if (strcmp(ev, "cuinit") == 0) {
 		p->cuinit = ct_jint(v, "result", -1);
 		p->ncuinit++;
+		cuda_event(p, CT_CUDA_EV_CUINIT, 0);
 	} else if (strcmp(ev, "driver") == 0) {
 		decode_driver(rd, &p->driver, v);
+		/* The record with the devices is cuInit's own, written after it. */
+		if (!p->driver.has_devices)
+			cuda_event(p, CT_CUDA_EV_DRIVER, 0);
 	} else if (strcmp(ev, "exec") == 0) {
 		struct ct_exec *x = PUSH(p->execs, p->nexecs);
 
@@ -449,6 +470,15 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		x->untraced = kstr(rd, v, "untraced", NULL);
 		x->no_auditor = !ct_jbool(v, "auditor", true);
 		x->t = t;
+	} else if (strcmp(ev, "exec_failed") == 0) {
+		const char *api = ct_jstr(v, "api", NULL);
+		size_t k = p->nexecs;
+
+		/* The call returned: the process goes on in its image. */
+		while (k > 0 && api && strcmp(p->execs[k - 1].api, api) != 0)
+			k--;
+		if (k > 0)
+			p->execs[k - 1].failed = true;
 	} else if (strcmp(ev, "exit") == 0) {
 		p->exited = true;
 		p->exit_status = ct_jint(v, "status", 0);
@@ -739,6 +769,73 @@ static bool has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A run record: one line, counted in the total as a trace file's bytes are. */
+static void read_run_file(struct ct_trace *t, const char *path)
+{
+	struct ct_run r;
+	uint64_t n = 0;
+
+	if (t->nbytes >= CT_TRACE_BYTES_MAX)
+		return;
+	if (ct_runrec_read(&t->arena, path, t->only_owner, t->owner, &r, &n) == 0)
+		ct_trace_add_run(t, &r);
+	t->nbytes += n;
+}
+
+/* A copy in the trace's arena (NULL stays NULL). */
+static const char *arena_copy(struct ct_trace *t, const char *s)
+{
+	return s ? ct_arena_strdup(&t->arena, s) : NULL;
+}
+
+/*
+ * A program that cannot be traced left no file: its run record stands
+ * for it, so that the report says what it could not see instead of
+ * nothing. It is the process cudatrace started, with what the record
+ * knows of it and nothing else.
+ */
+static void untraced_process(struct ct_trace *t, const struct ct_run *r)
+{
+	struct ct_proc *p = PUSH(t->procs, t->nprocs);
+
+	p->pid = r->pid;
+	p->t = r->t;
+	p->host = r->host;
+	p->run = r->run;
+	p->exe = r->command;
+	p->argv = r->argv;
+	p->argc = r->argc;
+	p->cuinit = -1;
+	p->untraced = r->untraced;
+}
+
+void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r)
+{
+	struct ct_run *k;
+	const char **argv = NULL;
+	size_t i;
+
+	if (!r->run || (t->only_run && strcmp(r->run, t->only_run) != 0))
+		return;
+	for (i = 0; i < t->nruns; i++)
+		if (strcmp(t->runs[i].run, r->run) == 0)
+			return;
+	if (r->argc) {
+		argv = ct_arena_alloc(&t->arena, r->argc * sizeof(*argv));
+		for (i = 0; i < r->argc; i++)
+			argv[i] = arena_copy(t, r->argv[i]);
+	}
+	k = PUSH(t->runs, t->nruns);
+	*k = *r;
+	k->run = arena_copy(t, r->run);
+	k->host = arena_copy(t, r->host);
+	k->command = arena_copy(t, r->command);
+	k->argv = argv;
+	k->untraced = arena_copy(t, r->untraced);
+	if (k->untraced && k->pid > 0)
+		untraced_process(t, k);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -758,7 +855,7 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 		return -1;
 	}
 	while ((de = readdir(d)))
-		if (has_suffix(de->d_name, ".jsonl")) {
+		if (has_suffix(de->d_name, ".jsonl") || has_suffix(de->d_name, ".run.json")) {
 			names = grow(names, n, sizeof(*names));
 			names[n++] = ct_xstrdup(de->d_name);
 		}
@@ -769,7 +866,10 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 		char *path = ct_xmalloc(strlen(dir) + strlen(names[i]) + 2);
 
 		sprintf(path, "%s/%s", dir, names[i]);
-		read_file(t, path);
+		if (has_suffix(names[i], ".run.json"))
+			read_run_file(t, path);
+		else
+			read_file(t, path);
 		free(path);
 		free(names[i]);
 	}
@@ -831,6 +931,27 @@ static size_t earlier(const struct ct_trace *t, const struct by_pid *e, size_t i
 			return e->procs[lo];
 	}
 	return SIZE_MAX;
+}
+
+/*
+ * The process a run record names: its run's, on its host, with its pid;
+ * the last image of that pid (an exec goes on in the same process), which
+ * is the one that ended as the record says.
+ */
+static void join_run(struct ct_trace *t, const struct by_pid *e, const struct ct_run *r)
+{
+	struct ct_proc *top = NULL;
+	size_t k;
+
+	for (k = 0; e && r->pid > 0 && k < e->n; k++) {
+		struct ct_proc *q = &t->procs[e->procs[k]];
+
+		if (q->run && strcmp(q->run, r->run) == 0 &&
+		    (!q->host || !r->host || strcmp(q->host, r->host) == 0))
+			top = q; /* ascending: the last is the latest */
+	}
+	if (top)
+		top->launched = r;
 }
 
 /*
@@ -927,6 +1048,14 @@ void ct_trace_link(struct ct_trace *t)
 		else if (b != SIZE_MAX)
 			p->parent = &t->procs[b];
 	}
+	for (i = 0; i < t->nprocs; i++) {
+		struct ct_proc *p = &t->procs[i];
+
+		if (p->parent && !p->forked && p->parent->pid == p->pid && !p->parent->next_image)
+			p->parent->next_image = p;
+	}
+	for (i = 0; i < t->nruns; i++)
+		join_run(t, pid_procs(pids, t->runs[i].pid), &t->runs[i]);
 	HASH_ITER(hh, pids, e, tmp) {
 		HASH_DEL(pids, e);
 		free(e->procs);

@@ -121,7 +121,44 @@ struct ct_exec {
 	const char *api, *path, *untraced;
 	bool traced;
 	bool no_auditor;             /* traced through LD_PRELOAD alone */
+	bool failed;                 /* an exec_failed record followed: the call returned */
 	int64_t t;
+};
+
+/*
+ * A run record (<host>-<pid>.run.json, docs/run.md): what one `cudatrace
+ * run` started and how it ended, as waitpid told it.
+ */
+struct ct_run {
+	const char *run;             /* its run id */
+	const char *host;
+	const char *command;         /* the program, as cudatrace found it on PATH */
+	const char **argv;
+	size_t argc;
+	int64_t pid;                 /* the program's process id; 0: not recorded (an older
+					cudatrace) */
+	int64_t t;                   /* when it was started, ns since the epoch; 0: not recorded */
+	bool exited;                 /* it exited, with exit_status */
+	int64_t exit_status;
+	int64_t signal;              /* the signal that ended it; 0: none */
+	const char *untraced;        /* the program cannot be traced: why, in an exec
+					record's words ("static"); NULL: it can */
+};
+
+/*
+ * The last CUDA record of a process, in the order it wrote them: the load,
+ * search or dlopen of one of CUDA's libraries (ct_cuda_library), a module
+ * load or fatbin registration, cuInit (with the driver record it brings),
+ * the driver's first use.
+ */
+enum ct_cuda_event {
+	CT_CUDA_EV_NONE,
+	CT_CUDA_EV_OPEN,             /* objects[index] */
+	CT_CUDA_EV_SEARCH,           /* searches[index] */
+	CT_CUDA_EV_DLOPEN,           /* requests[index] */
+	CT_CUDA_EV_MODULE,           /* modules[index] */
+	CT_CUDA_EV_CUINIT,           /* the process's cuinit */
+	CT_CUDA_EV_DRIVER,           /* the driver record, before any cuInit */
 };
 
 struct ct_proc {
@@ -147,6 +184,14 @@ struct ct_proc {
 	bool reached_main;
 	struct ct_proc *parent;      /* the traced process that started it */
 	bool forked;                 /* a fork of the parent (same image) */
+	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
+	const struct ct_run *launched; /* the run record of the cudatrace run that started
+					it (the last image of that pid), or NULL */
+	const char *untraced;        /* not traced at all: a process made from its run
+					record (no file, no start record), and why it could
+					not be traced ("static"); NULL: traced */
+	enum ct_cuda_event last_cuda; /* its last CUDA record, and which one */
+	size_t last_cuda_index;
 	size_t bad_lines;            /* lines that are not JSON records */
 	bool cut;                    /* the last line was cut short */
 	unsigned long dropped;       /* records the shim could not write */
@@ -173,6 +218,8 @@ struct ct_proc {
 struct ct_trace {
 	struct ct_proc *procs;       /* ordered by start time */
 	size_t nprocs;
+	struct ct_run *runs;         /* the run records read (of only_run, when set) */
+	size_t nruns;
 	size_t bad_files;            /* files that held no record at all */
 	bool only_owner;             /* read only files owned by owner (set before reading) */
 	uid_t owner;
@@ -194,16 +241,59 @@ void ct_trace_init(struct ct_trace *t);
 void ct_trace_release(struct ct_trace *t);
 
 /*
- * Read every *.jsonl file in dir (not recursive) into t; called again for
- * more directories, the total limit counts them all. Returns 0, or -1
- * with a message in why when the directory cannot be read. Files and lines
- * that are not trace records are counted, not fatal.
+ * Read every *.jsonl file in dir (not recursive) into t, and every run
+ * record (*.run.json); called again for more directories, the total limit
+ * counts them all. Returns 0, or -1 with a message in why when the
+ * directory cannot be read. Files and lines that are not trace records are
+ * counted, not fatal; a run record that cannot be read is left out.
  */
 int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 		      size_t size);
 
-/* Join processes to their parents; call once after reading. */
+/*
+ * Add what a run record says, as reading its file does (r and its strings
+ * are copied): a run already added (the same run id) is kept as it was,
+ * and under only_run another run's is left out. A program that could not
+ * be traced (untraced, with its pid) becomes a process of its own, made
+ * from the record: it has no file and no start record. Call before
+ * ct_trace_link.
+ */
+void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r);
+
+/*
+ * Join processes to their parents, the images they exec'd and the run
+ * records that started them; call once after reading.
+ */
 void ct_trace_link(struct ct_trace *t);
+
+/*
+ * How a process ended, as its records (and its run record) tell: its exit
+ * status or signal when known; a process killed by a signal, or that left
+ * without calling exit or _exit, or still runs, wrote no exit record.
+ */
+enum ct_end_kind {
+	CT_END_EXIT,                 /* exited with status (an exit record, or its run's) */
+	CT_END_RETURN,               /* ran the normal exit path (returned from main):
+					its status is not recorded */
+	CT_END_SIGNAL,               /* killed by signal (its run's record: waitpid) */
+	CT_END_EXEC,                 /* replaced itself by exec: the new program is exec */
+	CT_END_NO_RECORD,            /* no exit record: killed by a signal, or left
+					without exit or _exit, or still running */
+	CT_END_UNKNOWN,              /* its trace lost records: cannot tell */
+};
+
+struct ct_ending {
+	enum ct_end_kind kind;
+	int64_t status;              /* CT_END_EXIT */
+	int64_t signal;              /* CT_END_SIGNAL */
+	const struct ct_exec *exec;  /* CT_END_EXEC; borrowed from the process */
+};
+
+/* How p ended (after ct_trace_link). */
+void ct_proc_ending(const struct ct_proc *p, struct ct_ending *e);
+
+/* Did p end badly: killed by a signal, or without an exit record? */
+bool ct_ending_abnormal(const struct ct_ending *e);
 
 /* The run p belongs to: its run id, or CT_TRACE_RUN_UNKNOWN. */
 const char *ct_proc_run(const struct ct_proc *p);

@@ -11,10 +11,10 @@ TCFLAGS := -O1 -g -Wall -D_GNU_SOURCE
 
 # churn: dlopen and dlclose the same libraries again and again.
 SIMPLE_CHURN := churn
-SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv \
+SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv crash \
 	putshello fdcount errnokeep errnodrv spawn drvapi rtload forkgate fdfull tracefile
 PROGRAMS := $(addprefix $(P)/,$(SIMPLE) $(SIMPLE_CHURN) threads forkrace runpath needsgone drvplt \
-	hello-static libwrapputs.so)
+	hello-static uexit-static libwrapputs.so)
 CUDA_PROGRAMS := $(if $(NVCC),$(P)/cudaprog-static $(P)/cudaprog-shared)
 
 .PHONY: all
@@ -30,7 +30,7 @@ $(P)/threads $(P)/forkrace: $(P)/%: $(S)/%.c | $(P)
 	$(CC) $(TCFLAGS) -pthread -o $@ $<
 
 # A statically linked program: the loader never runs, so nothing is traced.
-$(P)/hello-static: $(S)/hello.c | $(P)
+$(P)/hello-static $(P)/uexit-static: $(P)/%-static: $(S)/%.c | $(P)
 	$(CC) $(TCFLAGS) -static -o $@ $<
 
 # main (RUNPATH $ORIGIN/rp) -> libcaller.so (RUNPATH $ORIGIN/sub) -> dlopen libtarget.so

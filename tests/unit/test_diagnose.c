@@ -1913,6 +1913,45 @@ static void test_trace_incomplete(void **state)
 	expect_total(w, 7);
 }
 
+/*
+ * cudatrace run started a static program: no trace file, only the run
+ * record, which stands for the process; the same finding, message and fix
+ * as when a traced process starts it.
+ */
+static void test_trace_incomplete_static_run(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_file(w, "trace/h-4000.run.json",
+		   "{'ev':'run','run':'00112233aabbccdd','host':'h','command':'@R/bin/hello-static',"
+		   "'argv':['./hello-static','-x'],'shim':'/x/libcudatrace.so','pid':4001,"
+		   "'t':700,'exit':3,'untraced':'static','seconds':0.001}",
+		   true);
+	/* An older cudatrace's run record: nothing to make a process of. */
+	write_file(w, "trace/h-4100.run.json",
+		   "{'ev':'run','run':'00112233aabbccee','host':'h','command':'/bin/true',"
+		   "'argv':['true'],'exit':0,'seconds':0.001}",
+		   true);
+	/* And one that is no run record at all. */
+	write_file(w, "trace/h-4200.run.json", "{'ev':'start','pid':4201}", true);
+	judge(w, NULL, 0);
+	assert_int_equal(w->t.nprocs, 1);
+	assert_int_equal(w->t.procs[0].pid, 4001);
+	assert_string_equal(w->t.procs[0].untraced, "static");
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "'hello-static' is statically linked: no loader runs, nothing to trace");
+	expect_object(w, f, "@R/bin/hello-static");
+	expect_evidence(w, f, "started by cudatrace run: @R/bin/hello-static");
+	expect_fix(w, f, "it loads no library at run time: see the CUDA it carries with: "
+			 "cudatrace scan @R/bin/hello-static");
+	expect_fix(w, f, "cudatrace check --arch ARCH @R/bin/hello-static");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 4001);
+	assert_string_equal(f->where[0].program, "hello-static -x");
+	expect_total(w, 1);
+}
+
 /* ---- grouping ------------------------------------------------------------- */
 
 static void test_grouping(void **state)
@@ -2321,6 +2360,7 @@ int main(void)
 		T(test_device_code_targets_given),
 		T(test_module_loads),
 		T(test_trace_incomplete),
+		T(test_trace_incomplete_static_run),
 		T(test_grouping),
 		T(test_probe_then_real_miss),
 		T(test_same_library_elsewhere),

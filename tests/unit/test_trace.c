@@ -1061,6 +1061,224 @@ static void test_linking(void **state)
 	ct_trace_release(&t);
 }
 
+/* How each process ended, and its last CUDA event (ct_proc_ending). */
+static void test_endings(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_ending e;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "h-10-a.jsonl", START(10, 1, "h", "a", 100)
+		"{'ev':'fini','t':101,'tid':10}\n"
+		"{'ev':'exit','t':102,'tid':10,'api':'exit','status':4}\n");
+	write_records(d, "h-11-b.jsonl", START(11, 1, "h", "b", 110)
+		"{'ev':'main','t':111,'tid':11}\n"
+		"{'ev':'fini','t':112,'tid':11}\n");
+	/* Killed after CUDA: the search, the open, cuInit and its driver record. */
+	write_records(d, "h-12-c.jsonl", START(12, 1, "h", "c", 120)
+		"{'ev':'dlopen','t':121,'tid':12,'api':'dlopen','name':'libcuda.so.1','caller':'/bin/c'}\n"
+		"{'ev':'search','t':122,'tid':12,'id':1,'name':'libcuda.so.1','by':'/bin/c'}\n"
+		"{'ev':'open','t':123,'tid':12,'path':'/l/libcuda.so.1','search':1}\n"
+		"{'ev':'cuinit','t':124,'tid':12,'result':100}\n"
+		"{'ev':'driver','t':125,'tid':12,'path':'/l/libcuda.so.1','devices':[]}\n"
+		"{'ev':'search','t':126,'tid':12,'id':2,'name':'libm.so.6','by':'/bin/c'}\n");
+	/* Records lost: its exit may be among them. */
+	write_records(d, "h-13-d.jsonl", START(13, 1, "h", "d", 130)
+		"{'ev':'dropped','records':2}\n");
+	/* An exec that returned, a spawn, then nothing: no exit record. */
+	write_records(d, "h-14-e.jsonl", START(14, 1, "h", "e", 140)
+		"{'ev':'exec','t':141,'tid':14,'api':'execve','path':'/nope','traced':true}\n"
+		"{'ev':'exec_failed','t':142,'tid':14,'api':'execve','errno':2}\n"
+		"{'ev':'exec','t':143,'tid':14,'api':'posix_spawn','path':'/bin/x','traced':true}\n"
+		"{'ev':'module','t':144,'tid':14,'api':'cuModuleLoadData','result':209,'caller':'/bin/e'}\n");
+	/* An exec to a static program, and a traced exec into the next image. */
+	write_records(d, "h-15-f.jsonl", START(15, 1, "h", "f", 150)
+		"{'ev':'exec','t':151,'tid':15,'api':'execve','path':'/bin/st','traced':false,'untraced':'static'}\n");
+	write_records(d, "h-16-g.jsonl", START(16, 1, "h", "g", 160)
+		"{'ev':'driver','t':161,'tid':16,'path':'/l/libcuda.so.1','version':13000}\n"
+		"{'ev':'exec','t':162,'tid':16,'api':'execve','path':'/bin/next','traced':true}\n");
+	write_records(d, "h-16-h.jsonl", START(16, 1, "h", "h", 170));
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 8);
+
+	p = proc_of(&t, "h-10-a.jsonl");
+	ct_proc_ending(p, &e);
+	assert_int_equal(e.kind, CT_END_EXIT);
+	assert_int_equal(e.status, 4);
+	assert_false(ct_ending_abnormal(&e));
+	assert_int_equal(p->last_cuda, CT_CUDA_EV_NONE);
+
+	ct_proc_ending(proc_of(&t, "h-11-b.jsonl"), &e);
+	assert_int_equal(e.kind, CT_END_RETURN);
+	assert_false(ct_ending_abnormal(&e));
+
+	p = proc_of(&t, "h-12-c.jsonl");
+	ct_proc_ending(p, &e);
+	assert_int_equal(e.kind, CT_END_NO_RECORD);
+	assert_true(ct_ending_abnormal(&e));
+	/* cuInit's own driver record and a search for libm change nothing. */
+	assert_int_equal(p->last_cuda, CT_CUDA_EV_CUINIT);
+	assert_int_equal(p->cuinit, 100);
+
+	ct_proc_ending(proc_of(&t, "h-13-d.jsonl"), &e);
+	assert_int_equal(e.kind, CT_END_UNKNOWN);
+	assert_false(ct_ending_abnormal(&e));
+
+	p = proc_of(&t, "h-14-e.jsonl");
+	assert_true(p->execs[0].failed);
+	assert_false(p->execs[1].failed);
+	ct_proc_ending(p, &e);
+	assert_int_equal(e.kind, CT_END_NO_RECORD);
+	assert_int_equal(p->last_cuda, CT_CUDA_EV_MODULE);
+	assert_int_equal(p->last_cuda_index, 0);
+
+	ct_proc_ending(proc_of(&t, "h-15-f.jsonl"), &e);
+	assert_int_equal(e.kind, CT_END_EXEC);
+	assert_string_equal(e.exec->path, "/bin/st");
+
+	p = proc_of(&t, "h-16-g.jsonl");
+	assert_ptr_equal(p->next_image, proc_of(&t, "h-16-h.jsonl"));
+	assert_int_equal(p->last_cuda, CT_CUDA_EV_DRIVER);
+	ct_proc_ending(p, &e);
+	assert_int_equal(e.kind, CT_END_EXEC);
+	assert_string_equal(e.exec->path, "/bin/next");
+	/* The image it became wrote nothing more: killed, or still running. */
+	ct_proc_ending(proc_of(&t, "h-16-h.jsonl"), &e);
+	assert_int_equal(e.kind, CT_END_NO_RECORD);
+	ct_trace_release(&t);
+
+	/* A CUDA library loaded last: the open, after its dlopen and search. */
+	write_records(d, "h-12-c.jsonl", START(12, 1, "h", "c", 120)
+		"{'ev':'cuinit','t':121,'tid':12,'result':0}\n"
+		"{'ev':'dlopen','t':122,'tid':12,'api':'dlopen','name':'libcublas.so.13','caller':'/bin/c'}\n"
+		"{'ev':'search','t':123,'tid':12,'id':1,'name':'libcublas.so.13','by':'/bin/c'}\n"
+		"{'ev':'open','t':124,'tid':12,'path':'/l/libcublas.so.13','search':1}\n");
+	read_trace(d, &t);
+	p = proc_of(&t, "h-12-c.jsonl");
+	assert_int_equal(p->last_cuda, CT_CUDA_EV_OPEN);
+	assert_string_equal(p->objects[p->last_cuda_index].path, "/l/libcublas.so.13");
+	ct_trace_release(&t);
+}
+
+/* Run records: how the program cudatrace started ended; a static one stands for its process. */
+static void test_run_records(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_ending e;
+	struct ct_trace t;
+	struct ct_proc *p;
+	struct ct_run r;
+	const char *argv[] = { "./st", "--secret=x" };
+
+	/* A run whose program exec'd: the record is its last image's. */
+	write_records(d, "h-20-a.jsonl", "{'ev':'start','t':100,'tid':20,'v':1,'pid':20,'ppid':19,"
+		"'host':'h','image':'a','run':'0a0a'}\n{'ev':'fini','t':101,'tid':20}\n");
+	write_records(d, "h-20-b.jsonl", "{'ev':'start','t':200,'tid':20,'v':1,'pid':20,'ppid':19,"
+		"'host':'h','image':'b','run':'0a0a'}\n");
+	/* The same pid in another run, and on another host: not this run's. */
+	write_records(d, "h-20-c.jsonl", "{'ev':'start','t':300,'tid':20,'v':1,'pid':20,'ppid':1,"
+		"'host':'h','image':'c','run':'0b0b'}\n");
+	write_records(d, "o-20-d.jsonl", "{'ev':'start','t':400,'tid':20,'v':1,'pid':20,'ppid':1,"
+		"'host':'o','image':'d','run':'0a0a'}\n");
+	write_records(d, "h-19.run.json", "{'ev':'run','run':'0a0a','host':'h','command':'/bin/a',"
+		"'argv':['a'],'pid':20,'t':90,'signal':11,'seconds':0.1}");
+	/* A static program: no trace file, its record stands for it. */
+	write_records(d, "h-29.run.json", "{'ev':'run','run':'0c0c','host':'h','command':'/bin/st',"
+		"'argv':['st','-v'],'pid':30,'t':500,'exit':3,'untraced':'static','seconds':0.1}");
+	/* Damaged or impossible ones: left out, or what is impossible read as absent. */
+	write_records(d, "h-39.run.json", "{'ev':'run','run':'NOT-HEX','pid':40,'untraced':'static'}");
+	write_records(d, "h-49.run.json", "{'ev':'run','run':'0d0d','pid':-5,'t':-1,'exit':300,"
+		"'signal':9999,'untraced':'static'}");
+	write_records(d, "h-59.run.json", "{'ev':'run','run':'0e0e','pid':60,'untr");
+	read_trace(d, &t);
+	assert_int_equal(t.nruns, 3);
+	assert_int_equal(t.nprocs, 5);
+
+	/* The exec'd image ended as the record says; the first one exec'd. */
+	p = proc_of(&t, "h-20-b.jsonl");
+	assert_non_null(p->launched);
+	assert_string_equal(p->launched->command, "/bin/a");
+	ct_proc_ending(p, &e);
+	assert_int_equal(e.kind, CT_END_SIGNAL);
+	assert_int_equal(e.signal, 11);
+	assert_true(ct_ending_abnormal(&e));
+	assert_null(proc_of(&t, "h-20-a.jsonl")->launched);
+	assert_null(proc_of(&t, "h-20-c.jsonl")->launched);
+	assert_null(proc_of(&t, "o-20-d.jsonl")->launched);
+
+	/* The static program, sorted by when it started, with no file. */
+	p = &t.procs[t.nprocs - 1];
+	assert_int_equal(p->pid, 30);
+	assert_int_equal(p->t, 500);
+	assert_null(p->file);
+	assert_false(p->started);
+	assert_string_equal(p->untraced, "static");
+	assert_string_equal(p->run, "0c0c");
+	assert_string_equal(p->exe, "/bin/st");
+	assert_int_equal(p->argc, 2);
+	assert_string_equal(p->argv[1], "-v");
+	ct_proc_ending(p, &e);
+	assert_int_equal(e.kind, CT_END_EXIT);
+	assert_int_equal(e.status, 3);
+	/* Impossible values: no pid, no process; no status, no signal. */
+	assert_string_equal(t.runs[2].run, "0d0d");
+	assert_int_equal(t.runs[2].pid, 0);
+	assert_int_equal(t.runs[2].t, 0);
+	assert_false(t.runs[2].exited);
+	assert_int_equal(t.runs[2].signal, 0);
+	assert_int_equal(ct_trace_runs(&t), 3);
+
+	/* The same run given again (run's own, when its record could not be written) adds nothing. */
+	memset(&r, 0, sizeof(r));
+	r.run = "0c0c";
+	r.pid = 31;
+	r.untraced = "static";
+	ct_trace_add_run(&t, &r);
+	assert_int_equal(t.nruns, 3);
+	assert_int_equal(t.nprocs, 5);
+	ct_trace_release(&t);
+
+	/* Only one run: the others' records are left out, and make no process. */
+	ct_trace_init(&t);
+	t.only_run = "0a0a";
+	{
+		char why[256];
+
+		assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	}
+	r.run = "0f0f";
+	r.host = "h";
+	r.command = "/bin/st";
+	r.argv = argv;
+	r.argc = 2;
+	r.pid = 70;
+	r.t = 50;
+	r.exited = true;
+	r.exit_status = 0;
+	ct_trace_add_run(&t, &r);
+	assert_int_equal(t.nruns, 1);
+	r.run = "0a0a";
+	ct_trace_add_run(&t, &r);
+	assert_int_equal(t.nruns, 1);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 3);
+	assert_non_null(proc_of(&t, "h-20-b.jsonl")->launched);
+	ct_trace_release(&t);
+
+	/* Given by the caller, its strings copied: a process of its own. */
+	ct_trace_init(&t);
+	r.run = "1f1f";
+	ct_trace_add_run(&t, &r);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 1);
+	assert_string_equal(t.procs[0].exe, "/bin/st");
+	assert_ptr_not_equal(t.procs[0].argv[1], argv[1]);
+	assert_string_equal(t.procs[0].argv[1], "--secret=x");
+	assert_ptr_equal(t.procs[0].launched, &t.runs[0]);
+	ct_trace_release(&t);
+}
+
 static void test_directory(void **state)
 {
 	struct tdir *d = *state;
@@ -1297,6 +1515,8 @@ int main(void)
 		T(test_close_order),
 		T(test_fork_cycle),
 		T(test_linking),
+		T(test_endings),
+		T(test_run_records),
 		T(test_directory),
 		T(test_fifo),
 		T(test_every_prefix),

@@ -1,0 +1,33 @@
+/*
+ * How processes ended, in words (ending.c): a line of each process's
+ * facts, and the verdict's lines about the processes that died of a signal
+ * or left no exit record, each with the last CUDA event it recorded, so
+ * that a crashed program never reads as "no problem found".
+ */
+#ifndef CT_ENDING_H
+#define CT_ENDING_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+/*
+ * p's last CUDA event as words that follow "after" ("cuInit returned 0
+ * (ok)", "loading /usr/lib/libcuda.so.1"), or "" when it recorded none;
+ * into buf, returns buf (unescaped: print it through ct_tprintf).
+ */
+const char *ct_last_cuda_words(const struct ct_proc *p, char *buf, size_t size);
+
+/* "  end: killed by SIGSEGV (signal 11) after cuInit returned 0 (ok)": p's facts line. */
+void ct_ending_print(FILE *out, const struct ct_proc *p);
+
+/* How many processes of t ended badly (ct_ending_abnormal). */
+size_t ct_endings_abnormal(const struct ct_trace *t);
+
+/*
+ * A line for each process of t that ended badly (the first few, then how
+ * many more): which, how, and after which CUDA event.
+ */
+void ct_endings_print(FILE *out, const struct ct_trace *t);
+
+#endif
