@@ -708,6 +708,39 @@ static void test_lib_not_found_one_cause(void **state)
 	expect_total(w, 1);
 }
 
+/*
+ * cuDNN's probe: libcudnn_graph.so.9.19.0, then .9.19, then .9, which
+ * loads. The failed tries are part of that load, not findings.
+ */
+static void test_lib_not_found_probe_same_major(void **state)
+{
+	struct world *w = *state;
+	static const char *const names[] = { "libcudnn_graph.so.9.19.0", "libcudnn_graph.so.9.19" };
+	char trace[4096];
+	size_t i, n = 0;
+
+	for (i = 0; i < 2; i++)
+		n += (size_t)snprintf(trace + n, sizeof(trace) - n,
+				      "{'ev':'dlopen','api':'dlopen','name':'%s','flags':2,"
+				      "'caller':'@R/lib/libcudnn.so.9'}\n"
+				      "{'ev':'search','id':%zu,'name':'%s','by':'@R/lib/libcudnn.so.9'}\n"
+				      "{'ev':'try','search':%zu,'path':'@R/lib/%s','via':'runpath'}\n"
+				      "{'ev':'dlerror','text':'%s: cannot open shared object file: No "
+				      "such file or directory'}\n",
+				      names[i], i + 1, names[i], i + 1, names[i], names[i]);
+	snprintf(trace + n, sizeof(trace) - n,
+		 "{'ev':'dlopen','api':'dlopen','name':'libcudnn_graph.so.9','flags':2,"
+		 "'caller':'@R/lib/libcudnn.so.9'}\n"
+		 "{'ev':'search','id':3,'name':'libcudnn_graph.so.9','by':'@R/lib/libcudnn.so.9'}\n"
+		 "{'ev':'try','search':3,'path':'@R/lib/libcudnn_graph.so.9','via':'runpath'}\n"
+		 "{'ev':'open','path':'@R/lib/libcudnn_graph.so.9','lmid':0,"
+		 "'soname':'libcudnn_graph.so.9','search':3,'name':'libcudnn_graph.so.9',"
+		 "'by':'@R/lib/libcudnn.so.9','via':'runpath'}\n");
+	write_proc(w, "h", 100, NULL, NULL, trace);
+	judge(w, NULL, 0);
+	expect_total(w, 0);
+}
+
 static void test_lib_not_found_dlopen(void **state)
 {
 	struct world *w = *state;
@@ -2338,6 +2371,7 @@ int main(void)
 		T(test_lib_not_found_needed),
 		T(test_lib_not_found_copies),
 		T(test_lib_not_found_one_cause),
+		T(test_lib_not_found_probe_same_major),
 		T(test_lib_not_found_dlopen),
 		T(test_lib_not_found_not_raised),
 		T(test_lib_shadowed),
