@@ -34,6 +34,11 @@ static void *slot_real(int fn, int k)
 
 /* --- what each call records ---------------------------------------------- */
 
+/* Image pointers come without a length; the formats carry their own. */
+#define NO_LENGTH ((size_t)1 << 40)
+
+static void put_images(struct ct_rec *r, const void *p, size_t maxlen);
+
 /* CUDA result codes that mean the driver parsed the image. */
 static bool image_was_read(int rc)
 {
@@ -41,6 +46,28 @@ static bool image_was_read(int rc)
 	       rc == 222 /* unsupported PTX version */ ||
 	       rc == 221 /* JIT compiler not found */ ||
 	       rc == 223 /* JIT disabled */;
+}
+
+/*
+ * Where an image is: the file that holds it and its offset there, for the
+ * report to read it from the file (DESIGN.md, "the shim records where, not
+ * what": walking the entry headers of a big library's fatbins here would
+ * fault in pages the program never touches). Only an image in no file is
+ * described here, from its headers.
+ */
+static void put_where(struct ct_rec *r, const void *p, size_t maxlen)
+{
+	char obj[1024];
+	uint64_t off;
+
+	if (p && ct_object_file_offset(p, obj, sizeof(obj), &off)) {
+		ct_rec_str(r, "object", obj);
+		ct_rec_u64(r, "offset", off);
+		if (maxlen != NO_LENGTH)
+			ct_rec_u64(r, "size", maxlen);
+		return;
+	}
+	put_images(r, p, maxlen);
 }
 
 static void put_images(struct ct_rec *r, const void *p, size_t maxlen)
@@ -103,9 +130,6 @@ static bool begin(struct ct_rec *r, const char *api, int rc, const void *caller)
 	return true;
 }
 
-/* Image pointers come without a length; the formats carry their own. */
-#define NO_LENGTH ((size_t)1 << 40)
-
 static void note_image(const char *api, int rc, const void *caller,
 		       const void *image)
 {
@@ -115,7 +139,7 @@ static void note_image(const char *api, int rc, const void *caller,
 	if (!begin(&r, api, rc, caller))
 		return;
 	if (image_was_read(rc))
-		put_images(&r, unwrap(image, &wv), NO_LENGTH);
+		put_where(&r, unwrap(image, &wv), NO_LENGTH);
 	ct_rec_end(&r);
 }
 
@@ -356,7 +380,7 @@ static void after_cuLinkAddData(int rc, const void *caller, void *state,
 	ct_rec_str(&r, "name", name);
 	ct_rec_u64(&r, "size", size);
 	if (type >= 0 && type <= 2)
-		put_images(&r, data, size);
+		put_where(&r, data, size);
 	ct_rec_end(&r);
 }
 
@@ -401,7 +425,7 @@ static void after___cudaRegisterFatBinary(void **rc, const void *caller,
 	ct_rec_str(&r, "caller", ct_object_of(caller, obj, sizeof(obj)));
 	ct_rec_u64(&r, "wrapper_version", wv);
 	if (wv)
-		put_images(&r, data, NO_LENGTH);
+		put_where(&r, data, NO_LENGTH);
 	ct_rec_end(&r);
 }
 

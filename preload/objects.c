@@ -28,6 +28,9 @@ struct found {
 	const char *name; /* "" for the main program */
 	uintptr_t base;
 	const void *dyn;
+	const ElfW(Phdr) *phdr; /* its program headers, or NULL when not known */
+	size_t phnum;
+	uintptr_t map_start, map_end; /* its mapping, when known (0, 0) */
 };
 
 /* glibc 2.35's struct dl_find_object, with room for what may follow. */
@@ -101,6 +104,9 @@ static int find_cb(struct dl_phdr_info *info, size_t size, void *p)
 	c->out->name = info->dlpi_name ? info->dlpi_name : "";
 	c->out->base = info->dlpi_addr;
 	c->out->dyn = dyn;
+	c->out->phdr = info->dlpi_phdr;
+	c->out->phnum = info->dlpi_phnum;
+	c->out->map_start = c->out->map_end = 0;
 	c->found = true;
 	return 1;
 }
@@ -120,10 +126,62 @@ static bool find_object(const void *addr, struct found *out)
 		out->name = r.map->l_name ? r.map->l_name : "";
 		out->base = r.map->l_addr;
 		out->dyn = r.map->l_ld;
+		out->phdr = NULL;
+		out->phnum = 0;
+		out->map_start = (uintptr_t)r.map_start;
+		out->map_end = (uintptr_t)r.map_end;
 		return true;
 	}
 	dl_iterate_phdr(find_cb, &c);
 	return c.found;
+}
+
+/*
+ * The program headers of an object _dl_find_object found: its ELF header
+ * is where its mapping starts when its first segment maps the file from
+ * offset 0 (what linkers do), and the headers follow it in that segment.
+ * Pages the loader read to map it: nothing new is touched.
+ */
+static bool phdrs_from_mapping(struct found *f)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)f->map_start;
+	uintptr_t ph;
+
+	if (!f->map_start || f->map_end - f->map_start < sizeof(*eh) ||
+	    eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
+	    eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3 ||
+	    eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phnum == 0 ||
+	    eh->e_phoff > f->map_end - f->map_start)
+		return false;
+	ph = f->map_start + eh->e_phoff;
+	if ((f->map_end - ph) / sizeof(ElfW(Phdr)) < eh->e_phnum)
+		return false;
+	f->phdr = (const ElfW(Phdr) *)ph;
+	f->phnum = eh->e_phnum;
+	return true;
+}
+
+bool ct_object_file_offset(const void *addr, char *buf, size_t size, uint64_t *offset)
+{
+	struct found f;
+	uintptr_t a = (uintptr_t)addr;
+	size_t i;
+
+	buf[0] = '\0';
+	if (!find_object(addr, &f) || (!f.phdr && !phdrs_from_mapping(&f)))
+		return false;
+	for (i = 0; i < f.phnum; i++) {
+		const ElfW(Phdr) *ph = &f.phdr[i];
+		uintptr_t start = f.base + ph->p_vaddr;
+
+		/* In the part of a segment the file backs (not its .bss). */
+		if (ph->p_type != PT_LOAD || a < start || a - start >= ph->p_filesz)
+			continue;
+		*offset = (uint64_t)ph->p_offset + (uint64_t)(a - start);
+		ct_object_of(addr, buf, size);
+		return buf[0] != '\0';
+	}
+	return false;
 }
 
 bool ct_object_dynamic(const void *addr, uintptr_t *base, const void **dyn)

@@ -78,6 +78,12 @@ const char *ct_object_of(const void *addr, char *buf, size_t size);
 void *ct_next_symbol(const char *name);
 /* The default definition of name in the object loaded at base with dyn. */
 void *ct_symbol_in(uintptr_t base, const void *dyn, const char *name);
+/*
+ * The file that holds addr, as the loader mapped it: its path into buf and
+ * the offset of addr in it. False when addr is in no object, in a part no
+ * file backs (.bss, the heap), or the object's headers cannot be found.
+ */
+bool ct_object_file_offset(const void *addr, char *buf, size_t size, uint64_t *offset);
 /* The load base and dynamic section of the object containing addr. */
 bool ct_object_dynamic(const void *addr, uintptr_t *base, const void **dyn);
 /* The string of dynamic tag (DT_SONAME, DT_RUNPATH) of an object, or NULL. */

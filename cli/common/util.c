@@ -169,3 +169,16 @@ char *ct_read_small_file(const char *path, size_t max)
 	buf[n] = '\0';
 	return buf;
 }
+
+bool ct_word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (n && (p = strstr(p, word)) != NULL) {
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+		p++;
+	}
+	return false;
+}

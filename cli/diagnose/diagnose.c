@@ -174,6 +174,39 @@ const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const
 	return c && c->ok && !c->sibling ? &c->f : NULL;
 }
 
+char *ct_module_images_words(const struct ct_diagnosis *d, const struct ct_module *m, char *buf,
+			     size_t size)
+{
+	struct elfscan_image img[64];
+	const struct elfscan_file *f;
+	size_t avail, n = 0;
+	long count, i;
+
+	if (m->nimages || !m->object || m->offset < 0) {
+		ct_images_words(m, buf, size);
+		return buf;
+	}
+	buf[0] = '\0';
+	f = d ? ct_diagnosis_code(d, m->object) : NULL;
+	if (!f || !f->buf || (uint64_t)m->offset >= f->len)
+		return buf;
+	avail = f->len - (size_t)m->offset;
+	if (m->size > 0 && (uint64_t)m->size < avail)
+		avail = (size_t)m->size;
+	count = elfscan_module_describe(f->buf + m->offset, avail, img, 64);
+	for (i = 0; i < count && i < 64; i++) {
+		char a[ELFSCAN_ARCH_NAME_MAX];
+
+		elfscan_image_arch_name(&img[i], a, sizeof(a));
+		if (ct_word_in(buf, a)) /* once each */
+			continue;
+		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? " " : "", a);
+		if (n >= size)
+			break;
+	}
+	return buf;
+}
+
 const char *ct_diagnosis_soname(const struct ct_diagnosis *d, const struct ct_loaded *o)
 {
 	const struct ct_elfinfo *e = elfinfo_of(d, o->path);
@@ -723,7 +756,7 @@ static void rule_modules(struct ctx *c)
 			code = CT_F_DRIVER_TOO_OLD;
 		else
 			continue;
-		ct_images_words(m, archs, sizeof(archs));
+		ct_module_images_words(c->d, m, archs, sizeof(archs));
 		/* CUDA's texts end with a full stop; ours go on after them. */
 		snprintf(text, sizeof(text), "%s", ct_cu_error_text((int)m->result));
 		n = strlen(text);

@@ -58,6 +58,14 @@ void ct_diagnosis_release(struct ct_diagnosis *d);
  */
 const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const char *path);
 /*
+ * The archs of a module's images, once each ("sm_80 sm_86"), into buf:
+ * those the trace lists, or, when the shim recorded where the image is (a
+ * file and an offset), read from that file as ct_diagnose mapped it. ""
+ * when neither says. Returns buf.
+ */
+char *ct_module_images_words(const struct ct_diagnosis *d, const struct ct_module *m, char *buf,
+			     size_t size);
+/*
  * The DT_SONAME of a traced object: its file's, as ct_diagnose read it,
  * else the one the trace recorded (a trace judged away from its files);
  * NULL when neither. Owned by d or the trace.

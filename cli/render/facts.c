@@ -687,7 +687,7 @@ static void print_driver(FILE *out, const struct ct_proc *p)
 	}
 }
 
-static void print_modules(FILE *out, const struct ct_proc *p)
+static void print_modules(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d)
 {
 	size_t i, regs = 0;
 
@@ -699,7 +699,7 @@ static void print_modules(FILE *out, const struct ct_proc *p)
 			regs++;
 			continue;
 		}
-		ct_images_words(m, archs, sizeof(archs));
+		ct_module_images_words(d, m, archs, sizeof(archs));
 		ct_tprintf(out, "  module load: %s by %s", m->api, base(m->caller));
 		if (m->file)
 			ct_tprintf(out, " of %s", m->file);
@@ -822,7 +822,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		print_matrix(out, p, d, verbose);
 		print_failures(out, p, d, verbose);
 		print_driver(out, p);
-		print_modules(out, p);
+		print_modules(out, p, d);
 		print_ending(out, p);
 	}
 	if (similar)

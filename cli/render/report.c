@@ -239,7 +239,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			ct_json_null(j);
 		else
 			ct_json_i64(j, m->result);
-		ct_images_words(m, words, sizeof(words));
+		ct_module_images_words(d, m, words, sizeof(words));
 		ct_json_words(j, "images", words[0] ? words : "none");
 		ct_json_object_end(j);
 	}

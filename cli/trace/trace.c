@@ -451,6 +451,11 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		m->result = ct_jint(v, "result", 0);
 		m->t = t;
 		m->images = decode_images(rd, ct_jget(v, "images"), &m->nimages);
+		m->object = kstr(rd, v, "object", NULL);
+		m->offset = ct_jint(v, "offset", -1);
+		m->size = ct_jint(v, "size", -1);
+		if (m->offset < 0 || m->size < -1)
+			m->offset = m->size = -1;
 		cuda_event(p, CT_CUDA_EV_MODULE, p->nmodules - 1);
 	} else if (strcmp(ev, "cuinit") == 0) {
 		p->cuinit = ct_jint(v, "result", -1);
@@ -1210,7 +1215,7 @@ void ct_images_words(const struct ct_module *m, char *buf, size_t size)
 	for (i = 0; i < m->nimages; i++) {
 		const char *a = m->images[i].arch ? m->images[i].arch : "?";
 
-		if (strstr(buf, a)) /* once each */
+		if (ct_word_in(buf, a)) /* once each */
 			continue;
 		n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s",
 				      n ? " " : "", a);

@@ -90,6 +90,13 @@ struct ct_module {
 	int64_t result, t;
 	struct ct_image_rec *images; /* in the arena; an entry per array item */
 	size_t nimages;
+	/*
+	 * Where the image is, when it lives in a file the process mapped: that
+	 * file and the image's offset in it (-1 when not recorded), its size
+	 * when the call gave one (else -1). The report reads it from the file.
+	 */
+	const char *object;
+	int64_t offset, size;
 	bool registration;           /* __cudaRegisterFatBinary, not a load */
 };
 
