@@ -251,7 +251,12 @@ $(B)/bench/scan_pages: bench/scan_pages.c $(B)/libelfscan.a
 	$(CC) $(ALL_CFLAGS) $(INC_ELFSCAN) -o $@ $< $(B)/libelfscan.a \
 		$(ALL_LDFLAGS) $(DEPS_LIBS)
 
-bench: all programs $(B)/bench/scan_pages
+# A command's own peak RSS, which a process started by Python cannot report.
+$(B)/bench/peak_rss: bench/peak_rss.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+bench: all programs $(B)/bench/scan_pages $(B)/bench/peak_rss
 	@bench/scan
 	@bench/trace
 	@bench/ldd
