@@ -244,7 +244,19 @@ $(B)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) \
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(DEPS_LIBS)
 
-bench: all programs
+# bench/scan's page counter: the scanner's public API on a file mapped
+# with no access rights, each page opened and counted as it is touched.
+$(B)/bench/scan_pages: bench/scan_pages.c $(B)/libelfscan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(INC_ELFSCAN) -o $@ $< $(B)/libelfscan.a \
+		$(ALL_LDFLAGS) $(DEPS_LIBS)
+
+# A command's own peak RSS, which a process started by Python cannot report.
+$(B)/bench/peak_rss: bench/peak_rss.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+bench: all programs $(B)/bench/scan_pages $(B)/bench/peak_rss
 	@bench/scan
 	@bench/trace
 	@bench/ldd

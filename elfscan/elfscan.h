@@ -163,6 +163,13 @@ struct elfscan_file {
 	struct elfscan_problem *problems;
 	size_t nproblems;
 	size_t nwrappers;   /* .nvFatBinSegment wrappers seen */
+	/*
+	 * What the magic scan cost: bytes it read outside containers looking
+	 * for a header (gaps, padding, sections without containers), and
+	 * containers it reached by hopping from the end of the previous one.
+	 */
+	uint64_t magic_scanned;
+	size_t magic_hops;
 	/* Private: the scanned bytes, and a mapping to undo if we made it. */
 	const unsigned char *buf;
 	size_t len;

@@ -54,22 +54,29 @@ int es_add_section(struct elfscan_file *f, const char *name, uint64_t offset,
  * Walk the container at f->buf + off (validated or not) whose bytes may
  * run to limit (an absolute file offset), appending images and the
  * container itself. Problems are recorded. Returns 0 or -ENOMEM; *next is
- * set to where the container ends (clamped to limit).
+ * set to where the container ends (clamped to limit), *chain_end to where
+ * its entry chain broke off, or to *next when the chain reached the end.
  */
 int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
-		     size_t section, enum elfscan_found found, uint64_t *next);
+		     size_t section, enum elfscan_found found, uint64_t *next,
+		     uint64_t *chain_end);
 
 /*
  * Scan [start, end) of f->buf for containers: validated magic hits at
- * addresses (file offset + addr_delta) that are 8-aligned. Returns 0 or
+ * addresses (file offset + addr_delta) that are 8-aligned. From each
+ * container found it hops to the next header past the container's end and
+ * its zero padding, and searches word by word only where no header is
+ * there; f->magic_scanned and f->magic_hops count both. Returns 0 or
  * -ENOMEM.
  */
 int es_magic_scan(struct elfscan_file *f, uint64_t start, uint64_t end,
 		  uint64_t addr_delta, size_t section);
 
 /*
- * Walk a section known to hold back-to-back containers; on junk, record it
- * and resynchronise with a magic scan of the rest.
+ * Walk a section known to hold back-to-back containers. A container whose
+ * entry chain breaks off before its end has its remaining bytes searched,
+ * so that a wrong size field hides no container after it. On junk, record
+ * it and resynchronise with a magic scan of the rest.
  */
 int es_walk_section(struct elfscan_file *f, uint64_t start, uint64_t end,
 		    uint64_t addr_delta, size_t section);

@@ -575,6 +575,202 @@ static void test_lz4_payload_past_end(void **state)
 	scanned_close(&s);
 }
 
+/*
+ * The magic scan hops from a container's end to the next header, and the
+ * walk of .nv_fatbin resynchronises after a broken chain. These scan one
+ * section of hand-made containers through the internal entry points, so
+ * that the section's kind (searched or walked) is the test's choice.
+ */
+
+/*
+ * A container at b with n SASS entries for arch, each a 0x40 header and
+ * payload bytes of 0xa5. Returns its size.
+ */
+static size_t put_container(unsigned char *b, unsigned arch, unsigned n,
+			    uint64_t payload)
+{
+	uint64_t one = 0x40 + payload;
+	unsigned i;
+
+	container_init(b, n * one);
+	for (i = 0; i < n; i++) {
+		unsigned char *e = b + 16 + i * one;
+
+		entry_init(e, 0x40, payload);
+		put32(e + E_ARCH, arch);
+		memset(e + 0x40, 0xa5, payload);
+	}
+	return 16 + n * one;
+}
+
+/* Scan len bytes at b as one section: searched, or walked as .nv_fatbin. */
+static void section_scan(struct elfscan_file *f, const unsigned char *b,
+			 size_t len, bool walk)
+{
+	size_t sec;
+
+	elfscan_file_init(f);
+	f->buf = b;
+	f->len = len;
+	assert_int_equal(es_add_section(f, walk ? ".nv_fatbin" : ".rodata", 0,
+					len, 0, &sec), 0);
+	if (walk)
+		assert_int_equal(es_walk_section(f, 0, len, 0, sec), 0);
+	else
+		assert_int_equal(es_magic_scan(f, 0, len, 0, sec), 0);
+}
+
+/* The containers found, as "offset:arch:images:found" words. */
+static void expect_containers(const struct elfscan_file *f, const char *want,
+			      const char *what)
+{
+	char got[512] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < f->ncontainers && n < sizeof(got); i++) {
+		const struct elfscan_container *c = &f->containers[i];
+
+		n += (size_t)snprintf(got + n, sizeof(got) - n, "%s%#llx:%u:%zu:%s",
+				      i ? " " : "", (unsigned long long)c->offset,
+				      c->nimages ? f->images[c->first_image].arch : 0,
+				      c->nimages, elfscan_found_name(c->found));
+	}
+	if (strcmp(got, want) != 0) {
+		print_problems(f);
+		fail_msg("%s: containers '%s', want '%s'", what, got, want);
+	}
+}
+
+/*
+ * Containers one after another, with the zero padding the toolchains
+ * leave (0, 8, 24 and 568 bytes): every one after the first is reached by
+ * a hop, and only the padding is read outside them, not even the
+ * container that one payload holds.
+ */
+static void test_hop_back_to_back(void **state)
+{
+	static const size_t pad[] = { 0, 8, 24, 568 };
+	unsigned char *b = calloc(1, 8192), *copy;
+	size_t len = 0, i;
+	uint64_t at[5];
+	struct elfscan_file f;
+	char want[256];
+
+	(void)state;
+	assert_non_null(b);
+	for (i = 0; i < 5; i++) {
+		if (i)
+			len += pad[i - 1];
+		at[i] = len;
+		len += put_container(b + len, 70 + (unsigned)i, 2, 0x100);
+	}
+	/* A valid container inside a payload is payload. */
+	put_container(b + at[1] + 16 + 0x40, 99, 1, 0x40);
+	copy = copy_exact(b, len);
+	section_scan(&f, copy, len, false);
+	snprintf(want, sizeof(want),
+		 "%#llx:70:2:magic-scan %#llx:71:2:magic-scan %#llx:72:2:magic-scan "
+		 "%#llx:73:2:magic-scan %#llx:74:2:magic-scan",
+		 (unsigned long long)at[0], (unsigned long long)at[1],
+		 (unsigned long long)at[2], (unsigned long long)at[3],
+		 (unsigned long long)at[4]);
+	expect_containers(&f, want, "back to back");
+	assert_int_equal(f.nproblems, 0);
+	assert_int_equal(f.magic_hops, 4);
+	assert_int_equal(f.magic_scanned, 8 + 24 + 568);
+	elfscan_file_release(&f);
+	free(copy);
+	free(b);
+}
+
+/*
+ * Where the hop finds no header (a blob with a magic that is no
+ * container), the scan searches from there to the next header and hops
+ * again: it reads the blob, and only the blob.
+ */
+static void test_hop_gap(void **state)
+{
+	unsigned char *b = calloc(1, 8192), *copy;
+	size_t len, c1, c2;
+	struct elfscan_file f;
+	char want[256];
+
+	(void)state;
+	assert_non_null(b);
+	len = put_container(b, 80, 1, 0x80);
+	memset(b + len, 0x5a, 1000);
+	put32(b + len + 496, FATBIN_MAGIC); /* no version, no size: rejected */
+	len += 1000;
+	c1 = len;
+	len += put_container(b + len, 86, 3, 0x40);
+	c2 = len;
+	len += put_container(b + len, 90, 1, 0x48);
+	copy = copy_exact(b, len);
+	section_scan(&f, copy, len, false);
+	snprintf(want, sizeof(want),
+		 "0:80:1:magic-scan %#zx:86:3:magic-scan %#zx:90:1:magic-scan", c1, c2);
+	expect_containers(&f, want, "a gap");
+	assert_int_equal(f.magic_hops, 1);
+	assert_int_equal(f.magic_scanned, 1000);
+	elfscan_file_release(&f);
+	free(copy);
+	free(b);
+}
+
+/*
+ * A size field that claims the next container (too large), or part of
+ * its own last entry only (too small), or bytes past the section's end,
+ * never hides a real container. The search rejects the damaged container
+ * and finds the next; the walk of .nv_fatbin lists what the damaged one's
+ * chain holds, then searches the bytes it claims without accounting for.
+ */
+static void test_hop_corrupt_size(void **state)
+{
+	static const struct {
+		const char *what;
+		bool walk;
+		int64_t delta;  /* added to the first container's size */
+		const char *want;
+	} cases[] = {
+		{ "search, size covers the next", false, 0x1c0,
+		  "0x1c0:86:2:magic-scan 0x380:90:1:magic-scan" },
+		{ "search, size cut in the last entry", false, -0x40,
+		  "0x1c0:86:2:magic-scan 0x380:90:1:magic-scan" },
+		{ "search, size past the end", false, 0x100000,
+		  "0x1c0:86:2:magic-scan 0x380:90:1:magic-scan" },
+		{ "search, size wraps", false, (int64_t)0xfffffffffffff000ll,
+		  "0x1c0:86:2:magic-scan 0x380:90:1:magic-scan" },
+		{ "walk, size covers the next", true, 0x1c0,
+		  "0:80:2:section 0x1c0:86:2:magic-scan 0x380:90:1:section" },
+		{ "walk, size past the end", true, 0x100000,
+		  "0:80:2:section 0x1c0:86:2:magic-scan 0x380:90:1:magic-scan" },
+		{ "walk, size cut in the last entry", true, -0x40,
+		  "0:80:1:section 0x1c0:86:2:magic-scan 0x380:90:1:magic-scan" },
+	};
+	unsigned char b[0x800];
+	size_t len, i;
+
+	(void)state;
+	memset(b, 0, sizeof(b));
+	len = put_container(b, 80, 2, 0x98);
+	assert_int_equal(len, 0x1c0);
+	len += put_container(b + len, 86, 2, 0x98);
+	len += put_container(b + len, 90, 1, 0x40);
+	assert_int_equal(len, 0x380 + 0x90);
+	for (i = 0; i < ARRAY_LEN(cases); i++) {
+		unsigned char *copy = copy_exact(b, len);
+		struct elfscan_file f;
+
+		put64(copy + 8, get_le(copy + 8, 8) + (uint64_t)cases[i].delta);
+		section_scan(&f, copy, len, cases[i].walk);
+		expect_containers(&f, cases[i].want, cases[i].what);
+		if (cases[i].walk)
+			assert_true(f.nproblems > 0);
+		elfscan_file_release(&f);
+		free(copy);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -593,6 +789,9 @@ int main(void)
 		cmocka_unit_test(test_junk_in_nv_fatbin),
 		cmocka_unit_test(test_chain_progress),
 		cmocka_unit_test(test_lz4_payload_past_end),
+		cmocka_unit_test(test_hop_back_to_back),
+		cmocka_unit_test(test_hop_gap),
+		cmocka_unit_test(test_hop_corrupt_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
