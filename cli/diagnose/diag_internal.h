@@ -85,11 +85,31 @@ const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path);
  * CUDA's integer (13010) into *cuda; false when none.
  */
 bool ct_dx_compiler_release(const struct elfscan_file *f, int *cuda);
+/* The same for the file at path, worked out once per file. */
+bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda);
 /*
  * The CUDA o was built for (13000; 13010 when the minor is known), and
  * the evidence in words into why; 0 when the file does not say (builds.c).
  */
 int ct_dx_build(struct ctx *c, const struct ct_loaded *o, char *why, size_t size);
+/*
+ * What a file says of its build (builds.c computes it), kept with the
+ * file's other facts so that it is worked out once per file, not once per
+ * process: a job's ranks all ask it of the same libraries, and finding
+ * the compiler's release reads the whole .nv_fatbin.
+ */
+struct ct_file_build {
+	bool known;                  /* worked out */
+	int cuda;                    /* 0: the file does not say */
+	char *why;                   /* its evidence in words; owned by the diagnosis */
+	bool release_known;          /* release worked out */
+	int release;                 /* ct_dx_compiler_release of its device code; 0: none */
+};
+/* path's slot (the file read once, as ct_dx_code_scan does); never NULL. */
+struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path);
+
+/* Frees what the shadowed rule kept of the loader model's answers (diag_libs.c). */
+void ct_dx_own_choices_free(struct ct_own_choice *all);
 
 void ct_dx_rule_not_found(struct ctx *c);
 void ct_dx_rule_shadowed(struct ctx *c);

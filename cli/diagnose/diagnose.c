@@ -40,6 +40,11 @@ struct ct_devcode {
 	struct ct_elfinfo info;   /* DT_NEEDED, versions needed (ct_dx_elfinfo) */
 	bool info_ok;
 	bool sibling;             /* not in the trace: read for what it says of another */
+	struct ct_file_build build; /* what it says of its CUDA (builds.c), once */
+	bool judged;              /* the three below worked out (judge_code) */
+	bool runnable;            /* holds SASS or PTX */
+	long picks[CT_MAX_TARGETS]; /* the image the driver picks for each target, or -1 */
+	char archs[512];          /* what it holds, in words */
 	UT_hash_handle hh;        /* d->code_by_path, keyed by path */
 };
 
@@ -110,6 +115,11 @@ const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path)
 	const struct ct_devcode *k = scan_sibling(c->d, path);
 
 	return k->ok ? &k->f : NULL;
+}
+
+struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path)
+{
+	return &scan_sibling(c->d, path)->build;
 }
 
 /* Is name one of list, as the loader asked for it (DSTs expanded)? */
@@ -199,10 +209,12 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 		HASH_DEL(d->code_by_path, c);
 		elfscan_file_release(&c->f);
 		ct_elfinfo_release(&c->info);
+		free(c->build.why);
 		free(c->path);
 		free(c);
 	}
 	ct_symcache_free(d->syms);
+	ct_dx_own_choices_free(d->own_choices);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }
@@ -433,12 +445,11 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 	 */
 	for (i = 0; i < c->nmapped; i++) {
 		const struct ct_loaded *o = c->mapped[i];
-		const struct elfscan_file *f;
 		int cv;
 
-		if (!o->main || !(f = ct_diagnosis_code(c->d, o->path)))
+		if (!o->main || !ct_diagnosis_code(c->d, o->path))
 			continue;
-		if (ct_dx_compiler_release(f, &cv)) {
+		if (ct_dx_file_release(c, o->path, &cv)) {
 			snprintf(what, size,
 				 "the CUDA runtime built into %s (its device code was "
 				 "compiled by CUDA %d.%d)",
@@ -588,6 +599,30 @@ static void archs_words(const struct elfscan_file *f, char *buf, size_t size)
 	ct_summary_release(&s);
 }
 
+/*
+ * What a file's device code gives each target, worked out once per file:
+ * every rank of a job maps the same libraries, and libtorch_cuda holds
+ * thousands of images.
+ */
+static const struct ct_devcode *judge_code(struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devcode *c = code_of(d, path);
+	size_t k, t;
+
+	if (!c || !c->ok || c->sibling)
+		return NULL;
+	if (c->judged)
+		return c;
+	archs_words(&c->f, c->archs, sizeof(c->archs));
+	for (k = 0; k < c->f.nimages; k++)
+		c->runnable |= c->f.images[k].kind == ELFSCAN_KIND_SASS ||
+			       c->f.images[k].kind == ELFSCAN_KIND_PTX;
+	for (t = 0; t < d->ntargets; t++)
+		c->picks[t] = elfscan_pick_image(c->f.images, c->f.nimages, &d->targets[t]);
+	c->judged = true;
+	return c;
+}
+
 static void rule_device_code(struct ctx *c)
 {
 	struct ct_diagnosis *d = c->d;
@@ -597,23 +632,21 @@ static void rule_device_code(struct ctx *c)
 
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
+		const struct ct_devcode *code;
 		const struct elfscan_file *f;
-		char archs[512], need[32], have[32], gencode[192];
+		const char *archs;
+		char need[32], have[32], gencode[192];
 
-		if (o->shim || !(f = ct_diagnosis_code(d, o->path)))
+		if (o->shim || !(code = judge_code(d, o->path)))
 			continue;
-		archs_words(f, archs, sizeof(archs));
+		f = &code->f;
+		archs = code->archs;
 		for (t = 0; t < d->ntargets; t++) {
 			const struct elfscan_target *tg = &d->targets[t];
-			long pick = elfscan_pick_image(f->images, f->nimages, tg);
+			long pick = code->picks[t];
 			struct ct_finding *fd;
-			bool runnable = false;
-			size_t k;
 
-			for (k = 0; k < f->nimages; k++)
-				runnable |= f->images[k].kind == ELFSCAN_KIND_SASS ||
-					    f->images[k].kind == ELFSCAN_KIND_PTX;
-			if (!runnable)
+			if (!code->runnable)
 				break;
 			if (pick < 0) {
 				fd = ct_finding_add(&d->findings, CT_F_NO_KERNEL_IMAGE, o->path,

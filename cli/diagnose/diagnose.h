@@ -25,6 +25,7 @@
 
 struct ct_devcode;
 struct ct_symcache;
+struct ct_own_choice;
 
 struct ct_diagnosis {
 	struct ct_findings findings;
@@ -34,6 +35,7 @@ struct ct_diagnosis {
 	bool targets_from_trace;  /* the GPUs recorded; else --arch or none */
 	struct ct_devcode *code_by_path; /* each file's facts, read once (a hash table) */
 	struct ct_symcache *syms;  /* each file's versions and symbols, read once */
+	struct ct_own_choice *own_choices; /* the loader model's answers, once each */
 };
 
 struct ct_loader;

@@ -22,8 +22,28 @@ struct entry {
 	UT_hash_handle hh;
 };
 
+/*
+ * What a provider's own table says of one VERNEED entry, kept: a job's
+ * ranks ask it of the same files thousands of times, and the answer reads
+ * every symbol the requester needs. Keyed by the entry (its address: it
+ * outlives the cache, symvers.h) and the provider's path.
+ */
+enum own_answer { OWN_OK, OWN_NO_VERSION, OWN_SYMBOLS_MISSING };
+
+struct own_key {
+	const struct ct_verneed *need;
+	const struct entry *provider;
+};
+
+struct own_memo {
+	struct own_key key;
+	enum own_answer answer;
+	UT_hash_handle hh;
+};
+
 struct ct_symcache {
 	struct entry *by_path;
+	struct own_memo *own;
 };
 
 struct ct_symcache *ct_symcache_new(void)
@@ -35,8 +55,14 @@ void ct_symcache_free(struct ct_symcache *c)
 {
 	struct entry *e, *tmp;
 
+	struct own_memo *m, *mtmp;
+
 	if (!c)
 		return;
+	HASH_ITER(hh, c->own, m, mtmp) {
+		HASH_DEL(c->own, m);
+		free(m);
+	}
 	HASH_ITER(hh, c->by_path, e, tmp) {
 		HASH_DEL(c->by_path, e);
 		if (e->info_read)
@@ -115,6 +141,33 @@ void ct_symscope_release(struct ct_symscope *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* What provider's own table gives need, asked of the files once per pair. */
+static enum own_answer own_answer(struct ct_symcache *c, const char *provider,
+				  const struct ct_verneed *need)
+{
+	struct own_key key;
+	struct own_memo *m;
+	size_t nmissing;
+
+	memset(&key, 0, sizeof(key));
+	key.need = need;
+	key.provider = entry_of(c, provider);
+	HASH_FIND(hh, c->own, &key, sizeof(key), m);
+	if (m)
+		return m->answer;
+	m = ct_xcalloc(1, sizeof(*m));
+	m->key = key;
+	if (!ct_symcache_satisfies(c, provider, need->version, NULL))
+		m->answer = OWN_NO_VERSION;
+	else if (need->nsymbols &&
+		 ct_symbols_missing(need, ct_symcache_table(c, provider), NULL, 0, &nmissing))
+		m->answer = OWN_SYMBOLS_MISSING;
+	else
+		m->answer = OWN_OK;
+	HASH_ADD(hh, c->own, key, sizeof(m->key), m);
+	return m->answer;
+}
+
 enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provider,
 				       const struct ct_verneed *need, const char **missing,
 				       size_t *nmissing)
@@ -128,11 +181,15 @@ enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provid
 	/* A provider without version definitions: the loader only warns. */
 	if (!own || !own->versioned || !need->version)
 		return CT_SYMVER_OK;
-	if (!ct_symcache_satisfies(s->cache, provider, need->version, NULL))
+	switch (own_answer(s->cache, provider, need)) {
+	case OWN_NO_VERSION:
 		return CT_SYMVER_NO_VERSION;
-	/* The version is there: is every symbol under it? The rest of the scope only then. */
-	if (!need->nsymbols || !ct_symbols_missing(need, own, NULL, 0, nmissing))
+	case OWN_OK:
 		return CT_SYMVER_OK;
+	case OWN_SYMBOLS_MISSING:
+		break;
+	}
+	/* The version is there but symbols under it are not: the rest of the scope too. */
 	others = ct_xcalloc(s->n + 1, sizeof(*others));
 	for (i = 0; i < s->n; i++)
 		if (strcmp(s->paths[i], provider) != 0 && (t = ct_symcache_table(s->cache, s->paths[i])))

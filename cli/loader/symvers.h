@@ -21,7 +21,10 @@
 /*
  * Each file's version definitions and symbol table, read once when first
  * asked and kept for as long as the cache lives: a report asks the same
- * libraries of every process of a job. Not thread-safe.
+ * libraries of every process of a job. It also keeps what each provider
+ * gives each VERNEED entry asked of it (ct_symver_check), by the entry's
+ * address: the entries asked must live, unchanged, as long as the cache.
+ * Not thread-safe.
  */
 struct ct_symcache;
 
