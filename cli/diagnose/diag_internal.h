@@ -28,6 +28,8 @@ struct ctx {
 	 */
 	const struct ct_loaded **mapped;
 	size_t nmapped, ninherited;  /* mapped[0..ninherited): inherited */
+	struct ct_dx_name *names;    /* the names they answer to (ct_dx_loaded_named) */
+	struct ct_dx_name *name_store;
 };
 
 const char *ct_dx_base(const char *path);

@@ -13,6 +13,16 @@
 #include "libnames.h"
 #include "util.h"
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
+/* A name an object of the process answers to: its soname, its file name. */
+struct ct_dx_name {
+	const char *name;
+	size_t index;                /* the first mapped object with it */
+	UT_hash_handle hh;
+};
+
 const char *ct_dx_base(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
@@ -56,6 +66,19 @@ static void add_inherited(struct ctx *c, const struct ct_proc *q, int64_t t, siz
 	}
 }
 
+/* name as one of mapped[i]'s, unless an earlier object has it. */
+static void add_name(struct ctx *c, struct ct_dx_name *e, const char *name, size_t i)
+{
+	struct ct_dx_name *had;
+
+	HASH_FIND_STR(c->names, name, had);
+	if (had)
+		return;
+	e->name = name;
+	e->index = i;
+	HASH_ADD_KEYPTR(hh, c->names, e->name, strlen(e->name), e);
+}
+
 void ct_dx_mapped_init(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -69,10 +92,25 @@ void ct_dx_mapped_init(struct ctx *c)
 	c->mapped = ct_xrealloc(c->mapped, (c->nmapped + p->nobjects + 1) * sizeof(*c->mapped));
 	for (i = 0; i < p->nobjects; i++)
 		c->mapped[c->nmapped++] = &p->objects[i];
+	/* ct_dx_loaded_named is asked for every version every object needs. */
+	c->names = NULL;
+	c->name_store = ct_xcalloc(2 * c->nmapped + 1, sizeof(*c->name_store));
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+
+		if (o->shim)
+			continue;
+		if (o->soname)
+			add_name(c, &c->name_store[2 * i], o->soname, i);
+		add_name(c, &c->name_store[2 * i + 1], ct_dx_base(o->path), i);
+	}
 }
 
 void ct_dx_mapped_release(struct ctx *c)
 {
+	HASH_CLEAR(hh, c->names);
+	free(c->name_store);
+	c->name_store = NULL;
 	free(c->mapped);
 	c->mapped = NULL;
 	c->nmapped = c->ninherited = 0;
@@ -80,17 +118,10 @@ void ct_dx_mapped_release(struct ctx *c)
 
 const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name)
 {
-	size_t i;
+	struct ct_dx_name *e;
 
-	for (i = 0; i < c->nmapped; i++) {
-		const struct ct_loaded *o = c->mapped[i];
-
-		if (o->shim)
-			continue;
-		if ((o->soname && strcmp(o->soname, name) == 0) || strcmp(ct_dx_base(o->path), name) == 0)
-			return o;
-	}
-	return NULL;
+	HASH_FIND_STR(c->names, name, e);
+	return e ? c->mapped[e->index] : NULL;
 }
 
 /* Is path a file mapped in c's process before time t? */

@@ -41,9 +41,35 @@ struct own_memo {
 	UT_hash_handle hh;
 };
 
+/*
+ * A scope, interned: the processes of a job map the same objects, so what
+ * the rest of a scope gives (the symbols a provider lacks, looked up in
+ * every other object) is kept per entry, provider and scope.
+ */
+struct scope_id {
+	char *key;                   /* the paths, each ended by its NUL */
+	size_t keylen;
+	UT_hash_handle hh;
+};
+
+struct scope_key {
+	const struct ct_verneed *need;
+	const struct entry *provider;
+	const struct scope_id *scope;
+};
+
+struct scope_memo {
+	struct scope_key key;
+	const char *missing;         /* a view into need */
+	size_t nmissing;
+	UT_hash_handle hh;
+};
+
 struct ct_symcache {
 	struct entry *by_path;
 	struct own_memo *own;
+	struct scope_id *scopes;
+	struct scope_memo *in_scope;
 };
 
 struct ct_symcache *ct_symcache_new(void)
@@ -56,12 +82,23 @@ void ct_symcache_free(struct ct_symcache *c)
 	struct entry *e, *tmp;
 
 	struct own_memo *m, *mtmp;
+	struct scope_id *sc, *sctmp;
+	struct scope_memo *sm, *smtmp;
 
 	if (!c)
 		return;
 	HASH_ITER(hh, c->own, m, mtmp) {
 		HASH_DEL(c->own, m);
 		free(m);
+	}
+	HASH_ITER(hh, c->in_scope, sm, smtmp) {
+		HASH_DEL(c->in_scope, sm);
+		free(sm);
+	}
+	HASH_ITER(hh, c->scopes, sc, sctmp) {
+		HASH_DEL(c->scopes, sc);
+		free(sc->key);
+		free(sc);
 	}
 	HASH_ITER(hh, c->by_path, e, tmp) {
 		HASH_DEL(c->by_path, e);
@@ -131,9 +168,32 @@ bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *
 void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n,
 		      struct ct_symcache *cache)
 {
+	struct scope_id *id;
+	size_t i, len = 0;
+	char *key, *k;
+
 	s->paths = paths;
 	s->n = n;
 	s->cache = cache;
+	for (i = 0; i < n; i++)
+		len += strlen(paths[i]) + 1;
+	k = key = ct_xmalloc(len + 1);
+	for (i = 0; i < n; i++) {
+		size_t m = strlen(paths[i]) + 1;
+
+		memcpy(k, paths[i], m);
+		k += m;
+	}
+	HASH_FIND(hh, cache->scopes, key, len, id);
+	if (id) {
+		free(key);
+	} else {
+		id = ct_xcalloc(1, sizeof(*id));
+		id->key = key;
+		id->keylen = len;
+		HASH_ADD_KEYPTR(hh, cache->scopes, id->key, id->keylen, id);
+	}
+	s->id = id;
 }
 
 void ct_symscope_release(struct ct_symscope *s)
@@ -168,12 +228,42 @@ static enum own_answer own_answer(struct ct_symcache *c, const char *provider,
 	return m->answer;
 }
 
+/* The symbols under need that neither provider nor the rest of s defines, once per scope. */
+static const char *scope_missing(struct ct_symscope *s, const char *provider,
+				 const struct ct_verneed *need, const struct ct_symtab *own,
+				 size_t *nmissing)
+{
+	const struct ct_symtab **others, *t;
+	struct scope_key key;
+	struct scope_memo *m;
+	size_t i, n = 0;
+
+	memset(&key, 0, sizeof(key));
+	key.need = need;
+	key.provider = entry_of(s->cache, provider);
+	key.scope = s->id;
+	HASH_FIND(hh, s->cache->in_scope, &key, sizeof(key), m);
+	if (!m) {
+		others = ct_xcalloc(s->n + 1, sizeof(*others));
+		for (i = 0; i < s->n; i++)
+			if (strcmp(s->paths[i], provider) != 0 &&
+			    (t = ct_symcache_table(s->cache, s->paths[i])))
+				others[n++] = t;
+		m = ct_xcalloc(1, sizeof(*m));
+		m->key = key;
+		m->missing = ct_symbols_missing(need, own, others, n, &m->nmissing);
+		free(others);
+		HASH_ADD(hh, s->cache->in_scope, key, sizeof(m->key), m);
+	}
+	*nmissing = m->nmissing;
+	return m->missing;
+}
+
 enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provider,
 				       const struct ct_verneed *need, const char **missing,
 				       size_t *nmissing)
 {
-	const struct ct_symtab **others, *own, *t;
-	size_t i, n = 0;
+	const struct ct_symtab *own;
 
 	*missing = NULL;
 	*nmissing = 0;
@@ -190,12 +280,9 @@ enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provid
 		break;
 	}
 	/* The version is there but symbols under it are not: the rest of the scope too. */
-	others = ct_xcalloc(s->n + 1, sizeof(*others));
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->paths[i], provider) != 0 && (t = ct_symcache_table(s->cache, s->paths[i])))
-			others[n++] = t;
-	*missing = ct_symbols_missing(need, own, others, n, nmissing);
-	free(others);
+	*missing = scope_missing(s, provider, need, own, nmissing);
+	if (!*missing)
+		*nmissing = 0;
 	return *missing ? CT_SYMVER_NO_SYMBOL : CT_SYMVER_OK;
 }
 

@@ -43,6 +43,7 @@ struct ct_symscope {
 	const char *const *paths;  /* borrowed */
 	size_t n;
 	struct ct_symcache *cache; /* borrowed */
+	const struct scope_id *id; /* the list interned in cache: alike scopes are one */
 };
 
 /* paths[0..n): the objects the loader would search for a symbol (not the program). */
