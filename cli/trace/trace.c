@@ -11,6 +11,7 @@
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
+#include "intern.h"
 #include "jsonparse.h"
 #include "libnames.h"
 #include "lines.h"
@@ -30,6 +31,7 @@ void ct_trace_init(struct ct_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	ct_arena_init(&t->arena);
+	ct_intern_init(&t->strings, &t->arena);
 }
 
 static void proc_release(struct ct_proc *p)
@@ -54,6 +56,7 @@ void ct_trace_release(struct ct_trace *t)
 	free(t->procs);
 	free(t->runs); /* their strings are in the arena */
 	HASH_CLEAR(hh, t->stats); /* the entries are in the arena */
+	ct_intern_release(&t->strings);
 	ct_arena_release(&t->arena);
 	memset(t, 0, sizeof(*t));
 }
@@ -111,6 +114,7 @@ struct reader {
 	struct ct_trace *t;
 	struct ct_proc *p;
 	struct ct_arena *arena;      /* the trace's: typed records go there */
+	struct ct_intern *strings;   /* their strings, each kept once */
 	struct ct_arena own;         /* the tables below */
 	struct by_id *ids;
 	struct by_tid *tids;
@@ -153,10 +157,13 @@ static struct by_path *find_path(struct by_path *paths, const char *path)
 
 /* ---- JSON values into typed records, in the arena ---------------------------- */
 
-/* A string kept: the parsed record lives only as long as its line. */
+/*
+ * A string kept: the parsed record lives only as long as its line. Once
+ * for all the records and processes that repeat it.
+ */
 static const char *keep(struct reader *rd, const char *s)
 {
-	return s ? ct_arena_strdup(rd->arena, s) : NULL;
+	return s ? ct_intern(rd->strings, s) : NULL;
 }
 
 static const char *kstr(struct reader *rd, const struct ct_jv *v, const char *key,
@@ -203,16 +210,22 @@ static struct ct_var *decode_vars(struct reader *rd, const struct ct_jv *v, size
 	return out;
 }
 
-/* A module record's images: an entry per array item (a non-object one is all unknown). */
-static struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv *v, size_t *n)
+/*
+ * A module record's images: an entry per array item (a non-object one is
+ * all unknown). A process registers hundreds of fatbins with the same few
+ * lists, and every rank the same ones: each list is kept once.
+ */
+static const struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv *v,
+						size_t *n)
 {
 	struct ct_image_rec *out;
+	const struct ct_image_rec *kept;
 	size_t i;
 
 	*n = 0;
 	if (!v || v->type != CT_J_ARR || !v->u.c.n)
 		return NULL;
-	out = ct_arena_alloc(rd->arena, v->u.c.n * sizeof(*out));
+	out = ct_xcalloc(v->u.c.n, sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++) {
 		const struct ct_jv *im = v->u.c.items[i];
 
@@ -221,7 +234,9 @@ static struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv 
 		out[i].ptx_version = kstr(rd, im, "ptx_version", NULL);
 	}
 	*n = v->u.c.n;
-	return out;
+	kept = ct_intern_blob(rd->strings, out, *n * sizeof(*out));
+	free(out);
+	return kept;
 }
 
 /* A driver record; it replaces what an earlier one said. */
@@ -563,6 +578,12 @@ static size_t loaded_as(struct reader *rd, struct by_file *files, const char *pa
 	return best;
 }
 
+/* An array that grew by doubling, cut to its n elements: a job keeps thousands. */
+static void *fit(void *arr, size_t n, size_t size)
+{
+	return arr && n ? ct_xrealloc(arr, n * size) : arr;
+}
+
 /* Indices to pointers, and what can only be known at the end. */
 static void finish(struct reader *rd)
 {
@@ -570,6 +591,16 @@ static void finish(struct reader *rd)
 	struct by_file *files = NULL, *f;
 	int64_t *latest = NULL;
 	size_t i, j, k;
+
+	/* Before any pointer into them is taken. */
+	p->objects = fit(p->objects, p->nobjects, sizeof(*p->objects));
+	p->searches = fit(p->searches, p->nsearches, sizeof(*p->searches));
+	p->requests = fit(p->requests, p->nrequests, sizeof(*p->requests));
+	p->modules = fit(p->modules, p->nmodules, sizeof(*p->modules));
+	p->execs = fit(p->execs, p->nexecs, sizeof(*p->execs));
+	for (i = 0; i < p->nsearches; i++)
+		p->searches[i].tries = fit(p->searches[i].tries, p->searches[i].ntries,
+					   sizeof(*p->searches[i].tries));
 
 	for (i = 0; i < p->nsearches; i++) {
 		struct ct_search *s = &p->searches[i];
@@ -690,6 +721,7 @@ static void read_file(struct ct_trace *t, const char *path)
 	rd.t = t;
 	rd.p = &proc;
 	rd.arena = &t->arena;
+	rd.strings = &t->strings;
 	while (ct_lines_next(&lines, &line, &len, &unterminated) == 1) {
 		const struct ct_jv *v;
 		const char *err = NULL;

@@ -17,7 +17,10 @@
  * kept, never with a line's or a file's size; time is linear in the input.
  *
  * Ownership: struct ct_trace owns everything reachable from it (one arena
- * and the arrays); ct_trace_release frees it all. Not thread-safe.
+ * and the arrays); ct_trace_release frees it all. The records' strings
+ * (and module image lists) are shared: each distinct one is kept once
+ * (intern.h), so records of different processes point at the same
+ * string; none is ever written. Not thread-safe.
  */
 #ifndef CT_TRACE_H
 #define CT_TRACE_H
@@ -28,6 +31,7 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "intern.h"
 #include "libnames.h"
 #include "rules.h"
 
@@ -88,7 +92,7 @@ struct ct_image_rec {
 struct ct_module {
 	const char *api, *caller, *file, *input, *name;
 	int64_t result, t;
-	struct ct_image_rec *images; /* in the arena; an entry per array item */
+	const struct ct_image_rec *images; /* in the arena, shared (intern.h); an entry per array item */
 	size_t nimages;
 	bool registration;           /* __cudaRegisterFatBinary, not a load */
 };
@@ -231,6 +235,7 @@ struct ct_trace {
 	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
+	struct ct_intern strings;    /* the records' strings, each kept once, in arena */
 	struct ct_trace_stat *stats; /* the file system asked once per path (trace.c) */
 };
 
