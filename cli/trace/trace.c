@@ -676,6 +676,7 @@ static void finish(struct reader *rd)
 /* The words of the limits below say their numbers. */
 _Static_assert(CT_TRACE_LINE_MAX == (size_t)2 << 20, "say the line limit's size");
 _Static_assert(CT_TRACE_VALUES_MAX == 524288, "say the values limit's number");
+_Static_assert(CT_TRACE_RECORDS_MAX == 16000000, "say the total records limit's number");
 
 static void limited(struct ct_proc *p, const char *why)
 {
@@ -732,7 +733,7 @@ static void read_file(struct ct_trace *t, const char *path)
 		    (records && t->nrecords >= CT_TRACE_RECORDS_MAX)) {
 			limited(&proc, records >= CT_TRACE_FILE_RECORDS_MAX
 					       ? "the file holds more than 1000000 records"
-					       : "the trace holds more than 4000000 records in all");
+					       : "the trace holds more than 16000000 records in all");
 			proc.limited++;
 			continue;
 		}

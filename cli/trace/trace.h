@@ -40,7 +40,7 @@
 #define CT_TRACE_VALUES_MAX ((size_t)1 << 19)        /* JSON values in one record (a start record's argv) */
 #define CT_TRACE_FILE_RECORDS_MAX ((size_t)1000000)  /* records read from one file */
 #define CT_TRACE_FILE_BYTES_MAX ((size_t)256 << 20)  /* bytes read from one file */
-#define CT_TRACE_RECORDS_MAX ((size_t)4000000)       /* records read in all (a file's first always) */
+#define CT_TRACE_RECORDS_MAX ((size_t)16000000)      /* records read in all (a file's first always) */
 #define CT_TRACE_BYTES_MAX ((uint64_t)4 << 30)       /* bytes read in all (a file's first line always) */
 /* The largest count a record may give (dropped records): more is not believed. */
 #define CT_TRACE_COUNT_MAX ((int64_t)1 << 32)
