@@ -20,7 +20,9 @@
  * and the arrays); ct_trace_release frees it all. The records' strings
  * (and module image lists) are shared: each distinct one is kept once
  * (intern.h), so records of different processes point at the same
- * string; none is ever written. Not thread-safe.
+ * string; none is ever written. Not thread-safe; ct_trace_read_dir
+ * reads a folder's files with threads of its own (threads), and returns
+ * the same trace as one thread would.
  */
 #ifndef CT_TRACE_H
 #define CT_TRACE_H
@@ -232,6 +234,9 @@ struct ct_trace {
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
 	size_t other_run_files;      /* files left out: another run's */
+	size_t threads;              /* threads that read files (set before reading):
+					0: as many as the processors this process may
+					use, at most 8; the trace read is the same */
 	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
