@@ -30,6 +30,8 @@ struct ctx {
 	size_t nmapped, ninherited;  /* mapped[0..ninherited): inherited */
 	struct ct_dx_name *names;    /* the names they answer to (ct_dx_loaded_named) */
 	struct ct_dx_name *name_store;
+	char *mapped_key;            /* ct_dx_mapped_key, made when first asked */
+	size_t mapped_key_len;
 };
 
 const char *ct_dx_base(const char *path);
@@ -44,6 +46,21 @@ void ct_dx_where(const struct ctx *c, struct ct_finding *f);
  */
 void ct_dx_mapped_init(struct ctx *c);
 void ct_dx_mapped_release(struct ctx *c);
+/*
+ * What identifies c->mapped for a rule that reads no more of them than
+ * which files they are, in which order, with which soname the trace
+ * gives, inherited or not, the program and the shim: two processes with
+ * the same key map alike (the ranks of a job). A view valid until
+ * ct_dx_mapped_release; *len bytes.
+ */
+const char *ct_dx_mapped_key(struct ctx *c, size_t *len);
+/*
+ * A rule's answer for a key remembered for the whole diagnosis (tag
+ * names the rule): ct_dx_memo_has says whether (tag, key) was added.
+ */
+bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len);
+void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len);
+void ct_dx_memo_free(struct ct_memo *all);
 /* The first mapped object (c->mapped) with this soname or file name, or NULL. */
 const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name);
 /*

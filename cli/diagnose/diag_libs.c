@@ -832,9 +832,20 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
 	struct ct_symscope scope;
-	const char **paths = ct_xcalloc(c->nmapped + 1, sizeof(*paths));
+	const char **paths;
 	struct renamed_gap *ren = NULL;
-	size_t i, v, n = 0, nren = 0;
+	size_t i, v, n = 0, nren = 0, nfindings = c->d->findings.n, klen;
+	const char *key = ct_dx_mapped_key(c, &klen);
+
+	/*
+	 * What it judges is which files are mapped, in which order, under
+	 * which names: the ranks of a job that map alike have no gap when the
+	 * first of them had none (a gap is looked at again for each, to say
+	 * where).
+	 */
+	if (ct_dx_memo_has(c, 'v', key, klen))
+		return;
+	paths = ct_xcalloc(c->nmapped + 1, sizeof(*paths));
 
 	/*
 	 * The scope a symbol is looked up in: every object mapped but the
@@ -924,4 +935,6 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 	free(ren);
 	ct_symscope_release(&scope);
 	free(paths);
+	if (c->d->findings.n == nfindings)
+		ct_dx_memo_add(c, 'v', key, klen);
 }

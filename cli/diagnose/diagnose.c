@@ -215,6 +215,7 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 	}
 	ct_symcache_free(d->syms);
 	ct_dx_own_choices_free(d->own_choices);
+	ct_dx_memo_free(d->memo);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }

@@ -26,6 +26,7 @@
 struct ct_devcode;
 struct ct_symcache;
 struct ct_own_choice;
+struct ct_memo;
 
 struct ct_diagnosis {
 	struct ct_findings findings;
@@ -36,6 +37,7 @@ struct ct_diagnosis {
 	struct ct_devcode *code_by_path; /* each file's facts, read once (a hash table) */
 	struct ct_symcache *syms;  /* each file's versions and symbols, read once */
 	struct ct_own_choice *own_choices; /* the loader model's answers, once each */
+	struct ct_memo *memo;      /* rules' answers for processes that map alike */
 };
 
 struct ct_loader;

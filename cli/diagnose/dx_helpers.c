@@ -106,8 +106,89 @@ void ct_dx_mapped_init(struct ctx *c)
 	}
 }
 
+const char *ct_dx_mapped_key(struct ctx *c, size_t *len)
+{
+	size_t i, n = 32;
+	char *k;
+
+	if (c->mapped_key) {
+		*len = c->mapped_key_len;
+		return c->mapped_key;
+	}
+	for (i = 0; i < c->nmapped; i++)
+		n += strlen(c->mapped[i]->path) + 3 +
+		     (c->mapped[i]->soname ? strlen(c->mapped[i]->soname) : 0);
+	k = c->mapped_key = ct_xmalloc(n);
+	k += sprintf(k, "%zu", c->ninherited) + 1;
+	/* Each: flags, path, NUL, soname (or nothing), NUL; the flags say which. */
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+		size_t m = strlen(o->path) + 1;
+
+		*k++ = (char)('a' + (o->shim ? 1 : 0) + (o->main ? 2 : 0) + (o->soname ? 4 : 0));
+		memcpy(k, o->path, m);
+		k += m;
+		if (o->soname) {
+			m = strlen(o->soname) + 1;
+			memcpy(k, o->soname, m);
+			k += m;
+		}
+	}
+	c->mapped_key_len = (size_t)(k - c->mapped_key);
+	*len = c->mapped_key_len;
+	return c->mapped_key;
+}
+
+struct ct_memo {
+	char *key;                   /* the tag, then the key */
+	size_t len;
+	UT_hash_handle hh;
+};
+
+bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len)
+{
+	struct ct_memo *e;
+	char *k = ct_xmalloc(len + 1);
+	bool has;
+
+	k[0] = tag;
+	memcpy(k + 1, key, len);
+	HASH_FIND(hh, c->d->memo, k, len + 1, e);
+	has = e != NULL;
+	free(k);
+	return has;
+}
+
+void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len)
+{
+	struct ct_memo *e;
+
+	if (ct_dx_memo_has(c, tag, key, len))
+		return;
+	e = ct_xcalloc(1, sizeof(*e));
+	e->key = ct_xmalloc(len + 1);
+	e->key[0] = tag;
+	memcpy(e->key + 1, key, len);
+	e->len = len + 1;
+	HASH_ADD_KEYPTR(hh, c->d->memo, e->key, e->len, e);
+}
+
+void ct_dx_memo_free(struct ct_memo *all)
+{
+	struct ct_memo *e, *tmp;
+
+	HASH_ITER(hh, all, e, tmp) {
+		HASH_DEL(all, e);
+		free(e->key);
+		free(e);
+	}
+}
+
 void ct_dx_mapped_release(struct ctx *c)
 {
+	free(c->mapped_key);
+	c->mapped_key = NULL;
+	c->mapped_key_len = 0;
 	HASH_CLEAR(hh, c->names);
 	free(c->name_store);
 	c->name_store = NULL;
