@@ -51,22 +51,30 @@ void ct_arena_reset(struct ct_arena *a)
 	a->head = keep;
 }
 
-/* n bytes at an offset of a chunk that is a multiple of align (1: any). */
-static void *bump(struct ct_arena *a, size_t n, size_t align)
+/* A chunk for n bytes, the newest. */
+static struct ct_arena_chunk *new_chunk(struct ct_arena *a, size_t n)
 {
-	struct ct_arena_chunk *c = a->head;
-	size_t off = c ? (c->used + align - 1) / align * align : 0;
+	size_t size = n > CHUNK ? n : CHUNK;
+	struct ct_arena_chunk *c;
 
 	if (n > SIZE_MAX - sizeof(max_align_t) - sizeof(*c))
 		ct_out_of_memory();
-	if (!c || off > c->size || c->size - off < n) {
-		size_t size = n > CHUNK ? n : CHUNK;
+	c = ct_xmalloc(sizeof(*c) + size);
+	c->size = size;
+	c->used = 0;
+	c->next = a->head;
+	a->head = c;
+	return c;
+}
 
-		c = ct_xmalloc(sizeof(*c) + size);
-		c->size = size;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
+/* n bytes at an offset of a chunk that is a multiple of align (a power of two; 1: any). */
+static inline void *bump(struct ct_arena *a, size_t n, size_t align)
+{
+	struct ct_arena_chunk *c = a->head;
+	size_t off = c ? (c->used + align - 1) & ~(align - 1) : 0;
+
+	if (!c || off > c->size || c->size - off < n) {
+		c = new_chunk(a, n);
 		off = 0;
 	}
 	c->used = off + n;

@@ -24,11 +24,7 @@ void ct_intern_init(struct ct_intern *in, struct ct_arena *arena)
 void ct_intern_release(struct ct_intern *in)
 {
 	free(in->slots);
-	free(in->hashes);
-	free(in->lens);
 	in->slots = NULL;
-	in->hashes = NULL;
-	in->lens = NULL;
 	in->cap = in->n = 0;
 }
 
@@ -60,31 +56,22 @@ static uint64_t hash_of(uint64_t seed, const char *s, size_t n)
 static void grow(struct ct_intern *in)
 {
 	size_t cap = in->cap ? in->cap * 2 : 1024, i;
-	const void **slots;
-	uint64_t *hashes, *lens;
+	struct ct_intern_slot *slots;
 
-	if (cap > SIZE_MAX / 2 / sizeof(*hashes))
+	if (cap > SIZE_MAX / 2 / sizeof(*slots))
 		ct_out_of_memory();
 	slots = ct_xcalloc(cap, sizeof(*slots));
-	hashes = ct_xcalloc(cap, sizeof(*hashes));
-	lens = ct_xcalloc(cap, sizeof(*lens));
 	for (i = 0; i < in->cap; i++) {
 		size_t k;
 
-		if (!in->slots[i])
+		if (!in->slots[i].p)
 			continue;
-		for (k = in->hashes[i] & (cap - 1); slots[k]; k = (k + 1) & (cap - 1))
+		for (k = in->slots[i].hash & (cap - 1); slots[k].p; k = (k + 1) & (cap - 1))
 			;
 		slots[k] = in->slots[i];
-		hashes[k] = in->hashes[i];
-		lens[k] = in->lens[i];
 	}
 	free(in->slots);
-	free(in->hashes);
-	free(in->lens);
 	in->slots = slots;
-	in->hashes = hashes;
-	in->lens = lens;
 	in->cap = cap;
 }
 
@@ -94,21 +81,22 @@ static void grow(struct ct_intern *in)
 static const void *intern(struct ct_intern *in, const void *data, size_t n, bool blob)
 {
 	uint64_t h = hash_of(in->seed ^ blob, data, n), len = n | (blob ? BLOB : 0);
+	struct ct_intern_slot *e;
 	size_t k;
 	void *copy;
 
 	/* At most half full: probes stay short. */
 	if (2 * (in->n + 1) > in->cap)
 		grow(in);
-	for (k = h & (in->cap - 1); in->slots[k]; k = (k + 1) & (in->cap - 1))
-		if (in->hashes[k] == h && in->lens[k] == len && memcmp(in->slots[k], data, n) == 0)
-			return in->slots[k];
+	for (k = h & (in->cap - 1); (e = &in->slots[k])->p; k = (k + 1) & (in->cap - 1))
+		if (e->hash == h && e->len == len && memcmp(e->p, data, n) == 0)
+			return e->p;
 	copy = blob ? ct_arena_alloc(in->arena, n) : ct_arena_strndup(in->arena, data, n);
 	if (blob)
 		memcpy(copy, data, n);
-	in->slots[k] = copy;
-	in->hashes[k] = h;
-	in->lens[k] = len;
+	e->p = copy;
+	e->hash = h;
+	e->len = len;
 	in->n++;
 	return copy;
 }

@@ -19,10 +19,14 @@
 
 #include "arena.h"
 
+struct ct_intern_slot {
+	const void *p;               /* NULL: free */
+	uint64_t hash, len;
+};
+
 struct ct_intern {
 	struct ct_arena *arena;      /* borrowed */
-	const void **slots;          /* open addressing; NULL: free */
-	uint64_t *hashes, *lens;
+	struct ct_intern_slot *slots; /* open addressing */
 	size_t cap, n;
 	uint64_t seed;               /* keys the hash (untrusted strings) */
 };

@@ -241,6 +241,67 @@ static void test_strings(void **state)
 	DECODES("\"{[,:]}\"", "{[,:]}");
 }
 
+/*
+ * The parser looks for the end of a string eight bytes at a time: a quote,
+ * a backslash or a control character at every offset of strings of every
+ * length up to 40, alone and followed by more text (an array's next item),
+ * decodes (or is refused) as byte by byte.
+ */
+static void test_strings_every_offset(void **state)
+{
+	static const unsigned char specials[] = { '\\', 0x01, 0x1f, 0x20, 0x7f, 0x80, 0xff, '"' };
+	char text[128], want[64];
+	size_t len, k, s, tail;
+
+	(void)state;
+	for (len = 1; len <= 40; len++)
+		for (k = 0; k < len; k++)
+			for (s = 0; s < ARRAY_LEN(specials); s++)
+				for (tail = 0; tail < 2; tail++) {
+					unsigned char c = specials[s];
+					size_t n = 0, w = 0, i;
+					struct parsed p;
+					const struct ct_jv *v;
+
+					if (tail)
+						text[n++] = '[';
+					text[n++] = '"';
+					for (i = 0; i < len; i++) {
+						char ch = i == k ? (char)c : (char)('a' + i % 26);
+
+						text[n++] = ch;
+						/* A backslash escapes the next letter: \\ written as \\\\. */
+						if (i == k && c == '\\')
+							text[n++] = '\\';
+						if (i == k && c == '"')
+							break;
+						want[w++] = ch;
+					}
+					if (c != '"')
+						text[n++] = '"';
+					if (tail) {
+						memcpy(text + n, ",\"0123456789abcdef\"]", 20);
+						n += 20;
+					}
+					parsed_open(&p, text, n);
+					v = p.v && tail ? (p.v->type == CT_J_ARR && p.v->u.c.n == 2
+								  ? p.v->u.c.items[0] : NULL)
+						       : p.v;
+					/* A quote ends the string there: what came before it. */
+					if (c < 0x20) {
+						assert_null(p.v);
+					} else {
+						if (!v || v->type != CT_J_STR)
+							fail_msg("length %zu, byte 0x%02x at %zu: %s", len, c,
+								 k, p.err ? p.err : "not a string");
+						assert_int_equal(v->u.str.len, w);
+						assert_memory_equal(v->u.str.s, want, w);
+						assert_int_equal(v->u.str.s[w], '\0');
+					}
+					parsed_close(&p);
+				}
+}
+
 static void test_escapes(void **state)
 {
 	(void)state;
@@ -946,6 +1007,7 @@ int main(void)
 		cmocka_unit_test(test_numbers_malformed_float),
 		cmocka_unit_test(test_integer_out_of_range),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_strings_every_offset),
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_surrogates),
 		cmocka_unit_test(test_control_characters),
