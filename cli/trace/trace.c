@@ -130,6 +130,8 @@ struct reader {
 	struct ct_proc *p;
 	struct ct_arena *arena;      /* the trace's: typed records go there */
 	struct ct_intern *strings;   /* their strings, each kept once */
+	const struct ct_image_rec *last_images; /* the latest module's images */
+	size_t nlast_images;
 	struct ct_arena own;         /* the tables below */
 	struct by_id *ids;
 	struct by_tid *tids;
@@ -230,6 +232,29 @@ static struct ct_var *decode_vars(struct reader *rd, const struct ct_jv *v, size
  * all unknown). A process registers hundreds of fatbins with the same few
  * lists, and every rank the same ones: each list is kept once.
  */
+static bool same_or_null(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Does the array v say what list (n images) says? */
+static bool images_are(const struct ct_jv *v, const struct ct_image_rec *list, size_t n)
+{
+	size_t i;
+
+	if (!list || n != v->u.c.n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct ct_jv *im = v->u.c.items[i];
+
+		if (!same_or_null(ct_jstr(im, "kind", NULL), list[i].kind) ||
+		    !same_or_null(ct_jstr(im, "arch", NULL), list[i].arch) ||
+		    !same_or_null(ct_jstr(im, "ptx_version", NULL), list[i].ptx_version))
+			return false;
+	}
+	return true;
+}
+
 static const struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv *v,
 						size_t *n)
 {
@@ -240,6 +265,11 @@ static const struct ct_image_rec *decode_images(struct reader *rd, const struct 
 	*n = 0;
 	if (!v || v->type != CT_J_ARR || !v->u.c.n)
 		return NULL;
+	/* Most registrations repeat the list before them (libtorch_cuda: 340 of one list). */
+	if (images_are(v, rd->last_images, rd->nlast_images)) {
+		*n = rd->nlast_images;
+		return rd->last_images;
+	}
 	out = ct_xcalloc(v->u.c.n, sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++) {
 		const struct ct_jv *im = v->u.c.items[i];
@@ -251,6 +281,8 @@ static const struct ct_image_rec *decode_images(struct reader *rd, const struct 
 	*n = v->u.c.n;
 	kept = ct_intern_blob(rd->strings, out, *n * sizeof(*out));
 	free(out);
+	rd->last_images = kept;
+	rd->nlast_images = *n;
 	return kept;
 }
 
