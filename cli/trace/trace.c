@@ -731,12 +731,17 @@ static void finish(struct reader *rd)
 /* The words of the limits below say their numbers. */
 _Static_assert(CT_TRACE_LINE_MAX == (size_t)2 << 20, "say the line limit's size");
 _Static_assert(CT_TRACE_VALUES_MAX == 524288, "say the values limit's number");
-_Static_assert(CT_TRACE_RECORDS_MAX == 16000000, "say the total records limit's number");
 
 static void limited(struct ct_proc *p, const char *why)
 {
 	if (!p->limit)
 		p->limit = why;
+}
+
+/* The records in all a trace may read. */
+static size_t records_max(const struct ct_trace *t)
+{
+	return t->records_max ? t->records_max : CT_TRACE_RECORDS_MAX;
 }
 
 /* What reading one file came to, before it is counted in the trace. */
@@ -811,10 +816,16 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		if (len == 0)
 			continue;
 		if (records >= CT_TRACE_FILE_RECORDS_MAX ||
-		    (records && records_before + records >= CT_TRACE_RECORDS_MAX)) {
-			limited(&proc, records >= CT_TRACE_FILE_RECORDS_MAX
-					       ? "the file holds more than 1000000 records"
-					       : "the trace holds more than 16000000 records in all");
+		    (records && records_before + records >= records_max(t))) {
+			if (records >= CT_TRACE_FILE_RECORDS_MAX) {
+				limited(&proc, "the file holds more than 1000000 records");
+			} else if (!proc.limit) {
+				char why[80];
+
+				snprintf(why, sizeof(why), "the trace holds more than %zu records in all",
+					 records_max(t));
+				limited(&proc, ct_arena_strdup(k->arena, why));
+			}
 			proc.limited++;
 			continue;
 		}
@@ -911,7 +922,7 @@ static bool read_alike(const struct ct_trace *t, const struct file_result *res)
 {
 	if (res->what == FILE_UNREADABLE || res->what == FILE_FOREIGN)
 		return true;
-	return t->nrecords + res->records < CT_TRACE_RECORDS_MAX &&
+	return t->nrecords + res->records < records_max(t) &&
 	       t->nbytes <= CT_TRACE_BYTES_MAX - CT_TRACE_FILE_BYTES_MAX;
 }
 
@@ -1035,7 +1046,7 @@ static void *work(void *arg)
 		while (pl->next < pl->n && pl->run_record[pl->next])
 			pl->next++;
 		/* Past the total limits what a file gives depends on the files before it. */
-		if (pl->next >= pl->n || pl->records >= CT_TRACE_RECORDS_MAX ||
+		if (pl->next >= pl->n || pl->records >= records_max(pl->t) ||
 		    pl->bytes > CT_TRACE_BYTES_MAX - CT_TRACE_FILE_BYTES_MAX) {
 			pthread_mutex_unlock(&pl->lock);
 			return NULL;

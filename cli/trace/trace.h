@@ -234,6 +234,8 @@ struct ct_trace {
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
 	size_t other_run_files;      /* files left out: another run's */
+	size_t records_max;          /* the records in all (set before reading); 0:
+					CT_TRACE_RECORDS_MAX. Tests lower it */
 	size_t threads;              /* threads that read files (set before reading):
 					0: as many as the processors this process may
 					use, at most 8; the trace read is the same */
