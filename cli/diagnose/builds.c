@@ -326,7 +326,7 @@ void ct_dx_rule_builds(struct ctx *c)
 
 			snprintf(lib, sizeof(lib), "%.700s from %.480s", list, dir);
 			from[0] = bs[i].why;
-			ct_library_release(need.driver_path, dver, sizeof(dver));
+			ct_dx_release(c, need.driver_path, dver, sizeof(dver));
 			need.driver_release = dver;
 			if ((f = ct_driver_rule(&c->d->findings, &need)))
 				ct_dx_where(c, f);

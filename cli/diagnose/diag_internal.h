@@ -61,6 +61,14 @@ const char *ct_dx_mapped_key(struct ctx *c, size_t *len);
 bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_free(struct ct_memo *all);
+/*
+ * ct_library_version and ct_library_release (libnames.h) of path, asked
+ * of the file system once per diagnosis: the same libraries' versions
+ * are said for every process that maps them.
+ */
+const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size);
+const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size);
+void ct_dx_versions_free(struct ct_dx_version *all);
 /* The first mapped object (c->mapped) with this soname or file name, or NULL. */
 const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name);
 /*

@@ -467,8 +467,8 @@ static void shadowed_by_earlier(struct ctx *c)
 			if (!own_choice(c, r->path, name, own, sizeof(own), rule, sizeof(rule)) ||
 			    ct_dx_same_file(own, o->path))
 				continue;
-			ct_library_release(o->path, v1, sizeof(v1));
-			ct_library_release(own, v2, sizeof(v2));
+			ct_dx_release(c, o->path, v1, sizeof(v1));
+			ct_dx_release(c, own, v2, sizeof(v2));
 			ct_dx_asker(o, who, sizeof(who));
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 					   "'%s' was already loaded when %s needed it, while the RPATH "
@@ -512,8 +512,8 @@ void ct_dx_rule_shadowed(struct ctx *c)
 		    !own_choice(c, requester, name, own, sizeof(own), rule, sizeof(rule)) ||
 		    ct_dx_same_file(own, o->path))
 			continue;
-		ct_library_release(o->path, v1, sizeof(v1));
-		ct_library_release(own, v2, sizeof(v2));
+		ct_dx_release(c, o->path, v1, sizeof(v1));
+		ct_dx_release(c, own, v2, sizeof(v2));
 		f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 				   "'%s' came from %s, while the RPATH or RUNPATH of %s names "
 				   "another copy",
@@ -599,7 +599,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 		if (!first_of_family)
 			continue;
 		cudnn = strcmp(fa, "libcudnn") == 0;
-		ct_library_version(a->path, va, sizeof(va));
+		ct_dx_version(c, a->path, va, sizeof(va));
 		for (k = i + 1; k < c->nmapped; k++) {
 			const struct ct_loaded *b = c->mapped[k];
 			const char *sb = st[k].stem;
@@ -609,7 +609,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 
 			if (k < c->ninherited || !st[k].cuda || strcmp(st[k].family, fa) != 0)
 				continue;
-			ct_library_version(b->path, vb, sizeof(vb));
+			ct_dx_version(c, b->path, vb, sizeof(vb));
 			mb = atoi(vb);
 			same_stem = strcmp(sa, sb) == 0;
 			/*

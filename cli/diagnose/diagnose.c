@@ -216,6 +216,7 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 	ct_symcache_free(d->syms);
 	ct_dx_own_choices_free(d->own_choices);
 	ct_dx_memo_free(d->memo);
+	ct_dx_versions_free(d->versions);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }
@@ -231,12 +232,12 @@ static void describe_proc(struct ctx *c)
 /* ---- small helpers ---------------------------------------------------------- */
 
 /* A library's version from its real file name, as major and minor; 0 when unknown. */
-static int version_of(const char *path, char *words, size_t size)
+static int version_of(struct ctx *c, const char *path, char *words, size_t size)
 {
 	char v[64];
 	int major = 0, minor = 0;
 
-	ct_library_version(path, v, sizeof(v));
+	ct_dx_version(c, path, v, sizeof(v));
 	if (words)
 		snprintf(words, size, "%s", v);
 	if (sscanf(v, "%d.%d", &major, &minor) < 1)
@@ -428,7 +429,7 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 
 		if (o->shim || !ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)))
 			continue;
-		ver = version_of(o->path, v, sizeof(v));
+		ver = version_of(c, o->path, v, sizeof(v));
 		if (!ver)
 			ver = ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)) * 1000;
 		ct_dx_asker(o, who, sizeof(who));
@@ -482,7 +483,7 @@ static void rule_driver(struct ctx *c)
 		return;
 	dpath = drv->path ? drv->path : "libcuda.so.1";
 	version = drv->version;
-	ct_library_release(dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
+	ct_dx_release(c, dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
 	runtime[0] = '\0';
 	rt = runtime_of(c, runtime, sizeof(runtime));
 	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */

@@ -27,6 +27,7 @@ struct ct_devcode;
 struct ct_symcache;
 struct ct_own_choice;
 struct ct_memo;
+struct ct_dx_version;
 
 struct ct_diagnosis {
 	struct ct_findings findings;
@@ -38,6 +39,7 @@ struct ct_diagnosis {
 	struct ct_symcache *syms;  /* each file's versions and symbols, read once */
 	struct ct_own_choice *own_choices; /* the loader model's answers, once each */
 	struct ct_memo *memo;      /* rules' answers for processes that map alike */
+	struct ct_dx_version *versions; /* libraries' versions by path, asked once */
 };
 
 struct ct_loader;

@@ -3,6 +3,7 @@
  * names, places, who asked, the candidates of a search, copies elsewhere.
  * The rules call these; these call no rule.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,52 @@ const char *ct_dx_mapped_key(struct ctx *c, size_t *len)
 	c->mapped_key_len = (size_t)(k - c->mapped_key);
 	*len = c->mapped_key_len;
 	return c->mapped_key;
+}
+
+/* A library's version from its real file name (ct_library_version), by path. */
+struct ct_dx_version {
+	char *path;
+	char *version;
+	UT_hash_handle hh;
+};
+
+const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size)
+{
+	struct ct_dx_version *e;
+
+	HASH_FIND_STR(c->d->versions, path, e);
+	if (!e) {
+		char v[PATH_MAX];
+
+		/* realpath: a readlink per part of the path, for every process that maps it. */
+		e = ct_xcalloc(1, sizeof(*e));
+		e->path = ct_xstrdup(path);
+		e->version = ct_xstrdup(ct_library_version(path, v, sizeof(v)));
+		HASH_ADD_KEYPTR(hh, c->d->versions, e->path, strlen(e->path), e);
+	}
+	if (size)
+		snprintf(buf, size, "%s", e->version);
+	return buf;
+}
+
+const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size)
+{
+	ct_dx_version(c, path, buf, size);
+	if (size && !strchr(buf, '.'))
+		buf[0] = '\0';
+	return buf;
+}
+
+void ct_dx_versions_free(struct ct_dx_version *all)
+{
+	struct ct_dx_version *e, *tmp;
+
+	HASH_ITER(hh, all, e, tmp) {
+		HASH_DEL(all, e);
+		free(e->path);
+		free(e->version);
+		free(e);
+	}
 }
 
 struct ct_memo {
