@@ -17,6 +17,7 @@ struct parser {
 	const char *err;
 	int depth;
 	size_t nvalues, max_values;
+	bool inplace;                /* the text is the caller's to write (ct_json_parse_inplace) */
 };
 
 static void skip_ws(struct parser *ps)
@@ -132,7 +133,11 @@ static const char *string(struct parser *ps, size_t *len)
 	if (q < ps->end && *q == '"') {
 		*len = (size_t)(q - s);
 		ps->p = q + 1;
-		return ct_arena_strndup(ps->a, s, *len);
+		if (!ps->inplace)
+			return ct_arena_strndup(ps->a, s, *len);
+		/* The closing quote, read already, ends the string where it stands. */
+		*(char *)q = '\0';
+		return s;
 	}
 	ps->p++;
 
@@ -431,10 +436,10 @@ struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 	return ct_json_parse_max(a, text, len, SIZE_MAX, err);
 }
 
-struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
-				size_t max_values, const char **err)
+static struct ct_jv *parse(struct ct_arena *a, const char *text, size_t len,
+			   size_t max_values, bool inplace, const char **err)
 {
-	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values };
+	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values, inplace };
 	struct ct_jv *v = value(&ps);
 
 	if (v) {
@@ -445,6 +450,18 @@ struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len
 	if (!v && err)
 		*err = ps.err ? ps.err : "invalid JSON";
 	return v;
+}
+
+struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
+				size_t max_values, const char **err)
+{
+	return parse(a, text, len, max_values, false, err);
+}
+
+struct ct_jv *ct_json_parse_inplace(struct ct_arena *a, char *text, size_t len,
+				    size_t max_values, const char **err)
+{
+	return parse(a, text, len, max_values, true, err);
 }
 
 const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key)

@@ -775,7 +775,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 	struct ct_lines lines;
 	struct ct_arena scratch;
 	size_t records = 0;
-	const char *line;
+	char *line;
 	size_t len;
 	bool unterminated;
 	uint64_t left = bytes_before < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - bytes_before : 0;
@@ -831,7 +831,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		}
 		/* The record's values live as long as its line. */
 		ct_arena_reset(&scratch);
-		v = ct_json_parse_max(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
+		v = ct_json_parse_inplace(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
 		if (!v && err == ct_json_too_many) {
 			limited(&proc, "a record holds more than 524288 values");
 			proc.limited++;

@@ -964,6 +964,82 @@ static uint64_t rng(void)
 	return rng_state;
 }
 
+/* Do a and b hold the same values (types, strings with their lengths, numbers, keys)? */
+static bool same_tree(const struct ct_jv *a, const struct ct_jv *b)
+{
+	size_t i;
+
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case CT_J_NULL:
+		return true;
+	case CT_J_BOOL:
+		return a->u.b == b->u.b;
+	case CT_J_INT:
+		return a->u.i == b->u.i;
+	case CT_J_UINT:
+		return a->u.u == b->u.u;
+	case CT_J_NUM:
+		return memcmp(&a->u.d, &b->u.d, sizeof(a->u.d)) == 0;
+	case CT_J_STR:
+		return a->u.str.len == b->u.str.len && a->u.str.s[a->u.str.len] == '\0' &&
+		       memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+	case CT_J_ARR:
+	case CT_J_OBJ:
+		if (a->u.c.n != b->u.c.n)
+			return false;
+		for (i = 0; i < a->u.c.n; i++)
+			if ((a->type == CT_J_OBJ && strcmp(a->u.c.keys[i], b->u.c.keys[i]) != 0) ||
+			    !same_tree(a->u.c.items[i], b->u.c.items[i]))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Parsed in place (the trace reader's way: strings are views into the
+ * line), a text gives what the copying parse gives, or the same refusal:
+ * the record, each of its prefixes, and thousands of its byte flips.
+ */
+static void test_inplace(void **state)
+{
+	size_t len = sizeof(record) - 1, i, n;
+	unsigned char *buf = malloc(len), *flipped = malloc(len);
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(flipped);
+	for (i = 0; i < 20000 + len; i++) {
+		struct parsed p;
+		struct ct_arena a;
+		struct ct_jv *v;
+		const char *err = NULL;
+
+		n = len;
+		memcpy(flipped, record, len);
+		if (i < len) {
+			n = i; /* a prefix */
+		} else {
+			uint64_t r = rng();
+
+			flipped[r % len] = (unsigned char)(r >> 16);
+		}
+		parsed_open(&p, flipped, n);
+		ct_arena_init(&a);
+		memcpy(buf, flipped, n);
+		v = ct_json_parse_inplace(&a, (char *)buf, n, SIZE_MAX, &err);
+		if (!p.v != !v || (v && !same_tree(p.v, v)) || (!v && strcmp(err, p.err) != 0))
+			fail_msg("in place, %zu bytes parse otherwise than copied (%s, %s)", n,
+				 v ? "accepted" : err, p.v ? "accepted" : p.err);
+		ct_arena_release(&a);
+		parsed_close(&p);
+	}
+	free(buf);
+	free(flipped);
+}
+
 static void test_byte_flips(void **state)
 {
 	static const unsigned char special[] = "\"\\{}[]:,u0-.eE \n\x00\x1f\x7f\xff";
@@ -1025,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_byte_flips),
+		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_arena_reset),
 		cmocka_unit_test(test_values_limit),
 	};
