@@ -29,26 +29,35 @@
 #include <uthash.h>
 
 /*
- * What the rules and printers ask of one file, read once per path; found
- * by path through a hash table (a job's report asks it for every object
- * of every process).
+ * What the rules and printers ask of one file, read once per file: the
+ * paths that name one file (by device and inode on this machine: a
+ * symlinked /lib, a library reached two ways) share it.
  */
-struct ct_devcode {
-	char *path;
+struct ct_devfile {
+	struct { uint64_t dev, ino; } key; /* d->files; unkeyed when stat failed */
+	bool keyed;
 	struct elfscan_file f;
 	bool ok;                  /* scanned, and holds images */
 	struct ct_elfinfo info;   /* DT_NEEDED, versions needed (ct_dx_elfinfo) */
 	bool info_ok;
-	bool sibling;             /* not in the trace: read for what it says of another */
 	struct ct_file_build build; /* what it says of its CUDA (builds.c), once */
 	bool judged;              /* the three below worked out (judge_code) */
 	bool runnable;            /* holds SASS or PTX */
 	long picks[CT_MAX_TARGETS]; /* the image the driver picks for each target, or -1 */
 	char archs[512];          /* what it holds, in words */
+	struct ct_devfile *next;  /* every file, to free */
+	UT_hash_handle hh;
+};
+
+/* A path of the trace (or one a rule asked of), and its file; found by path. */
+struct ct_devcode {
+	char *path;
+	bool sibling;             /* not in the trace: read for what it says of another */
+	struct ct_devfile *file;  /* shared with the other paths of that file */
 	UT_hash_handle hh;        /* d->code_by_path, keyed by path */
 };
 
-/* ---- each file, read once per path ------------------------------------------ */
+/* ---- each file, read once ----------------------------------------------------- */
 
 /*
  * Scan path and read its dynamic section once: every path of the trace
@@ -63,6 +72,38 @@ static struct ct_devcode *code_of(const struct ct_diagnosis *d, const char *path
 	return c;
 }
 
+static struct ct_devfile *file_of(struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devfile *f = NULL;
+	struct stat st;
+	bool keyed = stat(path, &st) == 0;
+
+	if (keyed) {
+		struct ct_devfile key;
+
+		memset(&key, 0, sizeof(key));
+		key.key.dev = (uint64_t)st.st_dev;
+		key.key.ino = (uint64_t)st.st_ino;
+		HASH_FIND(hh, d->files, &key.key, sizeof(key.key), f);
+		if (f)
+			return f;
+	}
+	f = ct_xcalloc(1, sizeof(*f));
+	elfscan_file_init(&f->f);
+	f->ok = elfscan_scan_path(&f->f, path, NULL) == 0 && f->f.nimages > 0;
+	ct_elfinfo_init(&f->info);
+	f->info_ok = ct_elfinfo_read(&f->info, path) == 0;
+	f->next = d->all_files;
+	d->all_files = f;
+	if (keyed) {
+		f->keyed = true;
+		f->key.dev = (uint64_t)st.st_dev;
+		f->key.ino = (uint64_t)st.st_ino;
+		HASH_ADD(hh, d->files, key, sizeof(f->key), f);
+	}
+	return f;
+}
+
 static void scan_code(struct ct_diagnosis *d, const char *path)
 {
 	struct ct_devcode *c;
@@ -71,10 +112,7 @@ static void scan_code(struct ct_diagnosis *d, const char *path)
 		return;
 	c = ct_xcalloc(1, sizeof(*c));
 	c->path = ct_xstrdup(path);
-	elfscan_file_init(&c->f);
-	c->ok = elfscan_scan_path(&c->f, path, NULL) == 0 && c->f.nimages > 0;
-	ct_elfinfo_init(&c->info);
-	c->info_ok = ct_elfinfo_read(&c->info, path) == 0;
+	c->file = file_of(d, path);
 	HASH_ADD_KEYPTR(hh, d->code_by_path, c->path, strlen(c->path), c);
 }
 
@@ -82,7 +120,7 @@ static const struct ct_elfinfo *elfinfo_of(const struct ct_diagnosis *d, const c
 {
 	const struct ct_devcode *c = code_of(d, path);
 
-	return c && c->info_ok ? &c->info : NULL;
+	return c && c->file->info_ok ? &c->file->info : NULL;
 }
 
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
@@ -107,19 +145,19 @@ const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path)
 {
 	const struct ct_devcode *k = scan_sibling(c->d, path);
 
-	return k->info_ok ? &k->info : NULL;
+	return k->file->info_ok ? &k->file->info : NULL;
 }
 
 const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path)
 {
 	const struct ct_devcode *k = scan_sibling(c->d, path);
 
-	return k->ok ? &k->f : NULL;
+	return k->file->ok ? &k->file->f : NULL;
 }
 
 struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path)
 {
-	return &scan_sibling(c->d, path)->build;
+	return &scan_sibling(c->d, path)->file->build;
 }
 
 /* Is name one of list, as the loader asked for it (DSTs expanded)? */
@@ -181,7 +219,7 @@ const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const
 {
 	const struct ct_devcode *c = code_of(d, path);
 
-	return c && c->ok && !c->sibling ? &c->f : NULL;
+	return c && c->file->ok && !c->sibling ? &c->file->f : NULL;
 }
 
 const char *ct_diagnosis_soname(const struct ct_diagnosis *d, const struct ct_loaded *o)
@@ -196,7 +234,7 @@ bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
 	const struct ct_devcode *c, *tmp;
 
 	HASH_ITER(hh, d->code_by_path, c, tmp)
-		if (c->ok && !c->sibling)
+		if (c->file->ok && !c->sibling)
 			return true;
 	return false;
 }
@@ -207,11 +245,18 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 
 	HASH_ITER(hh, d->code_by_path, c, tmp) {
 		HASH_DEL(d->code_by_path, c);
-		elfscan_file_release(&c->f);
-		ct_elfinfo_release(&c->info);
-		free(c->build.why);
 		free(c->path);
 		free(c);
+	}
+	HASH_CLEAR(hh, d->files);
+	while (d->all_files) {
+		struct ct_devfile *f = d->all_files;
+
+		d->all_files = f->next;
+		elfscan_file_release(&f->f);
+		ct_elfinfo_release(&f->info);
+		free(f->build.why);
+		free(f);
 	}
 	ct_symcache_free(d->syms);
 	ct_dx_own_choices_free(d->own_choices);
@@ -606,23 +651,25 @@ static void archs_words(const struct elfscan_file *f, char *buf, size_t size)
  * every rank of a job maps the same libraries, and libtorch_cuda holds
  * thousands of images.
  */
-static const struct ct_devcode *judge_code(struct ct_diagnosis *d, const char *path)
+static const struct ct_devfile *judge_code(struct ct_diagnosis *d, const char *path)
 {
 	struct ct_devcode *c = code_of(d, path);
+	struct ct_devfile *f;
 	size_t k, t;
 
-	if (!c || !c->ok || c->sibling)
+	if (!c || !c->file->ok || c->sibling)
 		return NULL;
-	if (c->judged)
-		return c;
-	archs_words(&c->f, c->archs, sizeof(c->archs));
-	for (k = 0; k < c->f.nimages; k++)
-		c->runnable |= c->f.images[k].kind == ELFSCAN_KIND_SASS ||
-			       c->f.images[k].kind == ELFSCAN_KIND_PTX;
+	f = c->file;
+	if (f->judged)
+		return f;
+	archs_words(&f->f, f->archs, sizeof(f->archs));
+	for (k = 0; k < f->f.nimages; k++)
+		f->runnable |= f->f.images[k].kind == ELFSCAN_KIND_SASS ||
+			       f->f.images[k].kind == ELFSCAN_KIND_PTX;
 	for (t = 0; t < d->ntargets; t++)
-		c->picks[t] = elfscan_pick_image(c->f.images, c->f.nimages, &d->targets[t]);
-	c->judged = true;
-	return c;
+		f->picks[t] = elfscan_pick_image(f->f.images, f->f.nimages, &d->targets[t]);
+	f->judged = true;
+	return f;
 }
 
 static void rule_device_code(struct ctx *c)
@@ -634,7 +681,7 @@ static void rule_device_code(struct ctx *c)
 
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
-		const struct ct_devcode *code;
+		const struct ct_devfile *code;
 		const struct elfscan_file *f;
 		const char *archs;
 		char need[32], have[32], gencode[192];

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compat.h"
 #include "copies.h"
@@ -13,12 +14,25 @@
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
-struct entry {
-	char *path;
+/*
+ * A file's tables, read once when first asked: shared by the paths that
+ * name one file (by device and inode on this machine), each read through
+ * whichever path asked first.
+ */
+struct symfile {
+	struct { uint64_t dev, ino; } key;
 	bool info_read, info_ok, table_read, table_ok, undefs_read, undefs_ok;
 	struct ct_elfinfo info;
 	struct ct_symtab table;
 	struct ct_undefs undefs;
+	struct symfile *next;        /* every file, to free */
+	UT_hash_handle hh;           /* by key; not when stat could not name it */
+};
+
+/* A path asked of, and its file. */
+struct entry {
+	char *path;
+	struct symfile *f;
 	UT_hash_handle hh;
 };
 
@@ -26,13 +40,13 @@ struct entry {
  * What a provider's own table says of one VERNEED entry, kept: a job's
  * ranks ask it of the same files thousands of times, and the answer reads
  * every symbol the requester needs. Keyed by the entry (its address: it
- * outlives the cache, symvers.h) and the provider's path.
+ * outlives the cache, symvers.h) and the provider's file.
  */
 enum own_answer { OWN_OK, OWN_NO_VERSION, OWN_SYMBOLS_MISSING };
 
 struct own_key {
 	const struct ct_verneed *need;
-	const struct entry *provider;
+	const struct symfile *provider;
 };
 
 struct own_memo {
@@ -44,7 +58,7 @@ struct own_memo {
 /*
  * A scope, interned: the processes of a job map the same objects, so what
  * the rest of a scope gives (the symbols a provider lacks, looked up in
- * every other object) is kept per entry, provider and scope.
+ * every other object) is kept per entry, provider's file and scope.
  */
 struct scope_id {
 	char *key;                   /* the paths, each ended by its NUL */
@@ -54,7 +68,7 @@ struct scope_id {
 
 struct scope_key {
 	const struct ct_verneed *need;
-	const struct entry *provider;
+	const struct symfile *provider;
 	const struct scope_id *scope;
 };
 
@@ -67,6 +81,7 @@ struct scope_memo {
 
 struct ct_symcache {
 	struct entry *by_path;
+	struct symfile *files, *all_files;
 	struct own_memo *own;
 	struct scope_id *scopes;
 	struct scope_memo *in_scope;
@@ -102,16 +117,51 @@ void ct_symcache_free(struct ct_symcache *c)
 	}
 	HASH_ITER(hh, c->by_path, e, tmp) {
 		HASH_DEL(c->by_path, e);
-		if (e->info_read)
-			ct_elfinfo_release(&e->info);
-		if (e->table_read)
-			ct_symtab_release(&e->table);
-		if (e->undefs_read)
-			ct_undefs_release(&e->undefs);
 		free(e->path);
 		free(e);
 	}
+	HASH_CLEAR(hh, c->files);
+	while (c->all_files) {
+		struct symfile *f = c->all_files;
+
+		c->all_files = f->next;
+		if (f->info_read)
+			ct_elfinfo_release(&f->info);
+		if (f->table_read)
+			ct_symtab_release(&f->table);
+		if (f->undefs_read)
+			ct_undefs_release(&f->undefs);
+		free(f);
+	}
 	free(c);
+}
+
+/* The file at path: one for every path that names it. */
+static struct symfile *file_of(struct ct_symcache *c, const char *path)
+{
+	struct symfile *f = NULL;
+	struct stat st;
+	bool keyed = stat(path, &st) == 0;
+
+	if (keyed) {
+		struct symfile key;
+
+		memset(&key, 0, sizeof(key));
+		key.key.dev = (uint64_t)st.st_dev;
+		key.key.ino = (uint64_t)st.st_ino;
+		HASH_FIND(hh, c->files, &key.key, sizeof(key.key), f);
+		if (f)
+			return f;
+	}
+	f = ct_xcalloc(1, sizeof(*f));
+	f->next = c->all_files;
+	c->all_files = f;
+	if (keyed) {
+		f->key.dev = (uint64_t)st.st_dev;
+		f->key.ino = (uint64_t)st.st_ino;
+		HASH_ADD(hh, c->files, key, sizeof(f->key), f);
+	}
+	return f;
 }
 
 static struct entry *entry_of(struct ct_symcache *c, const char *path)
@@ -122,6 +172,7 @@ static struct entry *entry_of(struct ct_symcache *c, const char *path)
 	if (!e) {
 		e = ct_xcalloc(1, sizeof(*e));
 		e->path = ct_xstrdup(path);
+		e->f = file_of(c, path);
 		HASH_ADD_KEYPTR(hh, c->by_path, e->path, strlen(e->path), e);
 	}
 	return e;
@@ -129,38 +180,38 @@ static struct entry *entry_of(struct ct_symcache *c, const char *path)
 
 const struct ct_symtab *ct_symcache_table(struct ct_symcache *c, const char *path)
 {
-	struct entry *e = entry_of(c, path);
+	struct symfile *f = entry_of(c, path)->f;
 
-	if (!e->table_read) {
-		e->table_read = true;
-		e->table_ok = ct_symtab_read(&e->table, path) == 0;
+	if (!f->table_read) {
+		f->table_read = true;
+		f->table_ok = ct_symtab_read(&f->table, path) == 0;
 	}
-	return e->table_ok ? &e->table : NULL;
+	return f->table_ok ? &f->table : NULL;
 }
 
 const struct ct_undefs *ct_symcache_undefs(struct ct_symcache *c, const char *path)
 {
-	struct entry *e = entry_of(c, path);
+	struct symfile *f = entry_of(c, path)->f;
 
-	if (!e->undefs_read) {
-		e->undefs_read = true;
-		e->undefs_ok = ct_undefs_read(&e->undefs, path) == 0;
+	if (!f->undefs_read) {
+		f->undefs_read = true;
+		f->undefs_ok = ct_undefs_read(&f->undefs, path) == 0;
 	}
-	return e->undefs_ok ? &e->undefs : NULL;
+	return f->undefs_ok ? &f->undefs : NULL;
 }
 
 bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *version,
 			   const char *symbol)
 {
-	struct entry *e = entry_of(c, path);
+	struct symfile *f = entry_of(c, path)->f;
 	const struct ct_symtab *t;
 
-	if (!e->info_read) {
-		e->info_read = true;
-		ct_elfinfo_init(&e->info);
-		e->info_ok = ct_elfinfo_read(&e->info, path) == 0;
+	if (!f->info_read) {
+		f->info_read = true;
+		ct_elfinfo_init(&f->info);
+		f->info_ok = ct_elfinfo_read(&f->info, path) == 0;
 	}
-	if (!e->info_ok || !ct_elfinfo_defines(&e->info, version))
+	if (!f->info_ok || !ct_elfinfo_defines(&f->info, version))
 		return false;
 	return !symbol || ((t = ct_symcache_table(c, path)) && ct_symtab_has(t, symbol, version));
 }
@@ -211,7 +262,7 @@ static enum own_answer own_answer(struct ct_symcache *c, const char *provider,
 
 	memset(&key, 0, sizeof(key));
 	key.need = need;
-	key.provider = entry_of(c, provider);
+	key.provider = entry_of(c, provider)->f;
 	HASH_FIND(hh, c->own, &key, sizeof(key), m);
 	if (m)
 		return m->answer;
@@ -240,7 +291,7 @@ static const char *scope_missing(struct ct_symscope *s, const char *provider,
 
 	memset(&key, 0, sizeof(key));
 	key.need = need;
-	key.provider = entry_of(s->cache, provider);
+	key.provider = entry_of(s->cache, provider)->f;
 	key.scope = s->id;
 	HASH_FIND(hh, s->cache->in_scope, &key, sizeof(key), m);
 	if (!m) {

@@ -21,7 +21,8 @@
 /*
  * Each file's version definitions and symbol table, read once when first
  * asked and kept for as long as the cache lives: a report asks the same
- * libraries of every process of a job. It also keeps what each provider
+ * libraries of every process of a job. The paths that name one file (by
+ * device and inode) share what is read of it. It also keeps what each provider
  * gives each VERNEED entry asked of it (ct_symver_check), by the entry's
  * address: the entries asked must live, unchanged, as long as the cache.
  * Not thread-safe.
