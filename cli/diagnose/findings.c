@@ -305,6 +305,7 @@ struct kind {
 	char *key;
 	size_t first;
 	struct place *places;        /* the first's places, and those merged into it */
+	bool merged;                 /* another was merged: places made */
 	UT_hash_handle hh;
 };
 
@@ -342,13 +343,17 @@ void ct_findings_group(struct ct_findings *fs)
 			k = ct_xcalloc(1, sizeof(*k));
 			k->key = key;
 			k->first = i;
-			for (a = 0; a < f->nwhere; a++)
-				new_place(&k->places, &f->where[a]);
 			HASH_ADD_KEYPTR(hh, kinds, k->key, strlen(k->key), k);
 			continue;
 		}
 		free(key);
 		first = &fs->f[k->first];
+		/* The table of places when a second finding joins the first (most stay alone). */
+		if (!k->merged) {
+			for (a = 0; a < first->nwhere; a++)
+				new_place(&k->places, &first->where[a]);
+			k->merged = true;
+		}
 		first->where = ct_xrealloc(first->where,
 					   (first->nwhere + f->nwhere + 1) * sizeof(*f->where));
 		/* A process is one place, however many objects in it asked. */
