@@ -3,6 +3,7 @@
  * any number of directories (processes, ranks and hosts merged).
  */
 #include <getopt.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,6 +115,12 @@ int ct_cmd_report(int argc, char **argv)
 		goto bad;
 	}
 	ct_trace_link(&t);
+	/*
+	 * The reader's threads are done and nothing else prints at the same
+	 * time: the report's many small writes (the JSON of a job's thousands
+	 * of processes) need not lock the stream each.
+	 */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	o.targets = ntargets ? targets : NULL;
 	o.ntargets = ntargets;
 	o.colour = !json && ct_want_colour(stdout);
