@@ -128,7 +128,7 @@ struct sink {
 struct reader {
 	const struct sink *k;
 	struct ct_proc *p;
-	struct ct_arena *arena;      /* the trace's: typed records go there */
+	struct ct_arena *arena;      /* the sink's: typed records go there */
 	struct ct_intern *strings;   /* their strings, each kept once */
 	const struct ct_image_rec *last_images; /* the latest module's images */
 	size_t nlast_images;

@@ -255,7 +255,9 @@ void ct_trace_release(struct ct_trace *t);
 /*
  * Read every *.jsonl file in dir (not recursive) into t, and every run
  * record (*.run.json); called again for more directories, the total limit
- * counts them all. Returns 0, or -1 with a message in why when the
+ * counts them all. The files are read by t->threads threads and counted
+ * in the order of their names: t is what one thread reading them in that
+ * order makes. Returns 0, or -1 with a message in why when the
  * directory cannot be read. Files and lines that are not trace records are
  * counted, not fatal; a run record that cannot be read is left out.
  */
