@@ -42,12 +42,12 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
 WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
-CT_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARNINGS) $(if $(WERROR),-Werror) \
+CT_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' $(DEPS_CFLAGS) \
 	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
 	-DCT_LIBDIR='"$(LIBDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
-CT_LDFLAGS := $(if $(SANITIZE),-fsanitize=$(SANITIZE))
+CT_LDFLAGS := -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
 ALL_CFLAGS = $(CFLAGS) $(CT_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(CT_LDFLAGS)

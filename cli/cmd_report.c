@@ -3,6 +3,7 @@
  * any number of directories (processes, ranks and hosts merged).
  */
 #include <getopt.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,7 @@ int ct_cmd_report(int argc, char **argv)
 	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
 	struct ct_report_options o;
 	struct ct_loader machine;
+	struct ct_platform_question asked;
 	struct ct_trace t;
 	bool json = false;
 	size_t ntargets = 0;
@@ -57,6 +59,7 @@ int ct_cmd_report(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	ct_trace_init(&t);
+	t.threads = ct_cmd_threads();
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
@@ -89,37 +92,48 @@ int ct_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	/* The machine's loader answers while the traces are read. */
+	ct_machine_ask(&asked);
 	for (i = optind; i < argc; i++) {
 		size_t before = t.nprocs, bad = t.bad_files, other = t.other_run_files;
 
 		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0) {
 			ct_error("%s", why);
-			ct_trace_release(&t);
-			return CT_EXIT_BAD_INPUT;
+			goto bad;
 		}
 		/* With --run, a folder may hold none of it: said once, below. */
 		if (t.nprocs == before && t.other_run_files == other) {
 			ct_error("'%s' holds no trace%s", argv[i],
 				 t.bad_files > bad ? " (its .jsonl files are not trace records)"
 						   : " (no .jsonl file)");
-			ct_trace_release(&t);
-			return CT_EXIT_BAD_INPUT;
+			goto bad;
 		}
 	}
 	if (t.only_run && t.nprocs == 0) {
 		ct_error("no run '%s' in %s%s (its id is the \"run\" of its .run.json record)",
 			 t.only_run, argv[optind], argc - optind > 1 ? " and the others" : "");
-		ct_trace_release(&t);
-		return CT_EXIT_BAD_INPUT;
+		goto bad;
 	}
 	ct_trace_link(&t);
+	/*
+	 * The reader's threads are done and nothing else prints at the same
+	 * time: the report's many small writes (the JSON of a job's thousands
+	 * of processes) need not lock the stream each.
+	 */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	o.targets = ntargets ? targets : NULL;
 	o.ntargets = ntargets;
 	o.colour = !json && ct_want_colour(stdout);
-	ct_machine_open(&machine);
+	ct_machine_open_asked(&machine, &asked);
 	o.machine = &machine;
 	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
 	ct_loader_release(&machine);
 	ct_trace_release(&t);
 	return worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
+bad:
+	/* The questions asked are answered (their helpers waited for), then dropped. */
+	ct_machine_open_asked(&machine, &asked);
+	ct_loader_release(&machine);
+	ct_trace_release(&t);
+	return CT_EXIT_BAD_INPUT;
 }

@@ -28,6 +28,13 @@ int ct_cmd_exit(int rc, bool program_status);
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);
 
+/*
+ * The threads that read trace files (struct ct_trace's threads): the
+ * number in CUDATRACE_THREADS (1 to 64), else 0, as many as there are
+ * processors. The report is the same whatever the number.
+ */
+size_t ct_cmd_threads(void);
+
 struct ct_loader;
 /*
  * The loader model of this machine (its loader's facts, ld.so.cache and
@@ -35,6 +42,14 @@ struct ct_loader;
  * trace on. ct_loader_release frees it.
  */
 void ct_machine_open(struct ct_loader *L);
+/*
+ * The same in two steps: ask starts the questions to this machine's
+ * loader (processes of their own), open_asked waits for the answers, so
+ * that a command reads its traces meanwhile. Every ask is opened.
+ */
+struct ct_platform_question;
+void ct_machine_ask(struct ct_platform_question *q);
+void ct_machine_open_asked(struct ct_loader *L, struct ct_platform_question *q);
 
 int ct_cmd_run(int argc, char **argv);
 int ct_cmd_scan(int argc, char **argv);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -71,10 +72,36 @@ int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 	return -1;
 }
 
-void ct_machine_open(struct ct_loader *L)
+size_t ct_cmd_threads(void)
+{
+	const char *v = getenv("CUDATRACE_THREADS");
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	return errno == 0 && *end == '\0' && n >= 1 && n <= 64 ? (size_t)n : 0;
+}
+
+void ct_machine_ask(struct ct_platform_question *q)
+{
+	ct_platform_ask(q, NULL);
+}
+
+void ct_machine_open_asked(struct ct_loader *L, struct ct_platform_question *q)
 {
 	int err = 0;
 
-	ct_loader_init(L, NULL, NULL);
+	ct_loader_init_asked(L, q, NULL);
 	ct_loader_start(L, NULL, &err);
+}
+
+void ct_machine_open(struct ct_loader *L)
+{
+	struct ct_platform_question q;
+
+	ct_machine_ask(&q);
+	ct_machine_open_asked(L, &q);
 }

@@ -49,57 +49,60 @@ void ct_json_array_end(struct ct_json *j) { close_(j, ']'); }
 static void write_string(FILE *out, const char *str, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
+	size_t i = 0, run = 0; /* s[run..i): written as they are, in one go */
 
 	fputc('"', out);
 	while (i < n) {
 		unsigned char c = s[i];
 		size_t len;
 
+		/* Printable ASCII, and whole UTF-8 characters other than C1 controls: as they are. */
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		len = c >= 0x80 ? ct_utf8_len(s + i, n - i) : 0;
+		if (len && !(len == 2 && c == 0xC2 && s[i + 1] < 0xA0)) {
+			i += len;
+			continue;
+		}
+		if (i > run)
+			fwrite(s + run, 1, i - run, out);
 		switch (c) {
 		case '"':
 			fputs("\\\"", out);
-			i++;
-			continue;
+			break;
 		case '\\':
 			fputs("\\\\", out);
-			i++;
-			continue;
+			break;
 		case '\n':
 			fputs("\\n", out);
-			i++;
-			continue;
+			break;
 		case '\t':
 			fputs("\\t", out);
-			i++;
-			continue;
+			break;
 		case '\r':
 			fputs("\\r", out);
-			i++;
-			continue;
+			break;
 		default:
+			/*
+			 * A control character, a byte that is not UTF-8, or a C1
+			 * control (U+0080-U+009F: C2 80..C2 9F, which drive some
+			 * terminals): escaped.
+			 */
+			if (len == 2) {
+				fprintf(out, "\\u%04x", s[i + 1]);
+				i++;
+			} else {
+				fprintf(out, "\\u%04x", c);
+			}
 			break;
 		}
-		if (c < 0x20 || c == 0x7f) {
-			fprintf(out, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		len = ct_utf8_len(s + i, n - i);
-		if (len == 0) {
-			fprintf(out, "\\u%04x", c);
-			i++;
-			continue;
-		}
-		/* C1 controls (U+0080-U+009F: C2 80..C2 9F) drive some terminals: escaped too. */
-		if (len == 2 && c == 0xC2 && s[i + 1] < 0xA0) {
-			fprintf(out, "\\u%04x", s[i + 1]);
-			i += 2;
-			continue;
-		}
-		fwrite(s + i, 1, len, out);
-		i += len;
+		i++;
+		run = i;
 	}
+	if (i > run)
+		fwrite(s + run, 1, i - run, out);
 	fputc('"', out);
 }
 

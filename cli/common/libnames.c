@@ -35,15 +35,22 @@ static const struct {
 	{ "libcheckpoint.so", false },
 };
 
-/* The first family whose prefix starts the file name of path, or -1. */
+/*
+ * The first family whose prefix starts the file name of path, or -1.
+ * Every prefix starts with "lib" and the letter after it tells most apart:
+ * a report asks this of every object of every process.
+ */
 static long family_of(const char *path)
 {
 	const char *b = strrchr(path, '/');
 	size_t i;
 
 	b = b ? b + 1 : path;
+	if (strncmp(b, "lib", 3) != 0)
+		return -1;
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
-		if (strncmp(b, families[i].prefix, strlen(families[i].prefix)) == 0)
+		if (families[i].prefix[3] == b[3] &&
+		    strncmp(b, families[i].prefix, strlen(families[i].prefix)) == 0)
 			return (long)i;
 	return -1;
 }

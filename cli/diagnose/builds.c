@@ -20,6 +20,7 @@
  * its siblings in the same folder (libcudnn_cnn, _ops, _adv, _engines_*)
  * say which CUDA the release was built for.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,19 @@ bool ct_dx_compiler_release(const struct elfscan_file *f, int *cuda)
 	return found;
 }
 
+bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda)
+{
+	struct ct_file_build *b = ct_dx_file_build(c, path);
+
+	if (!b->release_known) {
+		if (!ct_dx_compiler_release(ct_dx_code_scan(c, path), &b->release))
+			b->release = 0;
+		b->release_known = true;
+	}
+	*cuda = b->release;
+	return b->release != 0;
+}
+
 /* The sonames whose major is CUDA's own. */
 static int needed_major(const char *name)
 {
@@ -75,7 +89,7 @@ static int needed_major(const char *name)
 }
 
 /* What one file says of its CUDA: *cuda (0 unknown) and why, into why. */
-static void file_build(struct ctx *c, const char *path, int *cuda, char *why, size_t size)
+static void read_build(struct ctx *c, const char *path, int *cuda, char *why, size_t size)
 {
 	const struct ct_elfinfo *e = ct_dx_elfinfo_scan(c, path);
 	const struct elfscan_file *f = ct_dx_code_scan(c, path);
@@ -91,7 +105,7 @@ static void file_build(struct ctx *c, const char *path, int *cuda, char *why, si
 			snprintf(why, size, "needs %s", e->needed[i]);
 			return;
 		}
-	if (ct_dx_compiler_release(f, &v) && v > *cuda) {
+	if (ct_dx_file_release(c, path, &v) && v > *cuda) {
 		*cuda = v;
 		snprintf(why, size, "device code compiled by CUDA %s",
 			 ct_cuda_version_words(v, w, sizeof(w)));
@@ -110,6 +124,24 @@ static void file_build(struct ctx *c, const char *path, int *cuda, char *why, si
 				 img->version_minor, v / 1000);
 		}
 	}
+}
+
+/* read_build, once per file: every rank of a job asks it of the same libraries. */
+static void file_build(struct ctx *c, const char *path, int *cuda, char *why, size_t size)
+{
+	struct ct_file_build *b = ct_dx_file_build(c, path);
+
+	if (!b->known) {
+		/* The longest evidence: "needs " and a DT_NEEDED name (at most a path). */
+		char *w = ct_xmalloc(PATH_MAX + 64);
+
+		read_build(c, path, &b->cuda, w, PATH_MAX + 64);
+		b->why = ct_xstrdup(w);
+		b->known = true;
+		free(w);
+	}
+	*cuda = b->cuda;
+	snprintf(why, size, "%s", b->why);
 }
 
 /* cuDNN's siblings that hold device code, the smallest first. */
@@ -294,7 +326,7 @@ void ct_dx_rule_builds(struct ctx *c)
 
 			snprintf(lib, sizeof(lib), "%.700s from %.480s", list, dir);
 			from[0] = bs[i].why;
-			ct_library_release(need.driver_path, dver, sizeof(dver));
+			ct_dx_release(c, need.driver_path, dver, sizeof(dver));
 			need.driver_release = dver;
 			if ((f = ct_driver_rule(&c->d->findings, &need)))
 				ct_dx_where(c, f);

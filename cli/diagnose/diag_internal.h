@@ -28,6 +28,10 @@ struct ctx {
 	 */
 	const struct ct_loaded **mapped;
 	size_t nmapped, ninherited;  /* mapped[0..ninherited): inherited */
+	struct ct_dx_name *names;    /* the names they answer to (ct_dx_loaded_named) */
+	struct ct_dx_name *name_store;
+	char *mapped_key;            /* ct_dx_mapped_key, made when first asked */
+	size_t mapped_key_len;
 };
 
 const char *ct_dx_base(const char *path);
@@ -42,6 +46,29 @@ void ct_dx_where(const struct ctx *c, struct ct_finding *f);
  */
 void ct_dx_mapped_init(struct ctx *c);
 void ct_dx_mapped_release(struct ctx *c);
+/*
+ * What identifies c->mapped for a rule that reads no more of them than
+ * which files they are, in which order, with which soname the trace
+ * gives, inherited or not, the program and the shim: two processes with
+ * the same key map alike (the ranks of a job). A view valid until
+ * ct_dx_mapped_release; *len bytes.
+ */
+const char *ct_dx_mapped_key(struct ctx *c, size_t *len);
+/*
+ * A rule's answer for a key remembered for the whole diagnosis (tag
+ * names the rule): ct_dx_memo_has says whether (tag, key) was added.
+ */
+bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len);
+void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len);
+void ct_dx_memo_free(struct ct_memo *all);
+/*
+ * ct_library_version and ct_library_release (libnames.h) of path, asked
+ * of the file system once per diagnosis: the same libraries' versions
+ * are said for every process that maps them.
+ */
+const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size);
+const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size);
+void ct_dx_versions_free(struct ct_dx_version *all);
 /* The first mapped object (c->mapped) with this soname or file name, or NULL. */
 const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name);
 /*
@@ -85,11 +112,31 @@ const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path);
  * CUDA's integer (13010) into *cuda; false when none.
  */
 bool ct_dx_compiler_release(const struct elfscan_file *f, int *cuda);
+/* The same for the file at path, worked out once per file. */
+bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda);
 /*
  * The CUDA o was built for (13000; 13010 when the minor is known), and
  * the evidence in words into why; 0 when the file does not say (builds.c).
  */
 int ct_dx_build(struct ctx *c, const struct ct_loaded *o, char *why, size_t size);
+/*
+ * What a file says of its build (builds.c computes it), kept with the
+ * file's other facts so that it is worked out once per file, not once per
+ * process: a job's ranks all ask it of the same libraries, and finding
+ * the compiler's release reads the whole .nv_fatbin.
+ */
+struct ct_file_build {
+	bool known;                  /* worked out */
+	int cuda;                    /* 0: the file does not say */
+	char *why;                   /* its evidence in words; owned by the diagnosis */
+	bool release_known;          /* release worked out */
+	int release;                 /* ct_dx_compiler_release of its device code; 0: none */
+};
+/* path's slot (the file read once, as ct_dx_code_scan does); never NULL. */
+struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path);
+
+/* Frees what the shadowed rule kept of the loader model's answers (diag_libs.c). */
+void ct_dx_own_choices_free(struct ct_own_choice *all);
 
 void ct_dx_rule_not_found(struct ctx *c);
 void ct_dx_rule_shadowed(struct ctx *c);

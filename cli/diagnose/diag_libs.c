@@ -341,8 +341,8 @@ void ct_dx_rule_not_found(struct ctx *c)
  * LD_LIBRARY_PATH and no preload: the loader model. Into path; false when
  * its own paths do not hold the name.
  */
-static bool own_choice(struct ctx *c, const char *requester, const char *name, char *path,
-		       size_t size, char *rule, size_t rsize)
+static bool own_choice_model(struct ctx *c, const char *requester, const char *name, char *path,
+			     size_t size, char *rule, size_t rsize)
 {
 	struct ct_loader_env env = { "", "" };
 	struct ct_loader L2;
@@ -364,6 +364,58 @@ static bool own_choice(struct ctx *c, const char *requester, const char *name, c
 	ct_lookup_free(k);
 	ct_loader_release(&L2);
 	return found;
+}
+
+/* The model's answer for one requester and name, kept: every rank asks it again. */
+struct ct_own_choice {
+	char *key;                   /* requester, NUL, name: keylen bytes */
+	size_t keylen;
+	bool found;
+	char *path, *rule;
+	UT_hash_handle hh;
+};
+
+void ct_dx_own_choices_free(struct ct_own_choice *all)
+{
+	struct ct_own_choice *e, *tmp;
+
+	HASH_ITER(hh, all, e, tmp) {
+		HASH_DEL(all, e);
+		free(e->key);
+		free(e->path);
+		free(e->rule);
+		free(e);
+	}
+}
+
+static bool own_choice(struct ctx *c, const char *requester, const char *name, char *path,
+		       size_t size, char *rule, size_t rsize)
+{
+	size_t rlen = strlen(requester), keylen = rlen + 1 + strlen(name);
+	struct ct_own_choice *e;
+	char *key = ct_xmalloc(keylen + 1);
+
+	memcpy(key, requester, rlen + 1);
+	memcpy(key + rlen + 1, name, keylen - rlen);
+	HASH_FIND(hh, c->d->own_choices, key, keylen, e);
+	if (e) {
+		free(key);
+	} else {
+		char p[4096], r[256];
+
+		e = ct_xcalloc(1, sizeof(*e));
+		e->key = key;
+		e->keylen = keylen;
+		e->found = own_choice_model(c, requester, name, p, sizeof(p), r, sizeof(r));
+		e->path = ct_xstrdup(e->found ? p : "");
+		e->rule = ct_xstrdup(e->found ? r : "");
+		HASH_ADD_KEYPTR(hh, c->d->own_choices, e->key, e->keylen, e);
+	}
+	if (e->found) {
+		snprintf(path, size, "%s", e->path);
+		snprintf(rule, rsize, "%s", e->rule);
+	}
+	return e->found;
 }
 
 /* A copy loaded early serves several objects whose RUNPATH names another. */
@@ -415,8 +467,8 @@ static void shadowed_by_earlier(struct ctx *c)
 			if (!own_choice(c, r->path, name, own, sizeof(own), rule, sizeof(rule)) ||
 			    ct_dx_same_file(own, o->path))
 				continue;
-			ct_library_release(o->path, v1, sizeof(v1));
-			ct_library_release(own, v2, sizeof(v2));
+			ct_dx_release(c, o->path, v1, sizeof(v1));
+			ct_dx_release(c, own, v2, sizeof(v2));
 			ct_dx_asker(o, who, sizeof(who));
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 					   "'%s' was already loaded when %s needed it, while the RPATH "
@@ -460,8 +512,8 @@ void ct_dx_rule_shadowed(struct ctx *c)
 		    !own_choice(c, requester, name, own, sizeof(own), rule, sizeof(rule)) ||
 		    ct_dx_same_file(own, o->path))
 			continue;
-		ct_library_release(o->path, v1, sizeof(v1));
-		ct_library_release(own, v2, sizeof(v2));
+		ct_dx_release(c, o->path, v1, sizeof(v1));
+		ct_dx_release(c, own, v2, sizeof(v2));
 		f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 				   "'%s' came from %s, while the RPATH or RUNPATH of %s names "
 				   "another copy",
@@ -512,45 +564,52 @@ static bool same_folder(const char *a, const char *b)
  * Over every object mapped (a fork's inherited ones too); a pair of two
  * inherited objects is its parent's finding, not the child's.
  */
+struct stem {
+	bool cuda;                   /* a CUDA library, not the shim */
+	char stem[128];              /* "libcudart" */
+	const char *family;          /* its family: the stem, or "libcudnn" */
+};
+
 void ct_dx_rule_mixed(struct ctx *c)
 {
+	struct stem *st = ct_xcalloc(c->nmapped + 1, sizeof(*st));
 	size_t i, k;
 
+	/* Each object's name once: the pairs below would ask it n times. */
 	for (i = 0; i < c->nmapped; i++) {
 		const struct ct_loaded *a = c->mapped[i];
-		char sa[128], fa[128], va[64];
+
+		st[i].cuda = !a->shim && ct_cuda_library(a->path);
+		if (st[i].cuda)
+			st[i].family = family_of(ct_dx_stem(a->soname ? a->soname : a->path,
+							    st[i].stem, sizeof(st[i].stem)));
+	}
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *a = c->mapped[i];
+		const char *sa = st[i].stem;
+		char fa[128], va[64];
 		struct ct_finding *f = NULL;
 		bool first_of_family = true, env = false, cudnn;
 
-		if (a->shim || a->main || !ct_cuda_library(a->path))
+		if (a->main || !st[i].cuda)
 			continue;
-		snprintf(fa, sizeof(fa), "%s", family_of(ct_dx_stem(a->soname ? a->soname : a->path,
-								  sa, sizeof(sa))));
-		for (k = 0; k < i && first_of_family; k++) {
-			const struct ct_loaded *e = c->mapped[k];
-			char sb[128];
-
-			first_of_family = e->shim || !ct_cuda_library(e->path) ||
-					  strcmp(family_of(ct_dx_stem(e->soname ? e->soname : e->path,
-								      sb, sizeof(sb))),
-						 fa) != 0;
-		}
+		snprintf(fa, sizeof(fa), "%s", st[i].family);
+		for (k = 0; k < i && first_of_family; k++)
+			first_of_family = !st[k].cuda || strcmp(st[k].family, fa) != 0;
 		if (!first_of_family)
 			continue;
 		cudnn = strcmp(fa, "libcudnn") == 0;
-		ct_library_version(a->path, va, sizeof(va));
+		ct_dx_version(c, a->path, va, sizeof(va));
 		for (k = i + 1; k < c->nmapped; k++) {
 			const struct ct_loaded *b = c->mapped[k];
-			char sb[128], vb[64], who[512];
+			const char *sb = st[k].stem;
+			char vb[64], who[512];
 			bool differ, same_stem, releases, folders = false;
 			int ma = atoi(va), mb;
 
-			if (k < c->ninherited || b->shim || !ct_cuda_library(b->path) ||
-			    strcmp(family_of(ct_dx_stem(b->soname ? b->soname : b->path, sb,
-						     sizeof(sb))),
-				   fa) != 0)
+			if (k < c->ninherited || !st[k].cuda || strcmp(st[k].family, fa) != 0)
 				continue;
-			ct_library_version(b->path, vb, sizeof(vb));
+			ct_dx_version(c, b->path, vb, sizeof(vb));
 			mb = atoi(vb);
 			same_stem = strcmp(sa, sb) == 0;
 			/*
@@ -604,6 +663,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 		if (f)
 			ct_dx_where(c, f);
 	}
+	free(st);
 }
 
 /* ---- symbol versions ------------------------------------------------------------ */
@@ -772,9 +832,20 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
 	struct ct_symscope scope;
-	const char **paths = ct_xcalloc(c->nmapped + 1, sizeof(*paths));
+	const char **paths;
 	struct renamed_gap *ren = NULL;
-	size_t i, v, n = 0, nren = 0;
+	size_t i, v, n = 0, nren = 0, nfindings = c->d->findings.n, klen;
+	const char *key = ct_dx_mapped_key(c, &klen);
+
+	/*
+	 * What it judges is which files are mapped, in which order, under
+	 * which names: the ranks of a job that map alike have no gap when the
+	 * first of them had none (a gap is looked at again for each, to say
+	 * where).
+	 */
+	if (ct_dx_memo_has(c, 'v', key, klen))
+		return;
+	paths = ct_xcalloc(c->nmapped + 1, sizeof(*paths));
 
 	/*
 	 * The scope a symbol is looked up in: every object mapped but the
@@ -864,4 +935,6 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 	free(ren);
 	ct_symscope_release(&scope);
 	free(paths);
+	if (c->d->findings.n == nfindings)
+		ct_dx_memo_add(c, 'v', key, klen);
 }

@@ -318,7 +318,7 @@ static void report(struct ctx *c, const char *requester, const char *sym, size_t
 	have_fw = x.o && ct_framework_of(x.o->path, &fw);
 	if (x.o) {
 		ct_dx_asker(x.o, who, sizeof(who));
-		ct_library_version(x.o->path, ver, sizeof(ver));
+		ct_dx_version(c, x.o->path, ver, sizeof(ver));
 		ct_finding_evidence(f, "expected from: %s%s%s%s: %s", x.o->path,
 				    ver[0] ? " (version " : "", ver, ver[0] ? ")" : "", x.why);
 		ct_finding_evidence(f, "%s: %s", x.o->path, who);

@@ -29,21 +29,35 @@
 #include <uthash.h>
 
 /*
- * What the rules and printers ask of one file, read once per path; found
- * by path through a hash table (a job's report asks it for every object
- * of every process).
+ * What the rules and printers ask of one file, read once per file: the
+ * paths that name one file (by device and inode on this machine: a
+ * symlinked /lib, a library reached two ways) share it.
  */
-struct ct_devcode {
-	char *path;
+struct ct_devfile {
+	struct { uint64_t dev, ino; } key; /* d->files; unkeyed when stat failed */
+	bool keyed;
 	struct elfscan_file f;
 	bool ok;                  /* scanned, and holds images */
 	struct ct_elfinfo info;   /* DT_NEEDED, versions needed (ct_dx_elfinfo) */
 	bool info_ok;
+	struct ct_file_build build; /* what it says of its CUDA (builds.c), once */
+	bool judged;              /* the three below worked out (judge_code) */
+	bool runnable;            /* holds SASS or PTX */
+	long picks[CT_MAX_TARGETS]; /* the image the driver picks for each target, or -1 */
+	char archs[512];          /* what it holds, in words */
+	struct ct_devfile *next;  /* every file, to free */
+	UT_hash_handle hh;
+};
+
+/* A path of the trace (or one a rule asked of), and its file; found by path. */
+struct ct_devcode {
+	char *path;
 	bool sibling;             /* not in the trace: read for what it says of another */
+	struct ct_devfile *file;  /* shared with the other paths of that file */
 	UT_hash_handle hh;        /* d->code_by_path, keyed by path */
 };
 
-/* ---- each file, read once per path ------------------------------------------ */
+/* ---- each file, read once ----------------------------------------------------- */
 
 /*
  * Scan path and read its dynamic section once: every path of the trace
@@ -58,6 +72,38 @@ static struct ct_devcode *code_of(const struct ct_diagnosis *d, const char *path
 	return c;
 }
 
+static struct ct_devfile *file_of(struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devfile *f = NULL;
+	struct stat st;
+	bool keyed = stat(path, &st) == 0;
+
+	if (keyed) {
+		struct ct_devfile key;
+
+		memset(&key, 0, sizeof(key));
+		key.key.dev = (uint64_t)st.st_dev;
+		key.key.ino = (uint64_t)st.st_ino;
+		HASH_FIND(hh, d->files, &key.key, sizeof(key.key), f);
+		if (f)
+			return f;
+	}
+	f = ct_xcalloc(1, sizeof(*f));
+	elfscan_file_init(&f->f);
+	f->ok = elfscan_scan_path(&f->f, path, NULL) == 0 && f->f.nimages > 0;
+	ct_elfinfo_init(&f->info);
+	f->info_ok = ct_elfinfo_read(&f->info, path) == 0;
+	f->next = d->all_files;
+	d->all_files = f;
+	if (keyed) {
+		f->keyed = true;
+		f->key.dev = (uint64_t)st.st_dev;
+		f->key.ino = (uint64_t)st.st_ino;
+		HASH_ADD(hh, d->files, key, sizeof(f->key), f);
+	}
+	return f;
+}
+
 static void scan_code(struct ct_diagnosis *d, const char *path)
 {
 	struct ct_devcode *c;
@@ -66,10 +112,7 @@ static void scan_code(struct ct_diagnosis *d, const char *path)
 		return;
 	c = ct_xcalloc(1, sizeof(*c));
 	c->path = ct_xstrdup(path);
-	elfscan_file_init(&c->f);
-	c->ok = elfscan_scan_path(&c->f, path, NULL) == 0 && c->f.nimages > 0;
-	ct_elfinfo_init(&c->info);
-	c->info_ok = ct_elfinfo_read(&c->info, path) == 0;
+	c->file = file_of(d, path);
 	HASH_ADD_KEYPTR(hh, d->code_by_path, c->path, strlen(c->path), c);
 }
 
@@ -77,7 +120,7 @@ static const struct ct_elfinfo *elfinfo_of(const struct ct_diagnosis *d, const c
 {
 	const struct ct_devcode *c = code_of(d, path);
 
-	return c && c->info_ok ? &c->info : NULL;
+	return c && c->file->info_ok ? &c->file->info : NULL;
 }
 
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path)
@@ -102,14 +145,19 @@ const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path)
 {
 	const struct ct_devcode *k = scan_sibling(c->d, path);
 
-	return k->info_ok ? &k->info : NULL;
+	return k->file->info_ok ? &k->file->info : NULL;
 }
 
 const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path)
 {
 	const struct ct_devcode *k = scan_sibling(c->d, path);
 
-	return k->ok ? &k->f : NULL;
+	return k->file->ok ? &k->file->f : NULL;
+}
+
+struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path)
+{
+	return &scan_sibling(c->d, path)->file->build;
 }
 
 /* Is name one of list, as the loader asked for it (DSTs expanded)? */
@@ -171,7 +219,7 @@ const struct elfscan_file *ct_diagnosis_code(const struct ct_diagnosis *d, const
 {
 	const struct ct_devcode *c = code_of(d, path);
 
-	return c && c->ok && !c->sibling ? &c->f : NULL;
+	return c && c->file->ok && !c->sibling ? &c->file->f : NULL;
 }
 
 char *ct_module_images_words(const struct ct_diagnosis *d, const struct ct_module *m, char *buf,
@@ -219,7 +267,7 @@ bool ct_diagnosis_has_code(const struct ct_diagnosis *d)
 	const struct ct_devcode *c, *tmp;
 
 	HASH_ITER(hh, d->code_by_path, c, tmp)
-		if (c->ok && !c->sibling)
+		if (c->file->ok && !c->sibling)
 			return true;
 	return false;
 }
@@ -230,12 +278,23 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 
 	HASH_ITER(hh, d->code_by_path, c, tmp) {
 		HASH_DEL(d->code_by_path, c);
-		elfscan_file_release(&c->f);
-		ct_elfinfo_release(&c->info);
 		free(c->path);
 		free(c);
 	}
+	HASH_CLEAR(hh, d->files);
+	while (d->all_files) {
+		struct ct_devfile *f = d->all_files;
+
+		d->all_files = f->next;
+		elfscan_file_release(&f->f);
+		ct_elfinfo_release(&f->info);
+		free(f->build.why);
+		free(f);
+	}
 	ct_symcache_free(d->syms);
+	ct_dx_own_choices_free(d->own_choices);
+	ct_dx_memo_free(d->memo);
+	ct_dx_versions_free(d->versions);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }
@@ -251,12 +310,12 @@ static void describe_proc(struct ctx *c)
 /* ---- small helpers ---------------------------------------------------------- */
 
 /* A library's version from its real file name, as major and minor; 0 when unknown. */
-static int version_of(const char *path, char *words, size_t size)
+static int version_of(struct ctx *c, const char *path, char *words, size_t size)
 {
 	char v[64];
 	int major = 0, minor = 0;
 
-	ct_library_version(path, v, sizeof(v));
+	ct_dx_version(c, path, v, sizeof(v));
 	if (words)
 		snprintf(words, size, "%s", v);
 	if (sscanf(v, "%d.%d", &major, &minor) < 1)
@@ -448,7 +507,7 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 
 		if (o->shim || !ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)))
 			continue;
-		ver = version_of(o->path, v, sizeof(v));
+		ver = version_of(c, o->path, v, sizeof(v));
 		if (!ver)
 			ver = ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)) * 1000;
 		ct_dx_asker(o, who, sizeof(who));
@@ -466,12 +525,11 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 	 */
 	for (i = 0; i < c->nmapped; i++) {
 		const struct ct_loaded *o = c->mapped[i];
-		const struct elfscan_file *f;
 		int cv;
 
-		if (!o->main || !(f = ct_diagnosis_code(c->d, o->path)))
+		if (!o->main || !ct_diagnosis_code(c->d, o->path))
 			continue;
-		if (ct_dx_compiler_release(f, &cv)) {
+		if (ct_dx_file_release(c, o->path, &cv)) {
 			snprintf(what, size,
 				 "the CUDA runtime built into %s (its device code was "
 				 "compiled by CUDA %d.%d)",
@@ -503,7 +561,7 @@ static void rule_driver(struct ctx *c)
 		return;
 	dpath = drv->path ? drv->path : "libcuda.so.1";
 	version = drv->version;
-	ct_library_release(dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
+	ct_dx_release(c, dpath, dver, sizeof(dver)); /* "" for libcuda.so.1 as a file */
 	runtime[0] = '\0';
 	rt = runtime_of(c, runtime, sizeof(runtime));
 	/* driver-too-old: a runtime of a newer major, or a 35 the driver gave. */
@@ -621,6 +679,32 @@ static void archs_words(const struct elfscan_file *f, char *buf, size_t size)
 	ct_summary_release(&s);
 }
 
+/*
+ * What a file's device code gives each target, worked out once per file:
+ * every rank of a job maps the same libraries, and libtorch_cuda holds
+ * thousands of images.
+ */
+static const struct ct_devfile *judge_code(struct ct_diagnosis *d, const char *path)
+{
+	struct ct_devcode *c = code_of(d, path);
+	struct ct_devfile *f;
+	size_t k, t;
+
+	if (!c || !c->file->ok || c->sibling)
+		return NULL;
+	f = c->file;
+	if (f->judged)
+		return f;
+	archs_words(&f->f, f->archs, sizeof(f->archs));
+	for (k = 0; k < f->f.nimages; k++)
+		f->runnable |= f->f.images[k].kind == ELFSCAN_KIND_SASS ||
+			       f->f.images[k].kind == ELFSCAN_KIND_PTX;
+	for (t = 0; t < d->ntargets; t++)
+		f->picks[t] = elfscan_pick_image(f->f.images, f->f.nimages, &d->targets[t]);
+	f->judged = true;
+	return f;
+}
+
 static void rule_device_code(struct ctx *c)
 {
 	struct ct_diagnosis *d = c->d;
@@ -630,23 +714,21 @@ static void rule_device_code(struct ctx *c)
 
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
+		const struct ct_devfile *code;
 		const struct elfscan_file *f;
-		char archs[512], need[32], have[32], gencode[192];
+		const char *archs;
+		char need[32], have[32], gencode[192];
 
-		if (o->shim || !(f = ct_diagnosis_code(d, o->path)))
+		if (o->shim || !(code = judge_code(d, o->path)))
 			continue;
-		archs_words(f, archs, sizeof(archs));
+		f = &code->f;
+		archs = code->archs;
 		for (t = 0; t < d->ntargets; t++) {
 			const struct elfscan_target *tg = &d->targets[t];
-			long pick = elfscan_pick_image(f->images, f->nimages, tg);
+			long pick = code->picks[t];
 			struct ct_finding *fd;
-			bool runnable = false;
-			size_t k;
 
-			for (k = 0; k < f->nimages; k++)
-				runnable |= f->images[k].kind == ELFSCAN_KIND_SASS ||
-					    f->images[k].kind == ELFSCAN_KIND_PTX;
-			if (!runnable)
+			if (!code->runnable)
 				break;
 			if (pick < 0) {
 				fd = ct_finding_add(&d->findings, CT_F_NO_KERNEL_IMAGE, o->path,

@@ -24,7 +24,11 @@
 
 
 struct ct_devcode;
+struct ct_devfile;
 struct ct_symcache;
+struct ct_own_choice;
+struct ct_memo;
+struct ct_dx_version;
 
 struct ct_diagnosis {
 	struct ct_findings findings;
@@ -32,8 +36,13 @@ struct ct_diagnosis {
 	char target_names[CT_MAX_TARGETS][CT_TARGET_NAME]; /* "sm_90 (NVIDIA H100)" */
 	size_t ntargets;
 	bool targets_from_trace;  /* the GPUs recorded; else --arch or none */
-	struct ct_devcode *code_by_path; /* each file's facts, read once (a hash table) */
+	struct ct_devcode *code_by_path; /* each path's file (a hash table) */
+	struct ct_devfile *files;  /* each file's facts, read once, by device and inode */
+	struct ct_devfile *all_files; /* those and the files stat could not name */
 	struct ct_symcache *syms;  /* each file's versions and symbols, read once */
+	struct ct_own_choice *own_choices; /* the loader model's answers, once each */
+	struct ct_memo *memo;      /* rules' answers for processes that map alike */
+	struct ct_dx_version *versions; /* libraries' versions by path, asked once */
 };
 
 struct ct_loader;
@@ -52,7 +61,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 void ct_diagnosis_release(struct ct_diagnosis *d);
 
 /*
- * The device code of an object of the trace, scanned once per path by
+ * The device code of an object of the trace, scanned once per file by
  * ct_diagnose: NULL when it has none, cannot be read, or is not in the
  * trace. images/nimages as elfscan gives them; owned by d.
  */

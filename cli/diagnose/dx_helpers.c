@@ -3,6 +3,7 @@
  * names, places, who asked, the candidates of a search, copies elsewhere.
  * The rules call these; these call no rule.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,16 @@
 #include "diag_internal.h"
 #include "libnames.h"
 #include "util.h"
+
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
+/* A name an object of the process answers to: its soname, its file name. */
+struct ct_dx_name {
+	const char *name;
+	size_t index;                /* the first mapped object with it */
+	UT_hash_handle hh;
+};
 
 const char *ct_dx_base(const char *path)
 {
@@ -56,6 +67,19 @@ static void add_inherited(struct ctx *c, const struct ct_proc *q, int64_t t, siz
 	}
 }
 
+/* name as one of mapped[i]'s, unless an earlier object has it. */
+static void add_name(struct ctx *c, struct ct_dx_name *e, const char *name, size_t i)
+{
+	struct ct_dx_name *had;
+
+	HASH_FIND_STR(c->names, name, had);
+	if (had)
+		return;
+	e->name = name;
+	e->index = i;
+	HASH_ADD_KEYPTR(hh, c->names, e->name, strlen(e->name), e);
+}
+
 void ct_dx_mapped_init(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -69,10 +93,152 @@ void ct_dx_mapped_init(struct ctx *c)
 	c->mapped = ct_xrealloc(c->mapped, (c->nmapped + p->nobjects + 1) * sizeof(*c->mapped));
 	for (i = 0; i < p->nobjects; i++)
 		c->mapped[c->nmapped++] = &p->objects[i];
+	/* ct_dx_loaded_named is asked for every version every object needs. */
+	c->names = NULL;
+	c->name_store = ct_xcalloc(2 * c->nmapped + 1, sizeof(*c->name_store));
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+
+		if (o->shim)
+			continue;
+		if (o->soname)
+			add_name(c, &c->name_store[2 * i], o->soname, i);
+		add_name(c, &c->name_store[2 * i + 1], ct_dx_base(o->path), i);
+	}
+}
+
+const char *ct_dx_mapped_key(struct ctx *c, size_t *len)
+{
+	size_t i, n = 32;
+	char *k;
+
+	if (c->mapped_key) {
+		*len = c->mapped_key_len;
+		return c->mapped_key;
+	}
+	for (i = 0; i < c->nmapped; i++)
+		n += strlen(c->mapped[i]->path) + 3 +
+		     (c->mapped[i]->soname ? strlen(c->mapped[i]->soname) : 0);
+	k = c->mapped_key = ct_xmalloc(n);
+	k += sprintf(k, "%zu", c->ninherited) + 1;
+	/* Each: flags, path, NUL, soname (or nothing), NUL; the flags say which. */
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+		size_t m = strlen(o->path) + 1;
+
+		*k++ = (char)('a' + (o->shim ? 1 : 0) + (o->main ? 2 : 0) + (o->soname ? 4 : 0));
+		memcpy(k, o->path, m);
+		k += m;
+		if (o->soname) {
+			m = strlen(o->soname) + 1;
+			memcpy(k, o->soname, m);
+			k += m;
+		}
+	}
+	c->mapped_key_len = (size_t)(k - c->mapped_key);
+	*len = c->mapped_key_len;
+	return c->mapped_key;
+}
+
+/* A library's version from its real file name (ct_library_version), by path. */
+struct ct_dx_version {
+	char *path;
+	char *version;
+	UT_hash_handle hh;
+};
+
+const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size)
+{
+	struct ct_dx_version *e;
+
+	HASH_FIND_STR(c->d->versions, path, e);
+	if (!e) {
+		char v[PATH_MAX];
+
+		/* realpath: a readlink per part of the path, for every process that maps it. */
+		e = ct_xcalloc(1, sizeof(*e));
+		e->path = ct_xstrdup(path);
+		e->version = ct_xstrdup(ct_library_version(path, v, sizeof(v)));
+		HASH_ADD_KEYPTR(hh, c->d->versions, e->path, strlen(e->path), e);
+	}
+	if (size)
+		snprintf(buf, size, "%s", e->version);
+	return buf;
+}
+
+const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size)
+{
+	ct_dx_version(c, path, buf, size);
+	if (size && !strchr(buf, '.'))
+		buf[0] = '\0';
+	return buf;
+}
+
+void ct_dx_versions_free(struct ct_dx_version *all)
+{
+	struct ct_dx_version *e, *tmp;
+
+	HASH_ITER(hh, all, e, tmp) {
+		HASH_DEL(all, e);
+		free(e->path);
+		free(e->version);
+		free(e);
+	}
+}
+
+struct ct_memo {
+	char *key;                   /* the tag, then the key */
+	size_t len;
+	UT_hash_handle hh;
+};
+
+bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len)
+{
+	struct ct_memo *e;
+	char *k = ct_xmalloc(len + 1);
+	bool has;
+
+	k[0] = tag;
+	memcpy(k + 1, key, len);
+	HASH_FIND(hh, c->d->memo, k, len + 1, e);
+	has = e != NULL;
+	free(k);
+	return has;
+}
+
+void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len)
+{
+	struct ct_memo *e;
+
+	if (ct_dx_memo_has(c, tag, key, len))
+		return;
+	e = ct_xcalloc(1, sizeof(*e));
+	e->key = ct_xmalloc(len + 1);
+	e->key[0] = tag;
+	memcpy(e->key + 1, key, len);
+	e->len = len + 1;
+	HASH_ADD_KEYPTR(hh, c->d->memo, e->key, e->len, e);
+}
+
+void ct_dx_memo_free(struct ct_memo *all)
+{
+	struct ct_memo *e, *tmp;
+
+	HASH_ITER(hh, all, e, tmp) {
+		HASH_DEL(all, e);
+		free(e->key);
+		free(e);
+	}
 }
 
 void ct_dx_mapped_release(struct ctx *c)
 {
+	free(c->mapped_key);
+	c->mapped_key = NULL;
+	c->mapped_key_len = 0;
+	HASH_CLEAR(hh, c->names);
+	free(c->name_store);
+	c->name_store = NULL;
 	free(c->mapped);
 	c->mapped = NULL;
 	c->nmapped = c->ninherited = 0;
@@ -80,17 +246,10 @@ void ct_dx_mapped_release(struct ctx *c)
 
 const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name)
 {
-	size_t i;
+	struct ct_dx_name *e;
 
-	for (i = 0; i < c->nmapped; i++) {
-		const struct ct_loaded *o = c->mapped[i];
-
-		if (o->shim)
-			continue;
-		if ((o->soname && strcmp(o->soname, name) == 0) || strcmp(ct_dx_base(o->path), name) == 0)
-			return o;
-	}
-	return NULL;
+	HASH_FIND_STR(c->names, name, e);
+	return e ? c->mapped[e->index] : NULL;
 }
 
 /* Is path a file mapped in c's process before time t? */

@@ -255,21 +255,57 @@ void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
 	w->program = dup_or_null(program);
 }
 
-/* Is w (a pid on a host) among f's places already? */
-static bool seen_at(const struct ct_finding *f, const struct ct_where *w)
-{
-	size_t i;
+/* A place (a pid on a host) a grouped finding was seen in. */
+struct place {
+	char *key;                   /* the pid, NUL, the host (or nothing) */
+	size_t len;
+	UT_hash_handle hh;
+};
 
-	for (i = 0; i < f->nwhere; i++)
-		if (f->where[i].pid == w->pid && same_str(f->where[i].host, w->host))
-			return true;
-	return false;
+/*
+ * Add w to the places; false when it was there already. A job's finding
+ * is seen in thousands of processes: a table, not a walk of the list.
+ */
+static bool new_place(struct place **places, const struct ct_where *w)
+{
+	char pid[32];
+	size_t plen = (size_t)snprintf(pid, sizeof(pid), "%lld", (long long)w->pid) + 1;
+	size_t len = plen + (w->host ? strlen(w->host) + 1 : 0);
+	char *key = ct_xmalloc(len + 1);
+	struct place *e;
+
+	memcpy(key, pid, plen);
+	if (w->host)
+		memcpy(key + plen, w->host, len - plen);
+	HASH_FIND(hh, *places, key, len, e);
+	if (e) {
+		free(key);
+		return false;
+	}
+	e = ct_xcalloc(1, sizeof(*e));
+	e->key = key;
+	e->len = len;
+	HASH_ADD_KEYPTR(hh, *places, e->key, e->len, e);
+	return true;
+}
+
+static void places_free(struct place **places)
+{
+	struct place *e, *tmp;
+
+	HASH_ITER(hh, *places, e, tmp) {
+		HASH_DEL(*places, e);
+		free(e->key);
+		free(e);
+	}
 }
 
 /* The first finding of each kind (code, severity, object, message, fix), by its key. */
 struct kind {
 	char *key;
 	size_t first;
+	struct place *places;        /* the first's places, and those merged into it */
+	bool merged;                 /* another was merged: places made */
 	UT_hash_handle hh;
 };
 
@@ -312,11 +348,17 @@ void ct_findings_group(struct ct_findings *fs)
 		}
 		free(key);
 		first = &fs->f[k->first];
+		/* The table of places when a second finding joins the first (most stay alone). */
+		if (!k->merged) {
+			for (a = 0; a < first->nwhere; a++)
+				new_place(&k->places, &first->where[a]);
+			k->merged = true;
+		}
 		first->where = ct_xrealloc(first->where,
 					   (first->nwhere + f->nwhere + 1) * sizeof(*f->where));
 		/* A process is one place, however many objects in it asked. */
 		for (a = 0; a < f->nwhere; a++)
-			if (seen_at(first, &f->where[a]))
+			if (!new_place(&k->places, &f->where[a]))
 				where_free(&f->where[a]);
 			else
 				first->where[first->nwhere++] = f->where[a];
@@ -335,6 +377,7 @@ void ct_findings_group(struct ct_findings *fs)
 		if (f->restate && ct_finding_askers(f) > 1)
 			f->restate(f);
 		HASH_DEL(kinds, k);
+		places_free(&k->places);
 		free(k->key);
 		free(k);
 	}
@@ -358,21 +401,32 @@ int ct_findings_worst(const struct ct_findings *fs)
 	return worst;
 }
 
-/* Distinct values among the places (NULLs not counted). */
+/* A value among the places, counted once (distinct). */
+struct seen_value {
+	const char *v;
+	UT_hash_handle hh;
+};
+
+/* Distinct values among the places (NULLs not counted): a job's finding has thousands. */
 static size_t distinct(const struct ct_finding *f, bool hosts)
 {
-	size_t i, k, n = 0;
+	struct seen_value *all = ct_xcalloc(f->nwhere + 1, sizeof(*all)), *seen = NULL, *e;
+	size_t i, n = 0;
 
 	for (i = 0; i < f->nwhere; i++) {
 		const char *v = hosts ? f->where[i].host : f->where[i].rank;
 
 		if (!v)
 			continue;
-		for (k = 0; k < i; k++)
-			if (same_str(hosts ? f->where[k].host : f->where[k].rank, v))
-				break;
-		n += k == i;
+		HASH_FIND_STR(seen, v, e);
+		if (e)
+			continue;
+		all[n].v = v;
+		HASH_ADD_KEYPTR(hh, seen, all[n].v, strlen(v), &all[n]);
+		n++;
 	}
+	HASH_CLEAR(hh, seen);
+	free(all);
 	return n;
 }
 

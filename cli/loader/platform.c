@@ -57,50 +57,45 @@ static char *value_of(const char *text, const char *key)
  * it search an empty directory for our own dependencies with LD_DEBUG=libs
  * in list mode (it maps, it does not run) and read its search path.
  */
-struct probe {
-	char tmp[64];
-	struct ct_capture run;
-	bool started;
-};
-
-static void probe_start(struct ct_platform *p, struct probe *pr)
+static void probe_start(struct ct_platform_question *q)
 {
 	char self[PATH_MAX];
 	char *argv[6];
 	char *envp[] = { (char *)"LD_DEBUG=libs", NULL };
 	ssize_t n;
 
-	pr->started = false;
-	snprintf(pr->tmp, sizeof(pr->tmp), "/tmp/cudatrace-probe.XXXXXX");
-	if (!mkdtemp(pr->tmp))
+	q->probing = false;
+	snprintf(q->tmp, sizeof(q->tmp), "/tmp/cudatrace-probe.XXXXXX");
+	if (!mkdtemp(q->tmp))
 		return;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0) {
-		rmdir(pr->tmp);
+		rmdir(q->tmp);
 		return;
 	}
 	self[n] = '\0';
-	argv[0] = p->rtld;
+	argv[0] = q->rtld;
 	argv[1] = (char *)"--library-path";
-	argv[2] = pr->tmp;
+	argv[2] = q->tmp;
 	argv[3] = (char *)"--list";
 	argv[4] = self;
 	argv[5] = NULL;
-	if (ct_run_start(argv, envp, true, &pr->run) == 0)
-		pr->started = true;
+	if (ct_run_start(argv, envp, true, &q->probe) == 0)
+		q->probing = true;
 	else
-		rmdir(pr->tmp);
+		rmdir(q->tmp);
 }
 
-static void probe_finish(struct ct_platform *p, struct probe *pr)
+static void probe_finish(struct ct_platform *p, struct ct_platform_question *q)
 {
-	const char *tmp = pr->tmp;
+	const char *tmp = q->tmp;
 	char *out, *line;
 	int status;
 
-	if (!pr->started)
+	if (!q->probing)
 		return;
-	out = ct_run_wait(&pr->run, &status);
+	q->probing = false;
+	out = ct_run_wait(&q->probe, &status);
 	rmdir(tmp);
 	if (!out)
 		return;
@@ -162,37 +157,53 @@ static void defaults(struct ct_platform *p)
 		p->cache = ct_xstrdup("/etc/ld.so.cache");
 }
 
-void ct_platform_load(struct ct_platform *p, const char *rtld)
+void ct_platform_ask(struct ct_platform_question *q, const char *rtld)
 {
-	char *argv[3], *text, *v;
+	char *argv[3];
 	char *envp[] = { NULL };
-	struct probe probe;
 	struct ct_elfinfo ei;
-	int status;
 
-	memset(p, 0, sizeof(*p));
+	memset(q, 0, sizeof(*q));
 	if (rtld) {
-		p->rtld = ct_xstrdup(rtld);
+		q->rtld = ct_xstrdup(rtld);
 	} else {
 		/* The loader that runs cudatrace. */
 		ct_elfinfo_init(&ei);
 		if (ct_elfinfo_read(&ei, "/proc/self/exe") == 0 && ei.interp)
-			p->rtld = ct_xstrdup(ei.interp);
+			q->rtld = ct_xstrdup(ei.interp);
 		ct_elfinfo_release(&ei);
 	}
+	if (!q->rtld)
+		return;
+	ct_elfinfo_init(&ei);
+	if (ct_elfinfo_read(&ei, q->rtld) == 0) {
+		q->machine = ei.machine;
+		q->elf_class = ei.elf_class;
+	}
+	ct_elfinfo_release(&ei);
+	argv[0] = q->rtld;
+	argv[1] = "--list-diagnostics";
+	argv[2] = NULL;
+	/* Both questions to the loader at once. */
+	probe_start(q);
+	q->asking = ct_run_start(argv, envp, false, &q->diag) == 0;
+}
+
+void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
+{
+	char *text = NULL, *v;
+	int status = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->rtld = q->rtld;
+	q->rtld = NULL;
+	p->machine = q->machine;
+	p->elf_class = q->elf_class;
+	if (q->asking) {
+		q->asking = false;
+		text = ct_run_wait(&q->diag, &status);
+	}
 	if (p->rtld) {
-		ct_elfinfo_init(&ei);
-		if (ct_elfinfo_read(&ei, p->rtld) == 0) {
-			p->machine = ei.machine;
-			p->elf_class = ei.elf_class;
-		}
-		ct_elfinfo_release(&ei);
-		argv[0] = p->rtld;
-		argv[1] = "--list-diagnostics";
-		argv[2] = NULL;
-		/* Both questions to the loader at once. */
-		probe_start(p, &probe);
-		text = ct_run_capture(argv, envp, false, &status);
 		if (text && status == 0 && strstr(text, "dl_dst_lib=")) {
 			char key[64];
 			size_t i;
@@ -238,7 +249,7 @@ void ct_platform_load(struct ct_platform *p, const char *rtld)
 			}
 		}
 		free(text);
-		probe_finish(p, &probe);
+		probe_finish(p, q);
 	}
 	defaults(p);
 	if (!p->machine) {
@@ -246,6 +257,14 @@ void ct_platform_load(struct ct_platform *p, const char *rtld)
 		p->elf_class = 64;
 	}
 	sscanf(p->version, "%d.%d", &p->major, &p->minor);
+}
+
+void ct_platform_load(struct ct_platform *p, const char *rtld)
+{
+	struct ct_platform_question q;
+
+	ct_platform_ask(&q, rtld);
+	ct_platform_answer(p, &q);
 }
 
 void ct_platform_release(struct ct_platform *p)

@@ -13,6 +13,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
 
 struct ct_platform {
 	char *rtld;          /* the loader asked */
@@ -41,6 +44,28 @@ struct ct_platform {
  * are filled in and from_loader is false.
  */
 void ct_platform_load(struct ct_platform *p, const char *rtld);
+
+/*
+ * The same in two steps, so that the caller works while the loader
+ * answers (the loader's helpers are processes of their own: asking
+ * --list-diagnostics costs glibc 2.41 close to a second of CPUID in a
+ * virtual machine). ct_platform_ask starts the questions; every
+ * question asked must be answered with ct_platform_answer, which waits
+ * for the answers, fills p as ct_platform_load does and frees q.
+ */
+struct ct_platform_question {
+	char *rtld;
+	unsigned machine;
+	int elf_class;
+	struct ct_capture diag;      /* ld.so --list-diagnostics */
+	bool asking;
+	struct ct_capture probe;     /* ld.so --list, for the subdirectories */
+	bool probing;
+	char tmp[64];                /* the probe's empty folder */
+};
+
+void ct_platform_ask(struct ct_platform_question *q, const char *rtld);
+void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q);
 void ct_platform_release(struct ct_platform *p);
 /* A deep copy of src into dst, asking nothing of the loader. */
 void ct_platform_copy(struct ct_platform *dst, const struct ct_platform *src);

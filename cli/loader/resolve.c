@@ -15,8 +15,17 @@ static void init_env(struct ct_loader *L, const struct ct_loader_env *env);
 
 void ct_loader_init(struct ct_loader *L, const char *rtld, const struct ct_loader_env *env)
 {
+	struct ct_platform_question q;
+
+	ct_platform_ask(&q, rtld);
+	ct_loader_init_asked(L, &q, env);
+}
+
+void ct_loader_init_asked(struct ct_loader *L, struct ct_platform_question *q,
+			  const struct ct_loader_env *env)
+{
 	memset(L, 0, sizeof(*L));
-	ct_platform_load(&L->plat, rtld);
+	ct_platform_answer(&L->plat, q);
 	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
 	L->copies = ct_copies_cache_new();
 	init_env(L, env);

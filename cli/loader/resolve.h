@@ -119,6 +119,12 @@ struct ct_loader_env {
  * loader rtld (NULL: the one running cudatrace).
  */
 void ct_loader_init(struct ct_loader *L, const char *rtld, const struct ct_loader_env *env);
+/*
+ * The same with the loader's facts asked ahead (ct_platform_ask, which q
+ * holds; answered and freed here).
+ */
+void ct_loader_init_asked(struct ct_loader *L, struct ct_platform_question *q,
+			  const struct ct_loader_env *env);
 /* The same with the loader facts of like (no program run to ask them). */
 void ct_loader_init_like(struct ct_loader *L, const struct ct_loader *like,
 			 const struct ct_loader_env *env);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compat.h"
 #include "copies.h"
@@ -13,17 +14,77 @@
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
-struct entry {
-	char *path;
+/*
+ * A file's tables, read once when first asked: shared by the paths that
+ * name one file (by device and inode on this machine), each read through
+ * whichever path asked first.
+ */
+struct symfile {
+	struct { uint64_t dev, ino; } key;
 	bool info_read, info_ok, table_read, table_ok, undefs_read, undefs_ok;
 	struct ct_elfinfo info;
 	struct ct_symtab table;
 	struct ct_undefs undefs;
+	struct symfile *next;        /* every file, to free */
+	UT_hash_handle hh;           /* by key; not when stat could not name it */
+};
+
+/* A path asked of, and its file. */
+struct entry {
+	char *path;
+	struct symfile *f;
+	UT_hash_handle hh;
+};
+
+/*
+ * What a provider's own table says of one VERNEED entry, kept: a job's
+ * ranks ask it of the same files thousands of times, and the answer reads
+ * every symbol the requester needs. Keyed by the entry (its address: it
+ * outlives the cache, symvers.h) and the provider's file.
+ */
+enum own_answer { OWN_OK, OWN_NO_VERSION, OWN_SYMBOLS_MISSING };
+
+struct own_key {
+	const struct ct_verneed *need;
+	const struct symfile *provider;
+};
+
+struct own_memo {
+	struct own_key key;
+	enum own_answer answer;
+	UT_hash_handle hh;
+};
+
+/*
+ * A scope, interned: the processes of a job map the same objects, so what
+ * the rest of a scope gives (the symbols a provider lacks, looked up in
+ * every other object) is kept per entry, provider's file and scope.
+ */
+struct scope_id {
+	char *key;                   /* the paths, each ended by its NUL */
+	size_t keylen;
+	UT_hash_handle hh;
+};
+
+struct scope_key {
+	const struct ct_verneed *need;
+	const struct symfile *provider;
+	const struct scope_id *scope;
+};
+
+struct scope_memo {
+	struct scope_key key;
+	const char *missing;         /* a view into need */
+	size_t nmissing;
 	UT_hash_handle hh;
 };
 
 struct ct_symcache {
 	struct entry *by_path;
+	struct symfile *files, *all_files;
+	struct own_memo *own;
+	struct scope_id *scopes;
+	struct scope_memo *in_scope;
 };
 
 struct ct_symcache *ct_symcache_new(void)
@@ -35,20 +96,72 @@ void ct_symcache_free(struct ct_symcache *c)
 {
 	struct entry *e, *tmp;
 
+	struct own_memo *m, *mtmp;
+	struct scope_id *sc, *sctmp;
+	struct scope_memo *sm, *smtmp;
+
 	if (!c)
 		return;
+	HASH_ITER(hh, c->own, m, mtmp) {
+		HASH_DEL(c->own, m);
+		free(m);
+	}
+	HASH_ITER(hh, c->in_scope, sm, smtmp) {
+		HASH_DEL(c->in_scope, sm);
+		free(sm);
+	}
+	HASH_ITER(hh, c->scopes, sc, sctmp) {
+		HASH_DEL(c->scopes, sc);
+		free(sc->key);
+		free(sc);
+	}
 	HASH_ITER(hh, c->by_path, e, tmp) {
 		HASH_DEL(c->by_path, e);
-		if (e->info_read)
-			ct_elfinfo_release(&e->info);
-		if (e->table_read)
-			ct_symtab_release(&e->table);
-		if (e->undefs_read)
-			ct_undefs_release(&e->undefs);
 		free(e->path);
 		free(e);
 	}
+	HASH_CLEAR(hh, c->files);
+	while (c->all_files) {
+		struct symfile *f = c->all_files;
+
+		c->all_files = f->next;
+		if (f->info_read)
+			ct_elfinfo_release(&f->info);
+		if (f->table_read)
+			ct_symtab_release(&f->table);
+		if (f->undefs_read)
+			ct_undefs_release(&f->undefs);
+		free(f);
+	}
 	free(c);
+}
+
+/* The file at path: one for every path that names it. */
+static struct symfile *file_of(struct ct_symcache *c, const char *path)
+{
+	struct symfile *f = NULL;
+	struct stat st;
+	bool keyed = stat(path, &st) == 0;
+
+	if (keyed) {
+		struct symfile key;
+
+		memset(&key, 0, sizeof(key));
+		key.key.dev = (uint64_t)st.st_dev;
+		key.key.ino = (uint64_t)st.st_ino;
+		HASH_FIND(hh, c->files, &key.key, sizeof(key.key), f);
+		if (f)
+			return f;
+	}
+	f = ct_xcalloc(1, sizeof(*f));
+	f->next = c->all_files;
+	c->all_files = f;
+	if (keyed) {
+		f->key.dev = (uint64_t)st.st_dev;
+		f->key.ino = (uint64_t)st.st_ino;
+		HASH_ADD(hh, c->files, key, sizeof(f->key), f);
+	}
+	return f;
 }
 
 static struct entry *entry_of(struct ct_symcache *c, const char *path)
@@ -59,6 +172,7 @@ static struct entry *entry_of(struct ct_symcache *c, const char *path)
 	if (!e) {
 		e = ct_xcalloc(1, sizeof(*e));
 		e->path = ct_xstrdup(path);
+		e->f = file_of(c, path);
 		HASH_ADD_KEYPTR(hh, c->by_path, e->path, strlen(e->path), e);
 	}
 	return e;
@@ -66,38 +180,38 @@ static struct entry *entry_of(struct ct_symcache *c, const char *path)
 
 const struct ct_symtab *ct_symcache_table(struct ct_symcache *c, const char *path)
 {
-	struct entry *e = entry_of(c, path);
+	struct symfile *f = entry_of(c, path)->f;
 
-	if (!e->table_read) {
-		e->table_read = true;
-		e->table_ok = ct_symtab_read(&e->table, path) == 0;
+	if (!f->table_read) {
+		f->table_read = true;
+		f->table_ok = ct_symtab_read(&f->table, path) == 0;
 	}
-	return e->table_ok ? &e->table : NULL;
+	return f->table_ok ? &f->table : NULL;
 }
 
 const struct ct_undefs *ct_symcache_undefs(struct ct_symcache *c, const char *path)
 {
-	struct entry *e = entry_of(c, path);
+	struct symfile *f = entry_of(c, path)->f;
 
-	if (!e->undefs_read) {
-		e->undefs_read = true;
-		e->undefs_ok = ct_undefs_read(&e->undefs, path) == 0;
+	if (!f->undefs_read) {
+		f->undefs_read = true;
+		f->undefs_ok = ct_undefs_read(&f->undefs, path) == 0;
 	}
-	return e->undefs_ok ? &e->undefs : NULL;
+	return f->undefs_ok ? &f->undefs : NULL;
 }
 
 bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *version,
 			   const char *symbol)
 {
-	struct entry *e = entry_of(c, path);
+	struct symfile *f = entry_of(c, path)->f;
 	const struct ct_symtab *t;
 
-	if (!e->info_read) {
-		e->info_read = true;
-		ct_elfinfo_init(&e->info);
-		e->info_ok = ct_elfinfo_read(&e->info, path) == 0;
+	if (!f->info_read) {
+		f->info_read = true;
+		ct_elfinfo_init(&f->info);
+		f->info_ok = ct_elfinfo_read(&f->info, path) == 0;
 	}
-	if (!e->info_ok || !ct_elfinfo_defines(&e->info, version))
+	if (!f->info_ok || !ct_elfinfo_defines(&f->info, version))
 		return false;
 	return !symbol || ((t = ct_symcache_table(c, path)) && ct_symtab_has(t, symbol, version));
 }
@@ -105,9 +219,32 @@ bool ct_symcache_satisfies(struct ct_symcache *c, const char *path, const char *
 void ct_symscope_init(struct ct_symscope *s, const char *const *paths, size_t n,
 		      struct ct_symcache *cache)
 {
+	struct scope_id *id;
+	size_t i, len = 0;
+	char *key, *k;
+
 	s->paths = paths;
 	s->n = n;
 	s->cache = cache;
+	for (i = 0; i < n; i++)
+		len += strlen(paths[i]) + 1;
+	k = key = ct_xmalloc(len + 1);
+	for (i = 0; i < n; i++) {
+		size_t m = strlen(paths[i]) + 1;
+
+		memcpy(k, paths[i], m);
+		k += m;
+	}
+	HASH_FIND(hh, cache->scopes, key, len, id);
+	if (id) {
+		free(key);
+	} else {
+		id = ct_xcalloc(1, sizeof(*id));
+		id->key = key;
+		id->keylen = len;
+		HASH_ADD_KEYPTR(hh, cache->scopes, id->key, id->keylen, id);
+	}
+	s->id = id;
 }
 
 void ct_symscope_release(struct ct_symscope *s)
@@ -115,12 +252,69 @@ void ct_symscope_release(struct ct_symscope *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* What provider's own table gives need, asked of the files once per pair. */
+static enum own_answer own_answer(struct ct_symcache *c, const char *provider,
+				  const struct ct_verneed *need)
+{
+	struct own_key key;
+	struct own_memo *m;
+	size_t nmissing;
+
+	memset(&key, 0, sizeof(key));
+	key.need = need;
+	key.provider = entry_of(c, provider)->f;
+	HASH_FIND(hh, c->own, &key, sizeof(key), m);
+	if (m)
+		return m->answer;
+	m = ct_xcalloc(1, sizeof(*m));
+	m->key = key;
+	if (!ct_symcache_satisfies(c, provider, need->version, NULL))
+		m->answer = OWN_NO_VERSION;
+	else if (need->nsymbols &&
+		 ct_symbols_missing(need, ct_symcache_table(c, provider), NULL, 0, &nmissing))
+		m->answer = OWN_SYMBOLS_MISSING;
+	else
+		m->answer = OWN_OK;
+	HASH_ADD(hh, c->own, key, sizeof(m->key), m);
+	return m->answer;
+}
+
+/* The symbols under need that neither provider nor the rest of s defines, once per scope. */
+static const char *scope_missing(struct ct_symscope *s, const char *provider,
+				 const struct ct_verneed *need, const struct ct_symtab *own,
+				 size_t *nmissing)
+{
+	const struct ct_symtab **others, *t;
+	struct scope_key key;
+	struct scope_memo *m;
+	size_t i, n = 0;
+
+	memset(&key, 0, sizeof(key));
+	key.need = need;
+	key.provider = entry_of(s->cache, provider)->f;
+	key.scope = s->id;
+	HASH_FIND(hh, s->cache->in_scope, &key, sizeof(key), m);
+	if (!m) {
+		others = ct_xcalloc(s->n + 1, sizeof(*others));
+		for (i = 0; i < s->n; i++)
+			if (strcmp(s->paths[i], provider) != 0 &&
+			    (t = ct_symcache_table(s->cache, s->paths[i])))
+				others[n++] = t;
+		m = ct_xcalloc(1, sizeof(*m));
+		m->key = key;
+		m->missing = ct_symbols_missing(need, own, others, n, &m->nmissing);
+		free(others);
+		HASH_ADD(hh, s->cache->in_scope, key, sizeof(m->key), m);
+	}
+	*nmissing = m->nmissing;
+	return m->missing;
+}
+
 enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provider,
 				       const struct ct_verneed *need, const char **missing,
 				       size_t *nmissing)
 {
-	const struct ct_symtab **others, *own, *t;
-	size_t i, n = 0;
+	const struct ct_symtab *own;
 
 	*missing = NULL;
 	*nmissing = 0;
@@ -128,17 +322,18 @@ enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provid
 	/* A provider without version definitions: the loader only warns. */
 	if (!own || !own->versioned || !need->version)
 		return CT_SYMVER_OK;
-	if (!ct_symcache_satisfies(s->cache, provider, need->version, NULL))
+	switch (own_answer(s->cache, provider, need)) {
+	case OWN_NO_VERSION:
 		return CT_SYMVER_NO_VERSION;
-	/* The version is there: is every symbol under it? The rest of the scope only then. */
-	if (!need->nsymbols || !ct_symbols_missing(need, own, NULL, 0, nmissing))
+	case OWN_OK:
 		return CT_SYMVER_OK;
-	others = ct_xcalloc(s->n + 1, sizeof(*others));
-	for (i = 0; i < s->n; i++)
-		if (strcmp(s->paths[i], provider) != 0 && (t = ct_symcache_table(s->cache, s->paths[i])))
-			others[n++] = t;
-	*missing = ct_symbols_missing(need, own, others, n, nmissing);
-	free(others);
+	case OWN_SYMBOLS_MISSING:
+		break;
+	}
+	/* The version is there but symbols under it are not: the rest of the scope too. */
+	*missing = scope_missing(s, provider, need, own, nmissing);
+	if (!*missing)
+		*nmissing = 0;
 	return *missing ? CT_SYMVER_NO_SYMBOL : CT_SYMVER_OK;
 }
 

@@ -21,7 +21,11 @@
 /*
  * Each file's version definitions and symbol table, read once when first
  * asked and kept for as long as the cache lives: a report asks the same
- * libraries of every process of a job. Not thread-safe.
+ * libraries of every process of a job. The paths that name one file (by
+ * device and inode) share what is read of it. It also keeps what each provider
+ * gives each VERNEED entry asked of it (ct_symver_check), by the entry's
+ * address: the entries asked must live, unchanged, as long as the cache.
+ * Not thread-safe.
  */
 struct ct_symcache;
 
@@ -40,6 +44,7 @@ struct ct_symscope {
 	const char *const *paths;  /* borrowed */
 	size_t n;
 	struct ct_symcache *cache; /* borrowed */
+	const struct scope_id *id; /* the list interned in cache: alike scopes are one */
 };
 
 /* paths[0..n): the objects the loader would search for a symbol (not the program). */

@@ -51,30 +51,75 @@ void ct_arena_reset(struct ct_arena *a)
 	a->head = keep;
 }
 
-void *ct_arena_alloc(struct ct_arena *a, size_t n)
+/* A chunk for n bytes, the newest. */
+static struct ct_arena_chunk *new_chunk(struct ct_arena *a, size_t n)
+{
+	size_t size = n > CHUNK ? n : CHUNK;
+	struct ct_arena_chunk *c;
+
+	if (n > SIZE_MAX - sizeof(max_align_t) - sizeof(*c))
+		ct_out_of_memory();
+	c = ct_xmalloc(sizeof(*c) + size);
+	c->size = size;
+	c->used = 0;
+	c->next = a->head;
+	a->head = c;
+	return c;
+}
+
+/* n bytes at an offset of a chunk that is a multiple of align (a power of two; 1: any). */
+static inline void *bump(struct ct_arena *a, size_t n, size_t align)
 {
 	struct ct_arena_chunk *c = a->head;
-	size_t align = sizeof(max_align_t);
+	size_t off = c ? (c->used + align - 1) & ~(align - 1) : 0;
 
-	if (n > SIZE_MAX - align - sizeof(*c))
-		ct_out_of_memory();
-	n = (n + align - 1) / align * align;
-	if (!c || c->size - c->used < n) {
-		size_t size = n > CHUNK ? n : CHUNK;
-
-		c = ct_xmalloc(sizeof(*c) + size);
-		c->size = size;
-		c->used = 0;
-		c->next = a->head;
-		a->head = c;
+	if (!c || off > c->size || c->size - off < n) {
+		c = new_chunk(a, n);
+		off = 0;
 	}
-	c->used += n;
-	return (char *)c->data + c->used - n;
+	c->used = off + n;
+	return (char *)c->data + off;
+}
+
+void *ct_arena_alloc(struct ct_arena *a, size_t n)
+{
+	return bump(a, n, _Alignof(max_align_t));
 }
 
 char *ct_arena_strdup(struct ct_arena *a, const char *s)
 {
 	size_t n = strlen(s) + 1;
 
-	return memcpy(ct_arena_alloc(a, n), s, n);
+	/* Strings need no alignment: a trace holds millions of short ones. */
+	return memcpy(bump(a, n, 1), s, n);
+}
+
+char *ct_arena_strndup(struct ct_arena *a, const char *s, size_t n)
+{
+	char *out = bump(a, n + 1, 1);
+
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return out;
+}
+
+void ct_arena_adopt(struct ct_arena *a, struct ct_arena *from)
+{
+	struct ct_arena_chunk *last = from->head;
+
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	/* Behind a's chunks: a's newest stays the one allocations go on in. */
+	if (a->head) {
+		struct ct_arena_chunk *tail = a->head;
+
+		while (tail->next)
+			tail = tail->next;
+		tail->next = from->head;
+	} else {
+		a->head = from->head;
+	}
+	from->head = NULL;
 }

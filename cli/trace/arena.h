@@ -6,7 +6,7 @@
  * Ownership: everything ct_arena_alloc and ct_arena_strdup return lives
  * until ct_arena_release or ct_arena_reset. Allocation never fails (out of
  * memory, or a size that cannot be had, ends the program,
- * cli/common/util.h). Not thread-safe.
+ * cli/common/util.h). Not thread-safe: an arena per thread.
  */
 #ifndef CT_ARENA_H
 #define CT_ARENA_H
@@ -23,5 +23,13 @@ void ct_arena_release(struct ct_arena *a);
 void ct_arena_reset(struct ct_arena *a);
 void *ct_arena_alloc(struct ct_arena *a, size_t n);
 char *ct_arena_strdup(struct ct_arena *a, const char *s);
+/* The first n bytes of s (which holds at least n), NUL-terminated. */
+char *ct_arena_strndup(struct ct_arena *a, const char *s, size_t n);
+/*
+ * Move from's chunks into a (from is left empty): what was allocated in
+ * from now lives as long as a. For arenas filled apart (one per thread)
+ * and kept together.
+ */
+void ct_arena_adopt(struct ct_arena *a, struct ct_arena *from);
 
 #endif

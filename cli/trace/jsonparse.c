@@ -17,6 +17,7 @@ struct parser {
 	const char *err;
 	int depth;
 	size_t nvalues, max_values;
+	bool inplace;                /* the text is the caller's to write (ct_json_parse_inplace) */
 };
 
 static void skip_ws(struct parser *ps)
@@ -79,11 +80,66 @@ static size_t put_utf8(char *out, uint32_t cp)
 	return 4;
 }
 
+/*
+ * The first byte of [p, end) that is a quote, a backslash or a control
+ * character (end when none), eight bytes at a time: the bytes of a trace
+ * are mostly paths.
+ */
+static const char *plain_run(const char *p, const char *end)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	while (end - p >= 8) {
+		uint64_t w, q, b, c, m;
+
+		memcpy(&w, p, 8);
+		q = w ^ (ones * '"');
+		b = w ^ (ones * '\\');
+		/*
+		 * A byte of zero in q or b, or a byte below 0x20 in w: its high
+		 * bit is set in m, and so may be those of bytes after it (a
+		 * borrow), never of one before.
+		 */
+		q = (q - ones) & ~q;
+		b = (b - ones) & ~b;
+		c = (w - ones * 0x20) & ~w;
+		m = (q | b | c) & highs;
+		if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			return p + (__builtin_ctzll(m) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+		p++;
+	return p;
+}
+
 /* A string; ps->p is at the opening quote. The result is NUL-terminated. */
 static const char *string(struct parser *ps, size_t *len)
 {
-	const char *s = ++ps->p;
+	const char *s = ps->p + 1, *q = s;
 	char *out, *o;
+
+	/*
+	 * Most strings (paths, names) hold no escape and no control
+	 * character: one pass to the quote and a copy. Anything else is
+	 * decoded below from the start.
+	 */
+	q = plain_run(q, ps->end);
+	if (q < ps->end && *q == '"') {
+		*len = (size_t)(q - s);
+		ps->p = q + 1;
+		if (!ps->inplace)
+			return ct_arena_strndup(ps->a, s, *len);
+		/* The closing quote, read already, ends the string where it stands. */
+		*(char *)q = '\0';
+		return s;
+	}
+	ps->p++;
 
 	/* Escapes only shrink, so the raw length bounds the decoded one. */
 	while (ps->p < ps->end && *ps->p != '"') {
@@ -209,6 +265,27 @@ static struct ct_jv *number(struct parser *ps)
 			ps->p++;
 	}
 	n = (size_t)(ps->p - s);
+	/*
+	 * An integer of up to 19 digits fits 64 bits unsigned: no strtoll for
+	 * times, ids and sizes. One that does not fit int64 goes the long way.
+	 */
+	if (integral && n - (*s == '-') <= 19) {
+		const char *d = s + (*s == '-');
+		uint64_t x = 0;
+
+		while (d < ps->p)
+			x = x * 10 + (uint64_t)(*d++ - '0');
+		if (*s != '-' && x <= INT64_MAX) {
+			v = new_value(ps, CT_J_INT);
+			v->u.i = (int64_t)x;
+			return v;
+		}
+		if (*s == '-' && x <= (uint64_t)INT64_MAX + 1) {
+			v = new_value(ps, CT_J_INT);
+			v->u.i = x == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)x;
+			return v;
+		}
+	}
 	if (n >= sizeof(buf))
 		return fail(ps, "bad number");
 	memcpy(buf, s, n);
@@ -359,10 +436,10 @@ struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 	return ct_json_parse_max(a, text, len, SIZE_MAX, err);
 }
 
-struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
-				size_t max_values, const char **err)
+static struct ct_jv *parse(struct ct_arena *a, const char *text, size_t len,
+			   size_t max_values, bool inplace, const char **err)
 {
-	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values };
+	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values, inplace };
 	struct ct_jv *v = value(&ps);
 
 	if (v) {
@@ -375,15 +452,35 @@ struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len
 	return v;
 }
 
+struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
+				size_t max_values, const char **err)
+{
+	return parse(a, text, len, max_values, false, err);
+}
+
+struct ct_jv *ct_json_parse_inplace(struct ct_arena *a, char *text, size_t len,
+				    size_t max_values, const char **err)
+{
+	return parse(a, text, len, max_values, true, err);
+}
+
 const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key)
 {
 	size_t i;
 
 	if (!v || v->type != CT_J_OBJ)
 		return NULL;
-	for (i = 0; i < v->u.c.n; i++)
-		if (strcmp(v->u.c.keys[i], key) == 0)
+	/* Keys are short: compared here, byte by byte, not by a call each. */
+	for (i = 0; i < v->u.c.n; i++) {
+		const char *a = v->u.c.keys[i], *b = key;
+
+		while (*a && *a == *b) {
+			a++;
+			b++;
+		}
+		if (*a == *b)
 			return v->u.c.items[i];
+	}
 	return NULL;
 }
 

@@ -52,6 +52,14 @@ struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
 				size_t max_values, const char **err);
 extern const char ct_json_too_many[];
+/*
+ * ct_json_parse_max on text the caller lets it write: a string without
+ * escapes is a view into text, its closing quote overwritten by a NUL (a
+ * trace's records are mostly such strings: no copy of each). text must
+ * live as long as the values; what it holds afterwards is not JSON.
+ */
+struct ct_jv *ct_json_parse_inplace(struct ct_arena *a, char *text, size_t len,
+				    size_t max_values, const char **err);
 
 /* Member lookup; NULL when absent or when v is not an object. */
 const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key);

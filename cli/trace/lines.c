@@ -71,7 +71,7 @@ static void fill(struct ct_lines *l)
 	l->read_total += (size_t)r;
 }
 
-int ct_lines_next(struct ct_lines *l, const char **line, size_t *len, bool *unterminated)
+int ct_lines_next(struct ct_lines *l, char **line, size_t *len, bool *unterminated)
 {
 	for (;;) {
 		/* No buffer yet (buf NULL): nothing to look at, and no arithmetic on NULL. */

@@ -6,8 +6,9 @@
  * without blocking (a FIFO named *.jsonl must not hang the reader).
  *
  * Ownership: struct ct_lines owns its buffer and descriptor until
- * ct_lines_close; a line handed out is a view into the buffer, valid until
- * the next call. Not thread-safe.
+ * ct_lines_close; a line handed out is a view into the buffer, valid (and
+ * the caller's to write, within the line) until the next call. Not
+ * thread-safe.
  */
 #ifndef CT_LINES_H
 #define CT_LINES_H
@@ -35,7 +36,7 @@ int ct_lines_open(struct ct_lines *l, const char *path, size_t max_line, size_t 
  * *len: 1, or 0 at the end. *unterminated is true for a last line that had no newline (a
  * crash can cut one short).
  */
-int ct_lines_next(struct ct_lines *l, const char **line, size_t *len, bool *unterminated);
+int ct_lines_next(struct ct_lines *l, char **line, size_t *len, bool *unterminated);
 
 void ct_lines_close(struct ct_lines *l);
 

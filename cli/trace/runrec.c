@@ -27,7 +27,8 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 	const struct ct_jv *v, *argv, *ex;
 	struct ct_arena scratch;
 	struct ct_lines lines;
-	const char *line, *err = NULL, *run;
+	const char *err = NULL, *run;
+	char *line;
 	bool unterminated;
 	size_t len, i, n;
 	int rc = -1;

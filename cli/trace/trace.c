@@ -2,6 +2,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +13,7 @@
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
+#include "intern.h"
 #include "jsonparse.h"
 #include "libnames.h"
 #include "lines.h"
@@ -30,6 +33,7 @@ void ct_trace_init(struct ct_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 	ct_arena_init(&t->arena);
+	ct_intern_init(&t->strings, &t->arena);
 }
 
 static void proc_release(struct ct_proc *p)
@@ -54,6 +58,7 @@ void ct_trace_release(struct ct_trace *t)
 	free(t->procs);
 	free(t->runs); /* their strings are in the arena */
 	HASH_CLEAR(hh, t->stats); /* the entries are in the arena */
+	ct_intern_release(&t->strings);
 	ct_arena_release(&t->arena);
 	memset(t, 0, sizeof(*t));
 }
@@ -107,10 +112,26 @@ struct by_file {                     /* an object's device and inode */
 	UT_hash_handle hh;
 };
 
-struct reader {
+/*
+ * Where a file's records go: the trace's arena and strings, or a reading
+ * thread's own (adopted by the trace afterwards). The trace itself is read
+ * only (its options), but for its table of what the file system said,
+ * which lock guards when threads share it.
+ */
+struct sink {
 	struct ct_trace *t;
+	struct ct_arena *arena;
+	struct ct_intern *strings;
+	pthread_mutex_t *lock;       /* t->stats; NULL: one thread */
+};
+
+struct reader {
+	const struct sink *k;
 	struct ct_proc *p;
-	struct ct_arena *arena;      /* the trace's: typed records go there */
+	struct ct_arena *arena;      /* the sink's: typed records go there */
+	struct ct_intern *strings;   /* their strings, each kept once */
+	const struct ct_image_rec *last_images; /* the latest module's images */
+	size_t nlast_images;
 	struct ct_arena own;         /* the tables below */
 	struct by_id *ids;
 	struct by_tid *tids;
@@ -153,10 +174,13 @@ static struct by_path *find_path(struct by_path *paths, const char *path)
 
 /* ---- JSON values into typed records, in the arena ---------------------------- */
 
-/* A string kept: the parsed record lives only as long as its line. */
+/*
+ * A string kept: the parsed record lives only as long as its line. Once
+ * for all the records and processes that repeat it.
+ */
 static const char *keep(struct reader *rd, const char *s)
 {
-	return s ? ct_arena_strdup(rd->arena, s) : NULL;
+	return s ? ct_intern(rd->strings, s) : NULL;
 }
 
 static const char *kstr(struct reader *rd, const struct ct_jv *v, const char *key,
@@ -203,16 +227,50 @@ static struct ct_var *decode_vars(struct reader *rd, const struct ct_jv *v, size
 	return out;
 }
 
-/* A module record's images: an entry per array item (a non-object one is all unknown). */
-static struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv *v, size_t *n)
+/*
+ * A module record's images: an entry per array item (a non-object one is
+ * all unknown). A process registers hundreds of fatbins with the same few
+ * lists, and every rank the same ones: each list is kept once.
+ */
+static bool same_or_null(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Does the array v say what list (n images) says? */
+static bool images_are(const struct ct_jv *v, const struct ct_image_rec *list, size_t n)
+{
+	size_t i;
+
+	if (!list || n != v->u.c.n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct ct_jv *im = v->u.c.items[i];
+
+		if (!same_or_null(ct_jstr(im, "kind", NULL), list[i].kind) ||
+		    !same_or_null(ct_jstr(im, "arch", NULL), list[i].arch) ||
+		    !same_or_null(ct_jstr(im, "ptx_version", NULL), list[i].ptx_version))
+			return false;
+	}
+	return true;
+}
+
+static const struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv *v,
+						size_t *n)
 {
 	struct ct_image_rec *out;
+	const struct ct_image_rec *kept;
 	size_t i;
 
 	*n = 0;
 	if (!v || v->type != CT_J_ARR || !v->u.c.n)
 		return NULL;
-	out = ct_arena_alloc(rd->arena, v->u.c.n * sizeof(*out));
+	/* Most registrations repeat the list before them (libtorch_cuda: 340 of one list). */
+	if (images_are(v, rd->last_images, rd->nlast_images)) {
+		*n = rd->nlast_images;
+		return rd->last_images;
+	}
+	out = ct_xcalloc(v->u.c.n, sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++) {
 		const struct ct_jv *im = v->u.c.items[i];
 
@@ -221,7 +279,11 @@ static struct ct_image_rec *decode_images(struct reader *rd, const struct ct_jv 
 		out[i].ptx_version = kstr(rd, im, "ptx_version", NULL);
 	}
 	*n = v->u.c.n;
-	return out;
+	kept = ct_intern_blob(rd->strings, out, *n * sizeof(*out));
+	free(out);
+	rd->last_images = kept;
+	rd->nlast_images = *n;
+	return kept;
 }
 
 /* A driver record; it replaces what an earlier one said. */
@@ -500,24 +562,32 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 
 /* ---- the end of a file ---------------------------------------------------------- */
 
-static const struct ct_trace_stat *stat_once(struct ct_trace *t, const char *path)
+/* What stat says of path (a copy, so that no lock is held while it is used). */
+static struct ct_trace_stat stat_once(const struct sink *k, const char *path)
 {
-	struct ct_trace_stat *e;
+	struct ct_trace *t = k->t;
+	struct ct_trace_stat *e, answer;
 	struct stat st;
 
+	if (k->lock)
+		pthread_mutex_lock(k->lock);
 	HASH_FIND(hh, t->stats, path, strlen(path), e);
-	if (e)
-		return e;
-	e = ct_arena_alloc(&t->arena, sizeof(*e));
-	memset(e, 0, sizeof(*e));
-	e->path = ct_arena_strdup(&t->arena, path);
-	if (stat(path, &st) == 0) {
-		e->exists = true;
-		e->dev = (uint64_t)st.st_dev;
-		e->ino = (uint64_t)st.st_ino;
+	if (!e) {
+		/* Under the lock: asked once however many threads want it. */
+		e = ct_arena_alloc(&t->arena, sizeof(*e));
+		memset(e, 0, sizeof(*e));
+		e->path = ct_arena_strdup(&t->arena, path);
+		if (stat(path, &st) == 0) {
+			e->exists = true;
+			e->dev = (uint64_t)st.st_dev;
+			e->ino = (uint64_t)st.st_ino;
+		}
+		HASH_ADD_KEYPTR(hh, t->stats, e->path, strlen(e->path), e);
 	}
-	HASH_ADD_KEYPTR(hh, t->stats, e->path, strlen(e->path), e);
-	return e;
+	answer = *e;
+	if (k->lock)
+		pthread_mutex_unlock(k->lock);
+	return answer;
 }
 
 /*
@@ -551,21 +621,27 @@ static size_t loaded_as(struct reader *rd, struct by_file *files, const char *pa
 	size_t best = e && e->first < n ? e->first : n;
 
 	if (files) {
-		const struct ct_trace_stat *st = stat_once(rd->t, path);
+		const struct ct_trace_stat st = stat_once(rd->k, path);
 		struct by_file *f;
 
-		if (st->exists) {
+		if (st.exists) {
 			struct by_file key;
 
 			memset(&key, 0, sizeof(key));
-			key.key.dev = st->dev;
-			key.key.ino = st->ino;
+			key.key.dev = st.dev;
+			key.key.ino = st.ino;
 			HASH_FIND(hh, files, &key.key, sizeof(key.key), f);
 			if (f && f->first < best)
 				best = f->first;
 		}
 	}
 	return best;
+}
+
+/* An array that grew by doubling, cut to its n elements: a job keeps thousands. */
+static void *fit(void *arr, size_t n, size_t size)
+{
+	return arr && n ? ct_xrealloc(arr, n * size) : arr;
 }
 
 /* Indices to pointers, and what can only be known at the end. */
@@ -575,6 +651,16 @@ static void finish(struct reader *rd)
 	struct by_file *files = NULL, *f;
 	int64_t *latest = NULL;
 	size_t i, j, k;
+
+	/* Before any pointer into them is taken. */
+	p->objects = fit(p->objects, p->nobjects, sizeof(*p->objects));
+	p->searches = fit(p->searches, p->nsearches, sizeof(*p->searches));
+	p->requests = fit(p->requests, p->nrequests, sizeof(*p->requests));
+	p->modules = fit(p->modules, p->nmodules, sizeof(*p->modules));
+	p->execs = fit(p->execs, p->nexecs, sizeof(*p->execs));
+	for (i = 0; i < p->nsearches; i++)
+		p->searches[i].tries = fit(p->searches[i].tries, p->searches[i].ntries,
+					   sizeof(*p->searches[i].tries));
 
 	for (i = 0; i < p->nsearches; i++) {
 		struct ct_search *s = &p->searches[i];
@@ -657,32 +743,64 @@ static void limited(struct ct_proc *p, const char *why)
 		p->limit = why;
 }
 
-static void read_file(struct ct_trace *t, const char *path)
+/* The records in all a trace may read. */
+static size_t records_max(const struct ct_trace *t)
 {
+	return t->records_max ? t->records_max : CT_TRACE_RECORDS_MAX;
+}
+
+/* What reading one file came to, before it is counted in the trace. */
+enum file_outcome {
+	FILE_UNREADABLE,             /* could not be opened: a bad file */
+	FILE_FOREIGN,                /* another user's, left out unread */
+	FILE_OTHER_RUN,              /* another run's (its first record says) */
+	FILE_EMPTY,                  /* no record at all: a bad file */
+	FILE_PROC,                   /* a process */
+};
+
+struct file_result {
+	enum file_outcome what;
+	struct ct_proc proc;         /* FILE_PROC */
+	size_t records;              /* records read, counted in the total */
+	uint64_t bytes;              /* bytes read, counted in the total */
+	bool done;                   /* read (by a thread) */
+};
+
+/*
+ * Read the file at path into res, as if records_before records and
+ * bytes_before bytes of the trace were read before it (the total
+ * limits). The trace is not changed: count_file does that.
+ */
+static void read_file(const struct sink *k, const char *path, size_t records_before,
+		      uint64_t bytes_before, struct file_result *res)
+{
+	const struct ct_trace *t = k->t;
 	struct reader rd;
 	struct ct_proc proc;
 	struct ct_lines lines;
 	struct ct_arena scratch;
 	size_t records = 0;
-	const char *line;
+	char *line;
 	size_t len;
 	bool unterminated;
-	uint64_t left = t->nbytes < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - t->nbytes : 0;
+	uint64_t left = bytes_before < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - bytes_before : 0;
 	size_t max_bytes = CT_TRACE_FILE_BYTES_MAX;
 	bool total_bytes = false, other_run = false;
 
+	memset(res, 0, sizeof(*res));
+	res->done = true;
 	/* What is left of the total, but always room for a first line. */
 	if (left < max_bytes) {
 		max_bytes = left > CT_TRACE_LINE_MAX + 1 ? (size_t)left : CT_TRACE_LINE_MAX + 1;
 		total_bytes = true;
 	}
 	if (ct_lines_open(&lines, path, CT_TRACE_LINE_MAX, max_bytes) != 0) {
-		t->bad_files++;
+		res->what = FILE_UNREADABLE;
 		return;
 	}
 	/* In a folder others may write to, their files are not this run's. */
 	if (t->only_owner && lines.owner != t->owner) {
-		t->foreign_files++;
+		res->what = FILE_FOREIGN;
 		ct_lines_close(&lines);
 		return;
 	}
@@ -690,11 +808,12 @@ static void read_file(struct ct_trace *t, const char *path)
 	memset(&proc, 0, sizeof(proc));
 	ct_arena_init(&rd.own);
 	ct_arena_init(&scratch);
-	proc.file = ct_arena_strdup(&t->arena, path);
+	proc.file = ct_arena_strdup(k->arena, path);
 	proc.cuinit = -1;
-	rd.t = t;
+	rd.k = k;
 	rd.p = &proc;
-	rd.arena = &t->arena;
+	rd.arena = k->arena;
+	rd.strings = k->strings;
 	while (ct_lines_next(&lines, &line, &len, &unterminated) == 1) {
 		const struct ct_jv *v;
 		const char *err = NULL;
@@ -702,16 +821,22 @@ static void read_file(struct ct_trace *t, const char *path)
 		if (len == 0)
 			continue;
 		if (records >= CT_TRACE_FILE_RECORDS_MAX ||
-		    (records && t->nrecords >= CT_TRACE_RECORDS_MAX)) {
-			limited(&proc, records >= CT_TRACE_FILE_RECORDS_MAX
-					       ? "the file holds more than 1000000 records"
-					       : "the trace holds more than 4000000 records in all");
+		    (records && records_before + records >= records_max(t))) {
+			if (records >= CT_TRACE_FILE_RECORDS_MAX) {
+				limited(&proc, "the file holds more than 1000000 records");
+			} else if (!proc.limit) {
+				char why[80];
+
+				snprintf(why, sizeof(why), "the trace holds more than %zu records in all",
+					 records_max(t));
+				limited(&proc, ct_arena_strdup(k->arena, why));
+			}
 			proc.limited++;
 			continue;
 		}
 		/* The record's values live as long as its line. */
 		ct_arena_reset(&scratch);
-		v = ct_json_parse_max(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
+		v = ct_json_parse_inplace(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
 		if (!v && err == ct_json_too_many) {
 			limited(&proc, "a record holds more than 524288 values");
 			proc.limited++;
@@ -728,7 +853,6 @@ static void read_file(struct ct_trace *t, const char *path)
 			continue;
 		}
 		records++;
-		t->nrecords++;
 		on_record(&rd, v);
 		/* Another run's file (its first record says): not read further. */
 		if (records == 1 && t->only_run &&
@@ -744,18 +868,20 @@ static void read_file(struct ct_trace *t, const char *path)
 	if (lines.truncated)
 		limited(&proc, total_bytes ? "the trace is larger than 4 GiB in all"
 					   : "the file is larger than 256 MiB");
-	t->nbytes += lines.read_total;
+	res->records = records;
+	res->bytes = lines.read_total;
 	ct_lines_close(&lines);
 	ct_arena_release(&scratch);
 	if (other_run) {
-		t->other_run_files++;
+		res->what = FILE_OTHER_RUN;
 		proc_release(&proc);
 	} else if (records == 0) {
-		t->bad_files++;
+		res->what = FILE_EMPTY;
 		proc_release(&proc);
 	} else {
 		finish(&rd);
-		*PUSH(t->procs, t->nprocs) = proc;
+		res->what = FILE_PROC;
+		res->proc = proc;
 	}
 	HASH_CLEAR(hh, rd.ids);
 	HASH_CLEAR(hh, rd.tids);
@@ -765,6 +891,44 @@ static void read_file(struct ct_trace *t, const char *path)
 	free(rd.search_found);
 	free(rd.object_search);
 	free(rd.object_below);
+}
+
+/* A file read, counted in the trace (in the order of the files). */
+static void count_file(struct ct_trace *t, struct file_result *res)
+{
+	switch (res->what) {
+	case FILE_UNREADABLE:
+		t->bad_files++;
+		return;
+	case FILE_FOREIGN:
+		t->foreign_files++;
+		return;
+	case FILE_OTHER_RUN:
+		t->other_run_files++;
+		break;
+	case FILE_EMPTY:
+		t->bad_files++;
+		break;
+	case FILE_PROC:
+		*PUSH(t->procs, t->nprocs) = res->proc;
+		break;
+	}
+	t->nrecords += res->records;
+	t->nbytes += res->bytes;
+}
+
+/*
+ * Was res, read as if nothing came before it, what reading it after the
+ * trace so far gives? Yes while the total limits are out of reach: no
+ * record of it can reach the records in all, and what is left of the
+ * bytes in all is no less than a file may have.
+ */
+static bool read_alike(const struct ct_trace *t, const struct file_result *res)
+{
+	if (res->what == FILE_UNREADABLE || res->what == FILE_FOREIGN)
+		return true;
+	return t->nrecords + res->records < records_max(t) &&
+	       t->nbytes <= CT_TRACE_BYTES_MAX - CT_TRACE_FILE_BYTES_MAX;
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -846,12 +1010,145 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * The files of a folder read by several threads, each into its own arena
+ * and strings, then counted in the order of their names, as one thread
+ * reads them: the report is the same whatever the threads. A file's
+ * records depend on the files before it only through the total limits;
+ * near those, files are read again in order (read_alike).
+ */
+struct pool {
+	struct ct_trace *t;
+	char **paths;                /* every file; run records are read in order, after */
+	bool *run_record;
+	struct file_result *res;
+	size_t n;
+	size_t next;                 /* the next file to take */
+	size_t records;              /* read so far, the trace's before them too */
+	uint64_t bytes;
+	pthread_mutex_t lock;        /* next, records, bytes */
+	pthread_mutex_t stats;       /* t->stats */
+};
+
+struct worker {
+	struct pool *pool;
+	struct ct_arena arena;
+	struct ct_intern strings;
+	pthread_t thread;
+	bool running;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *pl = w->pool;
+	struct sink k = { pl->t, &w->arena, &w->strings, &pl->stats };
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&pl->lock);
+		while (pl->next < pl->n && pl->run_record[pl->next])
+			pl->next++;
+		/* Past the total limits what a file gives depends on the files before it. */
+		if (pl->next >= pl->n || pl->records >= records_max(pl->t) ||
+		    pl->bytes > CT_TRACE_BYTES_MAX - CT_TRACE_FILE_BYTES_MAX) {
+			pthread_mutex_unlock(&pl->lock);
+			return NULL;
+		}
+		i = pl->next++;
+		pthread_mutex_unlock(&pl->lock);
+		read_file(&k, pl->paths[i], 0, 0, &pl->res[i]);
+		pthread_mutex_lock(&pl->lock);
+		pl->records += pl->res[i].records;
+		pl->bytes += pl->res[i].bytes;
+		pthread_mutex_unlock(&pl->lock);
+	}
+}
+
+/* How many threads read: t->threads, else the processors this process may use (at most 8). */
+static size_t reading_threads(const struct ct_trace *t, size_t files)
+{
+	size_t n = t->threads;
+
+	if (!n) {
+		cpu_set_t set;
+
+		n = sched_getaffinity(0, sizeof(set), &set) == 0 ? (size_t)CPU_COUNT(&set) : 1;
+		n = n > 8 ? 8 : n;
+	}
+	return n > files ? files : n ? n : 1;
+}
+
+static void read_files(struct ct_trace *t, char **paths, bool *run_record, size_t n)
+{
+	struct sink one = { t, &t->arena, &t->strings, NULL };
+	struct worker *ws = NULL;
+	struct pool pl;
+	size_t nthreads, i, files = 0;
+
+	for (i = 0; i < n; i++)
+		files += !run_record[i];
+	nthreads = reading_threads(t, files);
+	memset(&pl, 0, sizeof(pl));
+	if (nthreads > 1) {
+		pl.t = t;
+		pl.paths = paths;
+		pl.run_record = run_record;
+		pl.n = n;
+		pl.records = t->nrecords;
+		pl.bytes = t->nbytes;
+		pl.res = ct_xcalloc(n, sizeof(*pl.res));
+		pthread_mutex_init(&pl.lock, NULL);
+		pthread_mutex_init(&pl.stats, NULL);
+		ws = ct_xcalloc(nthreads, sizeof(*ws));
+		for (i = 0; i < nthreads; i++) {
+			ws[i].pool = &pl;
+			ct_arena_init(&ws[i].arena);
+			ct_intern_init(&ws[i].strings, &ws[i].arena);
+		}
+		/* This thread is the first worker; a thread that cannot start is one less. */
+		for (i = 1; i < nthreads; i++)
+			ws[i].running = pthread_create(&ws[i].thread, NULL, work, &ws[i]) == 0;
+		work(&ws[0]);
+		for (i = 1; i < nthreads; i++)
+			if (ws[i].running)
+				pthread_join(ws[i].thread, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		struct file_result mine, *res = pl.res ? &pl.res[i] : &mine;
+
+		if (run_record[i]) {
+			read_run_file(t, paths[i]);
+			continue;
+		}
+		if (!pl.res || !res->done || !read_alike(t, res)) {
+			if (pl.res && res->done && res->what == FILE_PROC)
+				proc_release(&res->proc);
+			res = &mine;
+			read_file(&one, paths[i], t->nrecords, t->nbytes, res);
+		}
+		count_file(t, res);
+	}
+	if (nthreads > 1) {
+		for (i = 0; i < nthreads; i++) {
+			ct_intern_release(&ws[i].strings);
+			ct_arena_adopt(&t->arena, &ws[i].arena);
+		}
+		pthread_mutex_destroy(&pl.lock);
+		pthread_mutex_destroy(&pl.stats);
+		free(ws);
+		free(pl.res);
+	}
+}
+
 int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 		      size_t size)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	char **names = NULL;
+	char **names = NULL, **paths;
+	bool *run_record;
 	size_t n = 0, i;
 
 	if (!d) {
@@ -867,18 +1164,20 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_names);
+	paths = ct_xcalloc(n + 1, sizeof(*paths));
+	run_record = ct_xcalloc(n + 1, sizeof(*run_record));
 	for (i = 0; i < n; i++) {
-		char *path = ct_xmalloc(strlen(dir) + strlen(names[i]) + 2);
-
-		sprintf(path, "%s/%s", dir, names[i]);
-		if (has_suffix(names[i], ".run.json"))
-			read_run_file(t, path);
-		else
-			read_file(t, path);
-		free(path);
+		paths[i] = ct_xmalloc(strlen(dir) + strlen(names[i]) + 2);
+		sprintf(paths[i], "%s/%s", dir, names[i]);
+		run_record[i] = has_suffix(names[i], ".run.json");
 		free(names[i]);
 	}
 	free(names);
+	read_files(t, paths, run_record, n);
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	free(run_record);
 	return 0;
 }
 

@@ -17,7 +17,12 @@
  * kept, never with a line's or a file's size; time is linear in the input.
  *
  * Ownership: struct ct_trace owns everything reachable from it (one arena
- * and the arrays); ct_trace_release frees it all. Not thread-safe.
+ * and the arrays); ct_trace_release frees it all. The records' strings
+ * (and module image lists) are shared: each distinct one is kept once
+ * (intern.h), so records of different processes point at the same
+ * string; none is ever written. Not thread-safe; ct_trace_read_dir
+ * reads a folder's files with threads of its own (threads), and returns
+ * the same trace as one thread would.
  */
 #ifndef CT_TRACE_H
 #define CT_TRACE_H
@@ -28,6 +33,7 @@
 #include <sys/types.h>
 
 #include "arena.h"
+#include "intern.h"
 #include "libnames.h"
 #include "rules.h"
 
@@ -36,7 +42,7 @@
 #define CT_TRACE_VALUES_MAX ((size_t)1 << 19)        /* JSON values in one record (a start record's argv) */
 #define CT_TRACE_FILE_RECORDS_MAX ((size_t)1000000)  /* records read from one file */
 #define CT_TRACE_FILE_BYTES_MAX ((size_t)256 << 20)  /* bytes read from one file */
-#define CT_TRACE_RECORDS_MAX ((size_t)4000000)       /* records read in all (a file's first always) */
+#define CT_TRACE_RECORDS_MAX ((size_t)16000000)      /* records read in all (a file's first always) */
 #define CT_TRACE_BYTES_MAX ((uint64_t)4 << 30)       /* bytes read in all (a file's first line always) */
 /* The largest count a record may give (dropped records): more is not believed. */
 #define CT_TRACE_COUNT_MAX ((int64_t)1 << 32)
@@ -88,7 +94,7 @@ struct ct_image_rec {
 struct ct_module {
 	const char *api, *caller, *file, *input, *name;
 	int64_t result, t;
-	struct ct_image_rec *images; /* in the arena; an entry per array item */
+	const struct ct_image_rec *images; /* in the arena, shared (intern.h); an entry per array item */
 	size_t nimages;
 	/*
 	 * Where the image is, when it lives in a file the process mapped: that
@@ -235,9 +241,15 @@ struct ct_trace {
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
 	size_t other_run_files;      /* files left out: another run's */
+	size_t records_max;          /* the records in all (set before reading); 0:
+					CT_TRACE_RECORDS_MAX. Tests lower it */
+	size_t threads;              /* threads that read files (set before reading):
+					0: as many as the processors this process may
+					use, at most 8; the trace read is the same */
 	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
+	struct ct_intern strings;    /* the records' strings, each kept once, in arena */
 	struct ct_trace_stat *stats; /* the file system asked once per path (trace.c) */
 };
 
@@ -250,7 +262,9 @@ void ct_trace_release(struct ct_trace *t);
 /*
  * Read every *.jsonl file in dir (not recursive) into t, and every run
  * record (*.run.json); called again for more directories, the total limit
- * counts them all. Returns 0, or -1 with a message in why when the
+ * counts them all. The files are read by t->threads threads and counted
+ * in the order of their names: t is what one thread reading them in that
+ * order makes. Returns 0, or -1 with a message in why when the
  * directory cannot be read. Files and lines that are not trace records are
  * counted, not fatal; a run record that cannot be read is left out.
  */

@@ -96,6 +96,43 @@ EOF
 	fi
 }
 
+# replicate_ranks MODEL_DIR OUT_DIR FIRST N: ranks FIRST to FIRST+N-1 of
+# a job into OUT_DIR, each a copy of the one trace (and run record) in
+# MODEL_DIR with its own pid, host (4 ranks a host), image, run id, rank
+# variables and start time, as `srun cudatrace -o DIR` leaves them.
+replicate_ranks() {
+	python3 - "$@" <<'PY'
+import glob, json, os, sys
+model, out, first, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+os.makedirs(out, exist_ok=True)
+lines = [json.loads(l) for l in open(glob.glob(model + "/*.jsonl")[0]) if l.strip()]
+runs = glob.glob(model + "/*.run.json")
+run = json.loads(open(runs[0]).read()) if runs else None
+pid0 = lines[0]["pid"]
+for r in range(first, first + n):
+    host, pid = "node%d" % (r // 4), 20000 + (r % 4) * 11 + (r // 4) % 3
+    tag, runid = "%016x" % (0xabc000 + r), "%016x" % (0xdef000 + r)
+    with open("%s/%s-%d-%s.jsonl" % (out, host, pid, tag), "w") as f:
+        for rec in lines:
+            rec = dict(rec)
+            if rec.get("tid") == pid0:
+                rec["tid"] = pid
+            if "t" in rec:
+                rec["t"] += r * 1000
+            if rec["ev"] == "start":
+                rec.update(pid=pid, ppid=pid - 1, host=host, image=tag, run=runid,
+                           ranks={"RANK": str(r), "LOCAL_RANK": str(r % 4),
+                                  "WORLD_SIZE": "64", "SLURM_PROCID": str(r)})
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    if run:
+        rr = dict(run, run=runid, host=host)
+        if "pid" in rr:
+            rr["pid"] = pid
+        with open("%s/%s-%d.run.json" % (out, host, pid - 1), "w") as f:
+            f.write(json.dumps(rr) + "\n")
+PY
+}
+
 need_fixtures() {
 	[ -f "$FIX/multi.so" ] || skip "nvcc-built fixtures are missing (nvcc not found)"
 }

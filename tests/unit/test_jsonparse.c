@@ -241,6 +241,67 @@ static void test_strings(void **state)
 	DECODES("\"{[,:]}\"", "{[,:]}");
 }
 
+/*
+ * The parser looks for the end of a string eight bytes at a time: a quote,
+ * a backslash or a control character at every offset of strings of every
+ * length up to 40, alone and followed by more text (an array's next item),
+ * decodes (or is refused) as byte by byte.
+ */
+static void test_strings_every_offset(void **state)
+{
+	static const unsigned char specials[] = { '\\', 0x01, 0x1f, 0x20, 0x7f, 0x80, 0xff, '"' };
+	char text[128], want[64];
+	size_t len, k, s, tail;
+
+	(void)state;
+	for (len = 1; len <= 40; len++)
+		for (k = 0; k < len; k++)
+			for (s = 0; s < ARRAY_LEN(specials); s++)
+				for (tail = 0; tail < 2; tail++) {
+					unsigned char c = specials[s];
+					size_t n = 0, w = 0, i;
+					struct parsed p;
+					const struct ct_jv *v;
+
+					if (tail)
+						text[n++] = '[';
+					text[n++] = '"';
+					for (i = 0; i < len; i++) {
+						char ch = i == k ? (char)c : (char)('a' + i % 26);
+
+						text[n++] = ch;
+						/* A backslash escapes the next letter: \\ written as \\\\. */
+						if (i == k && c == '\\')
+							text[n++] = '\\';
+						if (i == k && c == '"')
+							break;
+						want[w++] = ch;
+					}
+					if (c != '"')
+						text[n++] = '"';
+					if (tail) {
+						memcpy(text + n, ",\"0123456789abcdef\"]", 20);
+						n += 20;
+					}
+					parsed_open(&p, text, n);
+					v = p.v && tail ? (p.v->type == CT_J_ARR && p.v->u.c.n == 2
+								  ? p.v->u.c.items[0] : NULL)
+						       : p.v;
+					/* A quote ends the string there: what came before it. */
+					if (c < 0x20) {
+						assert_null(p.v);
+					} else {
+						if (!v || v->type != CT_J_STR)
+							fail_msg("length %zu, byte 0x%02x at %zu: %s", len, c,
+								 k, p.err ? p.err : "not a string");
+						assert_int_equal(v->u.str.len, w);
+						assert_memory_equal(v->u.str.s, want, w);
+						assert_int_equal(v->u.str.s[w], '\0');
+					}
+					parsed_close(&p);
+				}
+}
+
 static void test_escapes(void **state)
 {
 	(void)state;
@@ -903,6 +964,82 @@ static uint64_t rng(void)
 	return rng_state;
 }
 
+/* Do a and b hold the same values (types, strings with their lengths, numbers, keys)? */
+static bool same_tree(const struct ct_jv *a, const struct ct_jv *b)
+{
+	size_t i;
+
+	if (a->type != b->type)
+		return false;
+	switch (a->type) {
+	case CT_J_NULL:
+		return true;
+	case CT_J_BOOL:
+		return a->u.b == b->u.b;
+	case CT_J_INT:
+		return a->u.i == b->u.i;
+	case CT_J_UINT:
+		return a->u.u == b->u.u;
+	case CT_J_NUM:
+		return memcmp(&a->u.d, &b->u.d, sizeof(a->u.d)) == 0;
+	case CT_J_STR:
+		return a->u.str.len == b->u.str.len && a->u.str.s[a->u.str.len] == '\0' &&
+		       memcmp(a->u.str.s, b->u.str.s, a->u.str.len) == 0;
+	case CT_J_ARR:
+	case CT_J_OBJ:
+		if (a->u.c.n != b->u.c.n)
+			return false;
+		for (i = 0; i < a->u.c.n; i++)
+			if ((a->type == CT_J_OBJ && strcmp(a->u.c.keys[i], b->u.c.keys[i]) != 0) ||
+			    !same_tree(a->u.c.items[i], b->u.c.items[i]))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Parsed in place (the trace reader's way: strings are views into the
+ * line), a text gives what the copying parse gives, or the same refusal:
+ * the record, each of its prefixes, and thousands of its byte flips.
+ */
+static void test_inplace(void **state)
+{
+	size_t len = sizeof(record) - 1, i, n;
+	unsigned char *buf = malloc(len), *flipped = malloc(len);
+
+	(void)state;
+	assert_non_null(buf);
+	assert_non_null(flipped);
+	for (i = 0; i < 20000 + len; i++) {
+		struct parsed p;
+		struct ct_arena a;
+		struct ct_jv *v;
+		const char *err = NULL;
+
+		n = len;
+		memcpy(flipped, record, len);
+		if (i < len) {
+			n = i; /* a prefix */
+		} else {
+			uint64_t r = rng();
+
+			flipped[r % len] = (unsigned char)(r >> 16);
+		}
+		parsed_open(&p, flipped, n);
+		ct_arena_init(&a);
+		memcpy(buf, flipped, n);
+		v = ct_json_parse_inplace(&a, (char *)buf, n, SIZE_MAX, &err);
+		if (!p.v != !v || (v && !same_tree(p.v, v)) || (!v && strcmp(err, p.err) != 0))
+			fail_msg("in place, %zu bytes parse otherwise than copied (%s, %s)", n,
+				 v ? "accepted" : err, p.v ? "accepted" : p.err);
+		ct_arena_release(&a);
+		parsed_close(&p);
+	}
+	free(buf);
+	free(flipped);
+}
+
 static void test_byte_flips(void **state)
 {
 	static const unsigned char special[] = "\"\\{}[]:,u0-.eE \n\x00\x1f\x7f\xff";
@@ -946,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_numbers_malformed_float),
 		cmocka_unit_test(test_integer_out_of_range),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_strings_every_offset),
 		cmocka_unit_test(test_escapes),
 		cmocka_unit_test(test_surrogates),
 		cmocka_unit_test(test_control_characters),
@@ -963,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_record),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_byte_flips),
+		cmocka_unit_test(test_inplace),
 		cmocka_unit_test(test_arena_reset),
 		cmocka_unit_test(test_values_limit),
 	};

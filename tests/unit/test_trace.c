@@ -1319,6 +1319,136 @@ static void test_directory(void **state)
 	ct_trace_release(&t);
 }
 
+/* What a trace read says, in words: every count, every process and its records. */
+static char *summary(const struct ct_trace *t)
+{
+	char *out = NULL;
+	size_t len = 0, i, k;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	fprintf(f, "procs %zu runs %zu records %zu bytes %llu bad %zu other %zu\n", t->nprocs,
+		t->nruns, t->nrecords, (unsigned long long)t->nbytes, t->bad_files,
+		t->other_run_files);
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+
+		fprintf(f, "%s pid %lld host %s run %s cuinit %zu bad %zu cut %d limited %zu %s\n",
+			p->file ? p->file : "-", (long long)p->pid, p->host ? p->host : "-",
+			p->run ? p->run : "-", p->ncuinit, p->bad_lines, p->cut, p->limited,
+			p->limit ? p->limit : "-");
+		for (k = 0; k < p->nobjects; k++)
+			fprintf(f, "  open %s via %d search %s\n", p->objects[k].path,
+				(int)p->objects[k].via,
+				p->objects[k].search ? p->objects[k].search->name : "-");
+		for (k = 0; k < p->nsearches; k++)
+			fprintf(f, "  search %s tries %zu found %s already %d\n", p->searches[k].name,
+				p->searches[k].ntries,
+				p->searches[k].found ? p->searches[k].found->path : "-",
+				p->searches[k].already_loaded);
+		for (k = 0; k < p->nmodules; k++)
+			fprintf(f, "  module %s images %zu %s\n", p->modules[k].caller,
+				p->modules[k].nimages,
+				p->modules[k].nimages ? p->modules[k].images[0].arch : "-");
+	}
+	assert_int_equal(fclose(f), 0);
+	return out;
+}
+
+static char *summary_read(const struct tdir *d, size_t threads, size_t records_max,
+			  const char *only_run)
+{
+	struct ct_trace t;
+	char why[512] = "", *out;
+
+	ct_trace_init(&t);
+	t.threads = threads;
+	t.records_max = records_max;
+	t.only_run = only_run;
+	if (ct_trace_read_dir(&t, d->path, why, sizeof(why)) != 0)
+		fail_msg("ct_trace_read_dir: %s", why);
+	ct_trace_link(&t);
+	out = summary(&t);
+	ct_trace_release(&t);
+	return out;
+}
+
+/*
+ * Files read by several threads give the trace one thread reads: the same
+ * processes in the same order with the same records, the same counts,
+ * also when the records in all run out in the middle of the folder (the
+ * files past that point are read again, in order) and under --run.
+ */
+static void test_threads(void **state)
+{
+	struct tdir *d = *state;
+	size_t i, k, threads, limits[] = { 0, 1500, 2600, 40 };
+	char name[64], text[512];
+	char *one, *many;
+
+	for (i = 0; i < 40; i++) {
+		char *path;
+		FILE *f;
+
+		snprintf(name, sizeof(name), "node%zu-%zu-%016zx.jsonl", i / 8, 100 + i, i);
+		path = dir_file(d, name);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "{\"ev\":\"start\",\"t\":%zu,\"tid\":%zu,\"pid\":%zu,\"ppid\":1,"
+			   "\"host\":\"node%zu\",\"image\":\"%016zx\",\"run\":\"%s\"}\n",
+			1000 + i, 100 + i, 100 + i, i / 8, i, i % 5 ? "aa" : "bb");
+		for (k = 0; k < 20 + i * 7; k++)
+			fprintf(f, "{\"ev\":\"cuinit\",\"t\":%zu,\"tid\":%zu,\"result\":0}\n",
+				2000 + k, 100 + i);
+		/* The same library as every other file, and one of its own. */
+		fprintf(f, "{\"ev\":\"search\",\"t\":5000,\"tid\":%zu,\"id\":1,\"name\":\"libx.so\","
+			   "\"by\":\"/bin/prog\"}\n"
+			   "{\"ev\":\"try\",\"t\":5001,\"tid\":%zu,\"search\":1,"
+			   "\"path\":\"/opt/x/libx.so\",\"via\":\"runpath\"}\n"
+			   "{\"ev\":\"open\",\"t\":5002,\"tid\":%zu,\"path\":\"/opt/x/libx.so\","
+			   "\"search\":1,\"via\":\"runpath\",\"dev\":1,\"ino\":2}\n"
+			   "{\"ev\":\"search\",\"t\":5003,\"tid\":%zu,\"id\":2,\"name\":\"liby%zu.so\","
+			   "\"by\":\"/bin/prog\"}\n"
+			   "{\"ev\":\"try\",\"t\":5004,\"tid\":%zu,\"search\":2,"
+			   "\"path\":\"/nonexistent/ct-threads/liby%zu.so\",\"via\":\"runpath\"}\n"
+			   "{\"ev\":\"register\",\"t\":5005,\"tid\":%zu,\"caller\":\"/opt/x/libx.so\","
+			   "\"images\":[{\"kind\":\"sass\",\"arch\":\"sm_%zu\"}]}\n",
+			100 + i, 100 + i, 100 + i, 100 + i, i, 100 + i, i, 100 + i, 80 + i % 3);
+		if (i % 9 == 4)
+			fputs("not a record\n", f);
+		assert_int_equal(fclose(f), 0);
+		free(path);
+		if (i % 10 == 3) {
+			snprintf(name, sizeof(name), "node%zu-%zu.run.json", i / 8, 99 + i);
+			snprintf(text, sizeof(text), "{'ev':'run','run':'%s','host':'node%zu','pid':%zu,"
+						     "'exit':0}\n", i % 5 ? "aa" : "bb", i / 8, 100 + i);
+			write_records(d, name, text);
+		}
+	}
+	write_records(d, "node9-1-junk.jsonl", "junk\n");
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		one = summary_read(d, 1, limits[i], NULL);
+		/* A limit that runs out inside the folder: files past it were cut. */
+		if (limits[i] > 100)
+			assert_non_null(strstr(one, "records in all"));
+		for (threads = 2; threads <= 8; threads *= 2) {
+			many = summary_read(d, threads, limits[i], NULL);
+			if (strcmp(one, many) != 0)
+				fail_msg("%zu threads, records in all %zu: another trace than one "
+					 "thread reads:\n%s\n----\n%s",
+					 threads, limits[i], many, one);
+			free(many);
+		}
+		free(one);
+	}
+	one = summary_read(d, 1, 0, "bb");
+	assert_non_null(strstr(one, "procs 8 "));
+	many = summary_read(d, 2, 0, "bb");
+	assert_string_equal(one, many);
+	free(one);
+	free(many);
+}
+
 /*
  * A FIFO named like a trace file must not stop the reader: nothing ever
  * writes to it. The read runs in a child so that a hang fails the test
@@ -1518,6 +1648,7 @@ int main(void)
 		T(test_endings),
 		T(test_run_records),
 		T(test_directory),
+		T(test_threads),
 		T(test_fifo),
 		T(test_every_prefix),
 		T(test_cuda_library),
