@@ -568,16 +568,12 @@ static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
 		for (k = i; k < g->nways; k++) {
 			const struct miss_way *v = &g->ways[k];
 
-			if (strcmp(v->how, w->how) != 0)
+			/* Past the limit, counted only. */
+			if (strcmp(v->how, w->how) != 0 || shown++ >= limit)
 				continue;
-			if (shown == limit) {
-				shown++;
-				continue;
-			}
-			if (shown++ < limit)
-				ct_tprintf(out, "%s%s%s%s", k == i ? (i ? "; " : "") : ", ",
-					   k == i ? v->how : "", k == i ? " by " : "", base(v->by));
-			if (v->times > 1 && shown <= limit)
+			ct_tprintf(out, "%s%s%s%s", k == i ? (i ? "; " : "") : ", ",
+				   k == i ? v->how : "", k == i ? " by " : "", base(v->by));
+			if (v->times > 1)
 				ct_tprintf(out, " (%zu times)", v->times);
 		}
 	}
