@@ -195,6 +195,37 @@ bool ct_object_dynamic(const void *addr, uintptr_t *base, const void **dyn)
 	return true;
 }
 
+/*
+ * The main program's path, read from /proc once per process image (a
+ * fork runs the same file; an exec starts a new image): a dlopen from the
+ * program itself otherwise costs a readlink each time.
+ */
+static void main_path(char *buf, size_t size)
+{
+	static char exe[1024];
+	static int ready; /* 0: not read; 1: being stored; 2: exe holds it */
+	int expect = 0;
+	size_t i;
+	ssize_t n;
+
+	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) == 2) {
+		for (i = 0; exe[i] && i + 1 < size; i++)
+			buf[i] = exe[i];
+		buf[i] = '\0';
+		return;
+	}
+	n = readlink("/proc/self/exe", buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	/* Only a whole path is kept, by the first thread to read one. */
+	if (n > 0 && (size_t)n < sizeof(exe) && (size_t)n + 1 < size &&
+	    __atomic_compare_exchange_n(&ready, &expect, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		for (i = 0; i <= (size_t)n; i++)
+			exe[i] = buf[i];
+		__atomic_store_n(&ready, 2, __ATOMIC_RELEASE);
+	}
+}
+
 const char *ct_object_of(const void *addr, char *buf, size_t size)
 {
 	struct found f;
@@ -205,9 +236,7 @@ const char *ct_object_of(const void *addr, char *buf, size_t size)
 		return buf;
 	if (!f.name[0]) {
 		/* The main program has no name in the link map. */
-		ssize_t n = readlink("/proc/self/exe", buf, size - 1);
-
-		buf[n > 0 ? n : 0] = '\0';
+		main_path(buf, size);
 		return buf;
 	}
 	for (i = 0; f.name[i] && i + 1 < size; i++)

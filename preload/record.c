@@ -105,8 +105,8 @@ static bool put(struct ct_rec *r, const char *s, size_t n)
 		freeze(r);
 		return false;
 	}
-	while (n--)
-		r->buf[r->n++] = *s++;
+	ct_memcpy(r->buf + r->n, s, n);
+	r->n += n;
 	return true;
 }
 
@@ -143,6 +143,28 @@ static bool put_escaped(struct ct_rec *r, const char *s, size_t n)
 		size_t len, elen;
 		const char *out;
 
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			/* A run of printable ASCII needs no escaping: copied whole. */
+			size_t plain = 1;
+
+			while (i + plain < n && u[i + plain] >= 0x20 && u[i + plain] < 0x7f &&
+			       u[i + plain] != '"' && u[i + plain] != '\\')
+				plain++;
+			if (!fits(r, plain + 1)) {
+				/* What fits of it, keeping the closing quote's byte. */
+				size_t left = r->frozen || r->n + RESERVE + 1 >= r->cap ? 0
+					    : r->cap - RESERVE - 1 - r->n;
+
+				ct_memcpy(r->buf + r->n, s + i, left < plain ? left : plain);
+				r->n += left < plain ? left : plain;
+				r->truncated = true;
+				return false;
+			}
+			ct_memcpy(r->buf + r->n, s + i, plain);
+			r->n += plain;
+			i += plain;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			e[0] = '\\';
 			e[1] = (char)c;

@@ -99,6 +99,7 @@ uintptr_t ct_driver_bind(const char *name, uintptr_t value);
 
 /* util.c: small libc-free helpers. */
 size_t ct_strlen(const char *s);
+void ct_memcpy(void *dst, const void *src, size_t n);
 int ct_strcmp(const char *a, const char *b);
 int ct_strncmp(const char *a, const char *b, size_t n);
 const char *ct_basename(const char *path);

@@ -205,3 +205,12 @@ uint64_t ct_siphash(const unsigned char key[16], const void *data, size_t n)
 	SIPROUND;
 	return v0 ^ v1 ^ v2 ^ v3;
 }
+
+void ct_memcpy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+
+	while (n--)
+		*d++ = *s++;
+}
