@@ -311,7 +311,7 @@ wheel:
 
 # The .deb and the wheel installed into a clean Debian root that
 # tools/make-pkg-root builds once into /var/cache/cudatrace-tests (about
-# 190 MB), and run there. Never part of make check. A skip (not root, no
+# 350 MB), and run there. Never part of make check. A skip (not root, no
 # mmdebstrap) is not an error here; .ci/run makes it one.
 check-pkg: all
 	@tools/deps --pkg || :
