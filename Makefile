@@ -5,7 +5,11 @@
 #   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make demo         the same set-up, then cudatrace on the bundled example
-#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
+#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured
+#   make deb          build/deb/cudatrace_VERSION_amd64.deb (dpkg-buildpackage, debian/)
+#   make wheel        build/dist/cudatrace-VERSION-py3-none-manylinux_2_N_x86_64.whl
+#   make check-pkg    both, installed and run in a clean Debian root kept in
+#                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make SANITIZE=address,undefined check
 #   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
 #                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, one at a time
@@ -18,6 +22,7 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/cudatrace
 DESTDIR ?=
 
 CC ?= cc
@@ -28,14 +33,25 @@ INSTALL ?= install
 SANITIZE ?=
 WERROR ?=
 
+# The one version: cudatrace --version, the shim's records, the wheel;
+# debian/changelog must say the same (make deb checks it).
 VERSION := 0.1.0
 B := build
 
 # libzip is opened with dlopen when the first wheel is read (cli/zipload.h),
 # so only its headers and its soname are needed at build time.
+# STATIC_DEPS=1 (make wheel) links libelf, liblz4, libzstd and zlib into the
+# binary from Debian's .a files, so that it runs where they are not installed.
 PKGS := libelf liblz4 libzstd
+STATIC_DEPS ?=
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libzip 2>/dev/null)
+ifeq ($(STATIC_DEPS),1)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --static --libs-only-L $(PKGS) 2>/dev/null) \
+	-Wl,-Bstatic $(filter-out -pthread,$(shell $(PKG_CONFIG) --static --libs-only-l $(PKGS) 2>/dev/null)) \
+	-Wl,-Bdynamic -ldl
+else
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
+endif
 LIBZIP_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libzip 2>/dev/null)/libzip.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -92,7 +108,8 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-real check-gpu demo fuzz bench fixtures programs
+.PHONY: all clean install deps check check-real check-gpu check-pkg demo fuzz bench fixtures \
+	programs deb wheel
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
 $(B)/elfscan/%.o: LAYER_INC = $(INC_ELFSCAN)
@@ -105,7 +122,7 @@ $(B)/cli/%.o: LAYER_INC = $(INC_CLI)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LAYER_INC) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LAYER_INC) -MMD -MP -c -o $@ $<
 
 # The include path of one layer (LAYER=loader ...), for tests/e2e/layers.
 .PHONY: print-layer-flags
@@ -126,7 +143,7 @@ $(B)/cudatrace: $(B)/cli/main.o $(B)/libct.a $(B)/libelfscan.a
 
 $(B)/shim/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SHIM_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SHIM_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(B)/shim/%.o: %.S
 	@mkdir -p $(dir $@)
@@ -264,11 +281,41 @@ bench: all programs $(B)/bench/scan_pages $(B)/bench/peak_rss
 
 # --- installation ------------------------------------------------------------
 
+# The binary finds the shim next to itself, in ../lib/cudatrace (wherever the
+# two are installed: BINDIR=PREFIX/bin and LIBDIR=PREFIX/lib, as the .deb and
+# the wheel have them) or in LIBDIR/cudatrace as built in.
+# The .deb is made of what this target installs (debian/rules).
 install: all
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/cudatrace
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/cudatrace \
+		$(DESTDIR)$(DOCDIR)
 	$(INSTALL) -m 755 $(B)/cudatrace $(DESTDIR)$(BINDIR)/cudatrace
 	$(INSTALL) -m 644 $(B)/libcudatrace.so $(DESTDIR)$(LIBDIR)/cudatrace/libcudatrace.so
 	$(INSTALL) -m 644 docs/cudatrace.1 $(DESTDIR)$(MANDIR)/man1/cudatrace.1
+	$(INSTALL) -m 644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+
+# --- packages ------------------------------------------------------------------
+
+# dpkg-buildpackage on a copy of the checkout in $(B)/deb/cudatrace-VERSION
+# (so that debhelper's files stay out of the checkout); the .deb, .buildinfo
+# and .changes land in $(B)/deb/.
+deb:
+	@tools/make-deb $(B)/deb $(VERSION)
+
+# The binary linked with static libelf, liblz4, libzstd and zlib, built in
+# $(B)/wheel; the wheel in $(B)/dist, tagged with the newest glibc symbol
+# version the binary and the shim need (tools/make-wheel measures it).
+wheel:
+	@$(MAKE) --no-print-directory B=$(B)/wheel STATIC_DEPS=1 all
+	@tools/make-wheel --version $(VERSION) --binary $(B)/wheel/cudatrace \
+		--shim $(B)/wheel/libcudatrace.so --out $(B)/dist
+
+# The .deb and the wheel installed into a clean Debian root that
+# tools/make-pkg-root builds once into /var/cache/cudatrace-tests (about
+# 350 MB), and run there. Never part of make check. A skip (not root, no
+# mmdebstrap) is not an error here; .ci/run makes it one.
+check-pkg: all
+	@tools/deps --pkg || :
+	@tests/pkg/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 clean:
 	rm -rf $(B)

@@ -57,7 +57,11 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* The shim: $CUDATRACE_SHIM, next to the binary (build tree), or LIBDIR. */
+/*
+ * The shim: $CUDATRACE_SHIM, next to the binary (build tree), in
+ * ../lib/cudatrace relative to it (installed: the .deb, make install, the
+ * wheel; docs/install.md), or in LIBDIR as built in.
+ */
 static int find_shim(char *out, size_t size)
 {
 	const char *env = getenv("CUDATRACE_SHIM");
