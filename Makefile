@@ -5,7 +5,8 @@
 #   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make demo         the same set-up, then cudatrace on the bundled example
-#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured
+#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR are honoured (and
+#                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go)
 #   make SANITIZE=address,undefined check
 #   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
 #                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, one at a time
@@ -18,6 +19,8 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 DESTDIR ?=
 
 CC ?= cc
@@ -269,6 +272,9 @@ install: all
 	$(INSTALL) -m 755 $(B)/cudatrace $(DESTDIR)$(BINDIR)/cudatrace
 	$(INSTALL) -m 644 $(B)/libcudatrace.so $(DESTDIR)$(LIBDIR)/cudatrace/libcudatrace.so
 	$(INSTALL) -m 644 docs/cudatrace.1 $(DESTDIR)$(MANDIR)/man1/cudatrace.1
+	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	$(INSTALL) -m 644 completions/cudatrace.bash $(DESTDIR)$(BASHCOMPDIR)/cudatrace
+	$(INSTALL) -m 644 completions/_cudatrace $(DESTDIR)$(ZSHCOMPDIR)/_cudatrace
 
 clean:
 	rm -rf $(B)

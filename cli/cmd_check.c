@@ -410,14 +410,14 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
  * knows it: an archive's member is annotated on the archive.
  */
 static void github_say(const char *level, const char *path, const char *title,
-		       const char *message)
+		       const char *const *lines, size_t nlines)
 {
 	const char *bang = strchr(path, '!');
 	char *file = ct_xstrdup(path);
 
 	if (bang)
 		file[bang - path] = '\0';
-	ct_github_annotation(stdout, level, file, title, message);
+	ct_github_annotation(stdout, level, file, title, lines, nlines);
 	free(file);
 }
 
@@ -428,12 +428,12 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 
 	object_facts_init(&o, obj->path);
 	for (t = 0; t < ctx->ntargets; t++) {
-		char title[128], msg[sizeof(((struct result *)0)->reason) +
-				     sizeof(((struct result *)0)->details) +
-				     sizeof(((struct result *)0)->fix) + 4096];
+		char title[128], head[sizeof(((struct result *)0)->reason) + 4096 + 64];
+		char fix[sizeof(((struct result *)0)->fix) + 8];
+		const char *lines[2 + NDETAILS];
 		const char *level = NULL;
 		struct result r;
-		size_t n;
+		size_t n = 0;
 
 		judge(&o, obj->scan, &ctx->targets[t], &r);
 		if (fails(ctx, &r)) {
@@ -445,15 +445,14 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 		if (level) {
 			snprintf(title, sizeof(title), "cudatrace check: %s on %s",
 				 ct_verdict_name(r.v.verdict), ctx->target_names[t]);
-			n = (size_t)snprintf(msg, sizeof(msg), "%s, %s: %s", obj->path,
-					     ctx->target_names[t], r.reason);
-			for (k = 0; k < NDETAILS && n < sizeof(msg); k++)
-				if (r.details[k][0])
-					n += (size_t)snprintf(msg + n, sizeof(msg) - n, "\n%s",
-							      r.details[k]);
-			if (r.fix[0] && n < sizeof(msg))
-				snprintf(msg + n, sizeof(msg) - n, "\nfix: %s", r.fix);
-			github_say(level, obj->path, title, msg);
+			snprintf(head, sizeof(head), "%s, %s: %s", obj->path, ctx->target_names[t],
+				 r.reason);
+			lines[n++] = head;
+			for (k = 0; k < NDETAILS; k++)
+				lines[n++] = r.details[k];
+			snprintf(fix, sizeof(fix), "%s%s", r.fix[0] ? "fix: " : "", r.fix);
+			lines[n++] = fix;
+			github_say(level, obj->path, title, lines, n);
 		}
 		ct_verdict_release(&r.v);
 	}
@@ -461,13 +460,14 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 		return;
 	for (i = 0; i < obj->scan->nproblems; i++) {
 		char text[256], msg[4096 + 512];
+		const char *line = msg;
 
 		if (!elfscan_problem_is_error(obj->scan->problems[i].code))
 			continue;
 		snprintf(msg, sizeof(msg), "%s: %s", obj->path,
 			 elfscan_problem_describe(obj->scan, &obj->scan->problems[i], text,
 						  sizeof(text)));
-		github_say("error", obj->path, "cudatrace check: damaged", msg);
+		github_say("error", obj->path, "cudatrace check: damaged", &line, 1);
 	}
 	raise_exit(ctx, CT_EXIT_BAD_INPUT);
 }
@@ -555,9 +555,10 @@ static int on_object(void *p, const struct ct_object *obj)
 		json_object(ctx, obj);
 	} else if (obj->error && ctx->github) {
 		char msg[4096 + 512];
+		const char *line = msg;
 
 		snprintf(msg, sizeof(msg), "cannot read '%s': %s", obj->path, obj->error);
-		github_say("error", obj->path, "cudatrace check: unreadable", msg);
+		github_say("error", obj->path, "cudatrace check: unreadable", &line, 1);
 	} else if (obj->error) {
 		ct_error("cannot read '%s': %s", obj->path, obj->error);
 	} else if (ctx->github) {

@@ -42,9 +42,10 @@ static void put(FILE *out, const char *s, size_t n, bool property)
 }
 
 int ct_github_annotation(FILE *out, const char *level, const char *file, const char *title,
-			 const char *message)
+			 const char *const *lines, size_t nlines)
 {
-	const char *line, *nl;
+	bool first = true;
+	size_t i;
 
 	fprintf(out, "::%s", level);
 	if (file) {
@@ -56,11 +57,13 @@ int ct_github_annotation(FILE *out, const char *level, const char *file, const c
 		put(out, title, strlen(title), true);
 	}
 	fputs("::", out);
-	/* Our own line breaks become %0A; any in a string were escaped above. */
-	for (line = message; (nl = strchr(line, '\n')); line = nl + 1) {
-		put(out, line, (size_t)(nl - line), false);
-		fputs("%0A", out);
+	for (i = 0; i < nlines; i++) {
+		if (!lines[i] || !lines[i][0])
+			continue;
+		if (!first)
+			fputs("%0A", out);
+		put(out, lines[i], strlen(lines[i]), false);
+		first = false;
 	}
-	put(out, line, strlen(line), false);
 	return fputc('\n', out) == EOF || ferror(out) ? -1 : 0;
 }

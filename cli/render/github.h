@@ -16,13 +16,14 @@
 #include <stdio.h>
 
 /*
- * "::LEVEL file=FILE,title=TITLE::MESSAGE\n" to out. level is "error",
- * "warning" or "notice" (ours); file and title may be NULL (left out).
- * message may hold several lines, separated by '\n' (written as %0A):
- * GitHub shows them as lines of one annotation. Returns 0, or -1 when a
- * write failed (the stream's error flag says so too).
+ * "::LEVEL file=FILE,title=TITLE::LINE%0ALINE...\n" to out: one line of
+ * output. level is "error", "warning" or "notice" (ours); file and title
+ * may be NULL (left out). The message is the nlines strings of lines (the
+ * empty ones skipped), each escaped on its own (a newline in one is "\n"),
+ * joined by %0A: GitHub shows them as lines of one annotation. Returns 0,
+ * or -1 when a write failed (the stream's error flag says so too).
  */
 int ct_github_annotation(FILE *out, const char *level, const char *file, const char *title,
-			 const char *message);
+			 const char *const *lines, size_t nlines);
 
 #endif

@@ -34,8 +34,82 @@ ok() {
 	echo "ok: $*"
 }
 
+# Every JSON cudatrace writes in a test is checked against its schema
+# (docs/schema/, tools/validate-json) when the test finishes: each --json
+# document that run() sees (kept in $JSON_KEEP as TEST-N.json, the test's
+# own names, so tests running side by side never meet) and, unless the test
+# sets JSON_TRACES=no (it forges records into them), the traces and run
+# records of the folders run() gave `cudatrace -o`. Without
+# python3-jsonschema this is said, not failed; tests/e2e/json-schemas then
+# skips.
+JSON_KEEP=$CUDATRACE_BUILD/test-logs/json
+JSON_TRACES=${JSON_TRACES:-yes}
+json_test=$(basename "$(dirname "$0")")-$(basename "$0")
+json_n=0
+json_kept=()
+json_traces=()
+
+# json_keep CMD...: after run CMD, when CMD is cudatrace: keeps what a
+# --json wrote (stdout, or the FILE of run's --json FILE) and notes run's
+# trace folder (-o DIR).
+json_keep() {
+	local a seen= sub= prev= json= file= out= src
+	for a; do
+		if [ -z "$seen" ]; then
+			[ "$a" = "$CT" ] && seen=1
+			continue
+		fi
+		[ "$a" = -- ] && break
+		[ -z "$sub" ] && sub=$a
+		case $prev in
+		--json) file=$a ;;
+		-o | --output) out=$a ;;
+		esac
+		case $prev/$a in
+		*/--json | --format/json | */--format=json) json=1 ;;
+		*/--output=*) out=${a#--output=} ;;
+		esac
+		prev=$a
+	done
+	case $sub in
+	scan | check | ldd | why | doctor | report) src=$T/out ;;
+	*)
+		src=$file
+		[ -n "$out" ] && [ -d "$out" ] && json_traces+=("$out")
+		;;
+	esac
+	[ -n "$json" ] && [ -n "$src" ] && [ -f "$src" ] && [ -s "$src" ] || return 0
+	json_n=$((json_n + 1))
+	mkdir -p "$JSON_KEEP" && cp "$src" "$JSON_KEEP/$json_test-$json_n.json" &&
+		json_kept+=("$JSON_KEEP/$json_test-$json_n.json")
+	return 0
+}
+
+# json_validate: the kept documents and the traces against their schemas.
+json_validate() {
+	local files=("${json_kept[@]}") d r
+	if [ "$JSON_TRACES" != no ]; then
+		for d in "${json_traces[@]}"; do
+			while IFS= read -r f; do files+=("$f"); done < <(find "$d" -type f \
+				\( -name '*.jsonl' -o -name '*.run.json' \) 2>/dev/null | sort)
+		done
+	fi
+	[ ${#files[@]} -gt 0 ] || return 0
+	/usr/bin/python3 "$SRC/tools/validate-json" "${files[@]}" >"$T/schema.out" 2>&1
+	r=$?
+	case $r in
+	0) ok "${#files[@]} JSON documents and traces match their schemas (docs/schema/)" ;;
+	77) echo "note: JSON not checked against docs/schema/: $(tail -n 1 "$T/schema.out")" ;;
+	*)
+		fail "JSON that does not match its schema (docs/schema/)"
+		sed 's/^/  | /' "$T/schema.out" | head -30
+		;;
+	esac
+}
+
 # done: the test's verdict from the failures seen.
 finish() {
+	json_validate
 	if [ "$failures" -gt 0 ]; then
 		echo "$failures check(s) failed"
 		exit 1
@@ -47,6 +121,7 @@ finish() {
 run() {
 	"$@" >"$T/out" 2>"$T/err"
 	rc=$?
+	json_keep "$@"
 }
 
 # expect_rc N DESCRIPTION: the last run exited with N.
