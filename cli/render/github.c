@@ -7,38 +7,41 @@
 #include "text.h"
 #include "util.h"
 
-/* n bytes of s: escaped as terminal text, then as GitHub unescapes them. */
-static void put(FILE *out, const char *s, size_t n, bool property)
+/*
+ * s as GitHub unescapes a workflow command's data (or, with property, a
+ * property's value), to free: no CR or LF is left in it. The terminal's
+ * escaping comes after, in ct_tprintf.
+ */
+static char *gh_escape(const char *s, bool property)
 {
-	char *seg = ct_xmalloc(n + 1), *t, *c;
+	char *out = ct_xmalloc(strlen(s) * 3 + 1), *o = out;
 
-	memcpy(seg, s, n);
-	seg[n] = '\0';
-	t = ct_text_escape(seg);
+	for (; *s; s++) {
+		const char *rep = *s == '%'		 ? "%25"
+				  : *s == '\r'		 ? "%0D"
+				  : *s == '\n'		 ? "%0A"
+				  : property && *s == ':' ? "%3A"
+				  : property && *s == ',' ? "%2C"
+							 : NULL;
 
-	for (c = t; *c; c++) {
-		switch (*c) {
-		case '%':
-			fputs("%25", out);
-			break;
-		case '\r':
-			fputs("%0D", out);
-			break;
-		case '\n':
-			fputs("%0A", out);
-			break;
-		case ':':
-			fputs(property ? "%3A" : ":", out);
-			break;
-		case ',':
-			fputs(property ? "%2C" : ",", out);
-			break;
-		default:
-			fputc(*c, out);
+		if (rep) {
+			memcpy(o, rep, 3);
+			o += 3;
+		} else {
+			*o++ = *s;
 		}
 	}
-	free(t);
-	free(seg);
+	*o = '\0';
+	return out;
+}
+
+/* key and s escaped as a property, through ct_tprintf. */
+static void put_property(FILE *out, const char *key, const char *s)
+{
+	char *e = gh_escape(s, true);
+
+	ct_tprintf(out, "%s%s", key, e);
+	free(e);
 }
 
 int ct_github_annotation(FILE *out, const char *level, const char *file, const char *title,
@@ -47,23 +50,21 @@ int ct_github_annotation(FILE *out, const char *level, const char *file, const c
 	bool first = true;
 	size_t i;
 
-	fprintf(out, "::%s", level);
-	if (file) {
-		fputs(" file=", out);
-		put(out, file, strlen(file), true);
-	}
-	if (title) {
-		fputs(file ? ",title=" : " title=", out);
-		put(out, title, strlen(title), true);
-	}
-	fputs("::", out);
+	ct_tprintf(out, "::%s", level);
+	if (file)
+		put_property(out, " file=", file);
+	if (title)
+		put_property(out, file ? ",title=" : " title=", title);
+	ct_tprintf(out, "::");
 	for (i = 0; i < nlines; i++) {
+		char *e;
+
 		if (!lines[i] || !lines[i][0])
 			continue;
-		if (!first)
-			fputs("%0A", out);
-		put(out, lines[i], strlen(lines[i]), false);
+		e = gh_escape(lines[i], false);
+		ct_tprintf(out, "%s%s", first ? "" : "%0A", e);
+		free(e);
 		first = false;
 	}
-	return fputc('\n', out) == EOF || ferror(out) ? -1 : 0;
+	return ct_tprintf(out, "\n") < 0 || ferror(out) ? -1 : 0;
 }
