@@ -37,23 +37,22 @@ ok() {
 # Every JSON cudatrace writes in a test is checked against its schema
 # (docs/schema/, tools/validate-json) when the test finishes: each --json
 # document that run() sees (kept in $JSON_KEEP as TEST-N.json, the test's
-# own names, so tests running side by side never meet) and, unless the test
-# sets JSON_TRACES=no (it forges records into them), the traces and run
-# records of the folders run() gave `cudatrace -o`. Without
-# python3-jsonschema this is said, not failed; tests/e2e/json-schemas then
-# skips.
+# own names, so tests running side by side never meet), and every trace
+# file and run record under $T, but those in the folders a test lists in
+# json_forged (records it forged on purpose), and none when it sets
+# JSON_TRACES=no. Without python3-jsonschema this is said, not failed;
+# tests/e2e/json-schemas then skips.
 JSON_KEEP=$CUDATRACE_BUILD/test-logs/json
 JSON_TRACES=${JSON_TRACES:-yes}
 json_test=$(basename "$(dirname "$0")")-$(basename "$0")
 json_n=0
 json_kept=()
-json_traces=()
+json_forged=()
 
-# json_keep CMD...: after run CMD, when CMD is cudatrace: keeps what a
-# --json wrote (stdout, or the FILE of run's --json FILE) and notes run's
-# trace folder (-o DIR).
+# json_keep CMD...: after run CMD, when CMD is cudatrace with --json,
+# keeps what it wrote: stdout, or the FILE of run's --json FILE.
 json_keep() {
-	local a seen= sub= prev= json= file= out= src
+	local a seen= sub= prev= json= file= src
 	for a; do
 		if [ -z "$seen" ]; then
 			[ "$a" = "$CT" ] && seen=1
@@ -61,22 +60,15 @@ json_keep() {
 		fi
 		[ "$a" = -- ] && break
 		[ -z "$sub" ] && sub=$a
-		case $prev in
-		--json) file=$a ;;
-		-o | --output) out=$a ;;
-		esac
+		[ "$prev" = --json ] && file=$a
 		case $prev/$a in
 		*/--json | --format/json | */--format=json) json=1 ;;
-		*/--output=*) out=${a#--output=} ;;
 		esac
 		prev=$a
 	done
 	case $sub in
 	scan | check | ldd | why | doctor | report) src=$T/out ;;
-	*)
-		src=$file
-		[ -n "$out" ] && [ -d "$out" ] && json_traces+=("$out")
-		;;
+	*) src=$file ;;
 	esac
 	[ -n "$json" ] && [ -n "$src" ] && [ -f "$src" ] && [ -s "$src" ] || return 0
 	json_n=$((json_n + 1))
@@ -87,12 +79,14 @@ json_keep() {
 
 # json_validate: the kept documents and the traces against their schemas.
 json_validate() {
-	local files=("${json_kept[@]}") d r
+	local files=("${json_kept[@]}") f d r
 	if [ "$JSON_TRACES" != no ]; then
-		for d in "${json_traces[@]}"; do
-			while IFS= read -r f; do files+=("$f"); done < <(find "$d" -type f \
-				\( -name '*.jsonl' -o -name '*.run.json' \) 2>/dev/null | sort)
-		done
+		while IFS= read -r f; do
+			for d in "${json_forged[@]}"; do
+				case $f in "$d"/*) continue 2 ;; esac
+			done
+			files+=("$f")
+		done < <(find "$T" -type f \( -name '*.jsonl' -o -name '*.run.json' \) 2>/dev/null | sort)
 	fi
 	[ ${#files[@]} -gt 0 ] || return 0
 	/usr/bin/python3 "$SRC/tools/validate-json" "${files[@]}" >"$T/schema.out" 2>&1
