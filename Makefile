@@ -5,7 +5,8 @@
 #   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make demo         the same set-up, then cudatrace on the bundled example
-#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured
+#   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured (and
+#                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go)
 #   make deb          build/deb/cudatrace_VERSION_amd64.deb (dpkg-buildpackage, debian/)
 #   make wheel        build/dist/cudatrace-VERSION-py3-none-manylinux_2_N_x86_64.whl
 #   make check-pkg    both, installed and run in a clean Debian root kept in
@@ -23,6 +24,8 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/cudatrace
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 DESTDIR ?=
 
 CC ?= cc
@@ -292,6 +295,9 @@ install: all
 	$(INSTALL) -m 644 $(B)/libcudatrace.so $(DESTDIR)$(LIBDIR)/cudatrace/libcudatrace.so
 	$(INSTALL) -m 644 docs/cudatrace.1 $(DESTDIR)$(MANDIR)/man1/cudatrace.1
 	$(INSTALL) -m 644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	$(INSTALL) -m 644 completions/cudatrace.bash $(DESTDIR)$(BASHCOMPDIR)/cudatrace
+	$(INSTALL) -m 644 completions/_cudatrace $(DESTDIR)$(ZSHCOMPDIR)/_cudatrace
 
 # --- packages ------------------------------------------------------------------
 

@@ -16,7 +16,9 @@
 #include "elfinfo.h"
 #include "elfscan.h"
 #include "diagnose.h"
+#include "github.h"
 #include "json.h"
+#include "schema.h"
 #include "libnames.h"
 #include "summary.h"
 #include "text.h"
@@ -28,7 +30,7 @@ struct check_ctx {
 	struct elfscan_target targets[MAX_TARGETS];
 	char target_names[MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets;
-	bool json, every_module, require_sass;
+	bool json, github, every_module, require_sass;
 	struct ct_json j;
 	int exit_code;
 };
@@ -402,6 +404,74 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 	}
 }
 
+/*
+ * --format github: an annotation per object and target that fails (an
+ * error) or runs only by JIT (a warning), on the file as the repository
+ * knows it: an archive's member is annotated on the archive.
+ */
+static void github_say(const char *level, const char *path, const char *title,
+		       const char *const *lines, size_t nlines)
+{
+	const char *bang = strchr(path, '!');
+	char *file = ct_xstrdup(path);
+
+	if (bang)
+		file[bang - path] = '\0';
+	ct_github_annotation(stdout, level, file, title, lines, nlines);
+	free(file);
+}
+
+static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
+{
+	struct object_facts o;
+	size_t t, k, i;
+
+	object_facts_init(&o, obj->path);
+	for (t = 0; t < ctx->ntargets; t++) {
+		char title[128], head[sizeof(((struct result *)0)->reason) + 4096 + 64];
+		char fix[sizeof(((struct result *)0)->fix) + 8];
+		const char *lines[2 + NDETAILS];
+		const char *level = NULL;
+		struct result r;
+		size_t n = 0;
+
+		judge(&o, obj->scan, &ctx->targets[t], &r);
+		if (fails(ctx, &r)) {
+			level = "error";
+			raise_exit(ctx, CT_EXIT_FINDING);
+		} else if (r.v.verdict == CT_VERDICT_PTX_JIT) {
+			level = "warning";
+		}
+		if (level) {
+			snprintf(title, sizeof(title), "cudatrace check: %s on %s",
+				 ct_verdict_name(r.v.verdict), ctx->target_names[t]);
+			snprintf(head, sizeof(head), "%s, %s: %s", obj->path, ctx->target_names[t],
+				 r.reason);
+			lines[n++] = head;
+			for (k = 0; k < NDETAILS; k++)
+				lines[n++] = r.details[k];
+			snprintf(fix, sizeof(fix), "%s%s", r.fix[0] ? "fix: " : "", r.fix);
+			lines[n++] = fix;
+			github_say(level, obj->path, title, lines, n);
+		}
+		ct_verdict_release(&r.v);
+	}
+	if (!damaged(obj->scan))
+		return;
+	for (i = 0; i < obj->scan->nproblems; i++) {
+		char text[256], msg[4096 + 512];
+		const char *line = msg;
+
+		if (!elfscan_problem_is_error(obj->scan->problems[i].code))
+			continue;
+		snprintf(msg, sizeof(msg), "%s: %s", obj->path,
+			 elfscan_problem_describe(obj->scan, &obj->scan->problems[i], text,
+						  sizeof(text)));
+		github_say("error", obj->path, "cudatrace check: damaged", &line, 1);
+	}
+	raise_exit(ctx, CT_EXIT_BAD_INPUT);
+}
+
 static void json_result(struct ct_json *j, const char *target, const struct elfscan_file *f,
 			const struct result *r)
 {
@@ -481,19 +551,28 @@ static int on_object(void *p, const struct ct_object *obj)
 
 	if (obj->error)
 		raise_exit(ctx, CT_EXIT_BAD_INPUT);
-	if (ctx->json)
+	if (ctx->json) {
 		json_object(ctx, obj);
-	else if (obj->error)
+	} else if (obj->error && ctx->github) {
+		char msg[4096 + 512];
+		const char *line = msg;
+
+		snprintf(msg, sizeof(msg), "cannot read '%s': %s", obj->path, obj->error);
+		github_say("error", obj->path, "cudatrace check: unreadable", &line, 1);
+	} else if (obj->error) {
 		ct_error("cannot read '%s': %s", obj->path, obj->error);
-	else
+	} else if (ctx->github) {
+		github_object(ctx, obj);
+	} else {
 		text_object(ctx, obj);
+	}
 	return 0;
 }
 
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace check --arch ARCH[,ARCH...] [--json] PATH...\n"
+		"usage: cudatrace check --arch ARCH[,ARCH...] [--json | --format FORMAT] PATH...\n"
 		"\n"
 		"For each object with device code and each target GPU arch: what the\n"
 		"driver would pick in each fatbin, counted, and the verdict sass,\n"
@@ -501,7 +580,11 @@ static void usage(FILE *out)
 		"\n"
 		"  --arch ARCH       sm_90, sm_90a, sm_100f, 9.0, 90, or native (the GPUs\n"
 		"                    the driver reports); repeat or separate with commas\n"
-		"  --json            one JSON document on stdout\n"
+		"  --json            one JSON document on stdout (--format json)\n"
+		"  --format FORMAT   text (the default), json, or github: GitHub Actions\n"
+		"                    annotations, an ::error per object that cannot run\n"
+		"                    on a target, a ::warning per one that runs only by\n"
+		"                    JIT from PTX\n"
 		"  --require-sass    fail on ptx-jit too (JIT at first launch)\n"
 		"  --every-module    fail on fatbins that hold code for other GPUs only\n"
 		"                    too ('a'/'f' code, or one of NVIDIA's libraries that\n"
@@ -517,6 +600,7 @@ int ct_cmd_check(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "arch", required_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "require-sass", no_argument, NULL, 's' },
 		{ "every-module", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
@@ -538,6 +622,18 @@ int ct_cmd_check(int argc, char **argv)
 			break;
 		case 'j':
 			ctx->json = true;
+			ctx->github = false;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0 &&
+			    strcmp(optarg, "github") != 0) {
+				ct_error("check: unknown format '%s' (text, json or github)",
+					 optarg);
+				free(ctx);
+				return CT_EXIT_BAD_INPUT;
+			}
+			ctx->json = strcmp(optarg, "json") == 0;
+			ctx->github = strcmp(optarg, "github") == 0;
 			break;
 		case 's':
 			ctx->require_sass = true;
@@ -565,6 +661,7 @@ int ct_cmd_check(int argc, char **argv)
 	if (ctx->json) {
 		ct_json_init(&ctx->j, stdout);
 		ct_json_object_begin(&ctx->j);
+		ct_json_kv_string(&ctx->j, "schema", CT_SCHEMA_CHECK);
 		ct_json_key(&ctx->j, "files");
 		ct_json_array_begin(&ctx->j);
 	}

@@ -21,6 +21,7 @@
 #include "findings.h"
 #include "findings_out.h"
 #include "json.h"
+#include "schema.h"
 #include "report.h"
 #include "text.h"
 
@@ -385,7 +386,8 @@ int ct_cmd_doctor(int argc, char **argv)
 	}
 	if ((rc = ct_doctor_examine(&d, &why)) < 0) {
 		if (json)
-			ct_tprintf(stdout, "{\"error\":\"cannot model the dynamic loader\"}\n");
+			ct_tprintf(stdout, "{\"schema\":\"%s\",\"error\":\"cannot model the "
+					   "dynamic loader\"}\n", CT_SCHEMA_DOCTOR);
 		ct_error("cannot model the dynamic loader: %s", why ? why : "unknown error");
 		return CT_EXIT_BAD_INPUT;
 	}
@@ -396,6 +398,7 @@ int ct_cmd_doctor(int argc, char **argv)
 
 		ct_json_init(&j, stdout);
 		ct_json_object_begin(&j);
+		ct_json_kv_string(&j, "schema", CT_SCHEMA_DOCTOR);
 		ct_json_key(&j, "driver");
 		json_driver(&j, &d);
 		json_rest(&j, &d);

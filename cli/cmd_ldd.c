@@ -16,6 +16,7 @@
 #include "describe.h"
 #include "explain.h"
 #include "json.h"
+#include "schema.h"
 #include "resolve.h"
 #include "text.h"
 
@@ -257,6 +258,7 @@ static void print_json(struct ldd *d)
 
 	ct_json_init(&j, stdout);
 	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "schema", CT_SCHEMA_LDD);
 	ct_json_kv_string(&j, "file", d->file);
 	ct_json_kv_string(&j, "error", NULL);
 	{
@@ -332,6 +334,7 @@ static int fail(const struct ldd *d, const char *msg)
 
 		ct_json_init(&j, stdout);
 		ct_json_object_begin(&j);
+		ct_json_kv_string(&j, "schema", CT_SCHEMA_LDD);
 		ct_json_kv_string(&j, "file", d->file);
 		ct_json_kv_string(&j, "error", msg);
 		ct_json_key(&j, "libraries");
@@ -399,6 +402,7 @@ int ct_cmd_ldd(int argc, char **argv)
 
 			ct_json_init(&j, stdout);
 			ct_json_object_begin(&j);
+			ct_json_kv_string(&j, "schema", CT_SCHEMA_LDD);
 			ct_json_kv_string(&j, "file", d.file);
 			ct_json_kv_string(&j, "error", NULL);
 			ct_json_kv_bool(&j, "static", true);

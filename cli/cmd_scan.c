@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "elfscan.h"
 #include "json.h"
+#include "schema.h"
 #include "summary.h"
 #include "text.h"
 
@@ -413,6 +414,7 @@ int ct_cmd_scan(int argc, char **argv)
 	if (ctx.json) {
 		ct_json_init(&ctx.j, stdout);
 		ct_json_object_begin(&ctx.j);
+		ct_json_kv_string(&ctx.j, "schema", CT_SCHEMA_SCAN);
 		ct_json_key(&ctx.j, "files");
 		ct_json_array_begin(&ctx.j);
 	}

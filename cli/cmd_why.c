@@ -18,6 +18,7 @@
 #include "describe.h"
 #include "explain.h"
 #include "json.h"
+#include "schema.h"
 #include "resolve.h"
 #include "text.h"
 
@@ -192,6 +193,7 @@ static void print_json(struct why *w)
 	shadow.ncands = s->ncands - reached.ncands;
 	ct_json_init(&j, stdout);
 	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "schema", CT_SCHEMA_WHY);
 	ct_json_kv_string(&j, "name", w->name);
 	ct_json_kv_string(&j, "error", NULL);
 	ct_json_kv_string(&j, "path", winner(w));
@@ -262,6 +264,7 @@ static int fail(const struct why *w, const char *subject, const char *msg)
 
 		ct_json_init(&j, stdout);
 		ct_json_object_begin(&j);
+		ct_json_kv_string(&j, "schema", CT_SCHEMA_WHY);
 		ct_json_kv_string(&j, "name", w->name);
 		ct_json_kv_string(&j, "error", msg);
 		ct_json_kv_string(&j, "path", NULL);

@@ -8,6 +8,7 @@
 #include "ending.h"
 #include "facts.h"
 #include "json.h"
+#include "schema.h"
 #include "mask.h"
 #include "findings_out.h"
 #include "report.h"
@@ -255,6 +256,7 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 
 	ct_json_init(&j, out);
 	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "schema", CT_SCHEMA_REPORT);
 	ct_json_kv_u64(&j, "version", 1);
 	ct_json_kv_u64(&j, "runs", ct_trace_runs(t));
 	ct_json_key(&j, "device");

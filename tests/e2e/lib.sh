@@ -34,8 +34,76 @@ ok() {
 	echo "ok: $*"
 }
 
+# Every JSON cudatrace writes in a test is checked against its schema
+# (docs/schema/, tools/validate-json) when the test finishes: each --json
+# document that run() sees (kept in $JSON_KEEP as TEST-N.json, the test's
+# own names, so tests running side by side never meet), and every trace
+# file and run record under $T, but those in the folders a test lists in
+# json_forged (records it forged on purpose), and none when it sets
+# JSON_TRACES=no. Without python3-jsonschema this is said, not failed;
+# tests/e2e/json-schemas then skips.
+JSON_KEEP=$CUDATRACE_BUILD/test-logs/json
+JSON_TRACES=${JSON_TRACES:-yes}
+json_test=$(basename "$(dirname "$0")")-$(basename "$0")
+json_n=0
+json_kept=()
+json_forged=()
+
+# json_keep CMD...: after run CMD, when CMD is cudatrace with --json,
+# keeps what it wrote: stdout, or the FILE of run's --json FILE.
+json_keep() {
+	local a seen= sub= prev= json= file= src
+	for a; do
+		if [ -z "$seen" ]; then
+			[ "$a" = "$CT" ] && seen=1
+			continue
+		fi
+		[ "$a" = -- ] && break
+		[ -z "$sub" ] && sub=$a
+		[ "$prev" = --json ] && file=$a
+		case $prev/$a in
+		*/--json | --format/json | */--format=json) json=1 ;;
+		esac
+		prev=$a
+	done
+	case $sub in
+	scan | check | ldd | why | doctor | report) src=$T/out ;;
+	*) src=$file ;;
+	esac
+	[ -n "$json" ] && [ -n "$src" ] && [ -f "$src" ] && [ -s "$src" ] || return 0
+	json_n=$((json_n + 1))
+	mkdir -p "$JSON_KEEP" && cp "$src" "$JSON_KEEP/$json_test-$json_n.json" &&
+		json_kept+=("$JSON_KEEP/$json_test-$json_n.json")
+	return 0
+}
+
+# json_validate: the kept documents and the traces against their schemas.
+json_validate() {
+	local files=("${json_kept[@]}") f d r
+	if [ "$JSON_TRACES" != no ]; then
+		while IFS= read -r f; do
+			for d in "${json_forged[@]}"; do
+				case $f in "$d"/*) continue 2 ;; esac
+			done
+			files+=("$f")
+		done < <(find "$T" -type f \( -name '*.jsonl' -o -name '*.run.json' \) 2>/dev/null | sort)
+	fi
+	[ ${#files[@]} -gt 0 ] || return 0
+	/usr/bin/python3 "$SRC/tools/validate-json" "${files[@]}" >"$T/schema.out" 2>&1
+	r=$?
+	case $r in
+	0) ok "${#files[@]} JSON documents and traces match their schemas (docs/schema/)" ;;
+	77) echo "note: JSON not checked against docs/schema/: $(tail -n 1 "$T/schema.out")" ;;
+	*)
+		fail "JSON that does not match its schema (docs/schema/)"
+		sed 's/^/  | /' "$T/schema.out" | head -30
+		;;
+	esac
+}
+
 # done: the test's verdict from the failures seen.
 finish() {
+	json_validate
 	if [ "$failures" -gt 0 ]; then
 		echo "$failures check(s) failed"
 		exit 1
@@ -47,6 +115,7 @@ finish() {
 run() {
 	"$@" >"$T/out" 2>"$T/err"
 	rc=$?
+	json_keep "$@"
 }
 
 # expect_rc N DESCRIPTION: the last run exited with N.

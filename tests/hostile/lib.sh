@@ -2,7 +2,9 @@
 # plants links, FIFOs and forged records where cudatrace writes and reads,
 # and the unlucky one (full disks, huge environments, racing forks). Each
 # case is one way cudatrace failed once; it must fail before its fix.
-# The helpers of tests/e2e/lib.sh, and:
+# The helpers of tests/e2e/lib.sh (the --json documents checked against
+# their schemas; not the traces, which these tests forge), and:
+JSON_TRACES=no
 . "$(dirname "$0")/../e2e/lib.sh"
 
 # as_nobody CMD...: run CMD as the unprivileged user nobody (root only;
