@@ -607,7 +607,7 @@ int ct_cmd_check(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_ctx *ctx = ct_xcalloc(1, sizeof(*ctx));
-	struct ct_walk_options wo = { .threads = (unsigned)ct_cmd_threads() };
+	struct ct_walk_options wo = { 0 };
 	int c, i, rc;
 
 	optind = 1;

@@ -380,7 +380,7 @@ int ct_cmd_scan(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct scan_ctx ctx = { 0 };
-	struct ct_walk_options wo = { .threads = (unsigned)ct_cmd_threads() };
+	struct ct_walk_options wo = { 0 };
 	int c, i;
 
 	optind = 1;

@@ -175,18 +175,12 @@ struct elfscan_file {
 	size_t len;
 	void *map;
 	size_t map_len;
-	unsigned threads;   /* for this scan: at least 1 */
 	size_t cap_sections, cap_containers, cap_images, cap_problems;
 };
 
 /* Options for a scan. Zero-initialise, then set what you need. */
 struct elfscan_options {
 	bool no_magic_scan; /* only the known fatbin sections */
-	/*
-	 * Threads a long magic search may use: 0, the processors this process
-	 * may run on (at most 4); 1, none but the caller's.
-	 */
-	unsigned threads;
 };
 
 void elfscan_file_init(struct elfscan_file *f);

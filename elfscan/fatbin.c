@@ -4,8 +4,6 @@
  * link it. Layout: reference/fatbin.md sections 2.1-2.7.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -412,8 +410,8 @@ static int block_has_magic(const unsigned char *p)
  * stepping by 8 from pos (whose address is 8-aligned); stop when none
  * does. Reads nothing at or past limit.
  */
-static uint64_t search_magic(const unsigned char *buf, uint64_t pos,
-			     uint64_t stop, uint64_t limit)
+static uint64_t find_magic(const unsigned char *buf, uint64_t pos,
+			   uint64_t stop, uint64_t limit)
 {
 	while (pos < stop) {
 		/* Skip blocks without a candidate without looking closer. */
@@ -427,96 +425,6 @@ static uint64_t search_magic(const unsigned char *buf, uint64_t pos,
 			return pos;
 		pos += 8;
 	}
-	return stop;
-}
-
-/*
- * A search this long is split between threads (cuBLASLt 13 has 160 MB in
- * sections without a container, 96 MB of it in .ldata): each thread
- * searches one part, in steps, and gives up once a part before its own
- * has found a candidate; the answer is the first candidate of the first
- * part that has one, the same offset one thread finds.
- */
-#define SPLIT_MIN (8u << 20)
-#define SPLIT_STEP (1u << 20)
-#define SPLIT_MAX 4
-
-struct part {
-	const unsigned char *buf;
-	uint64_t from, to, limit;
-	uint64_t *first;   /* the lowest candidate any part has found */
-	uint64_t found;    /* this part's first candidate, or to */
-	pthread_t thread;
-	bool started;
-};
-
-static void *search_part(void *arg)
-{
-	struct part *p = arg;
-	uint64_t pos = p->from;
-
-	p->found = p->to;
-	while (pos < p->to) {
-		uint64_t step = p->to - pos < SPLIT_STEP ? p->to : pos + SPLIT_STEP;
-		uint64_t hit, seen;
-
-		if (__atomic_load_n(p->first, __ATOMIC_RELAXED) < p->from)
-			return NULL; /* a part before this one has the answer */
-		hit = search_magic(p->buf, pos, step, p->limit);
-		if (hit < step) {
-			p->found = hit;
-			seen = __atomic_load_n(p->first, __ATOMIC_RELAXED);
-			while (hit < seen &&
-			       !__atomic_compare_exchange_n(p->first, &seen, hit, false,
-							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-				;
-			return NULL;
-		}
-		pos = step;
-	}
-	return NULL;
-}
-
-/*
- * The first offset in [pos, stop) that starts with the container magic,
- * stepping by 8 from pos (whose address is 8-aligned); stop when none
- * does. Reads nothing at or past limit.
- */
-static uint64_t find_magic(const struct elfscan_file *f, uint64_t pos,
-			   uint64_t stop, uint64_t limit)
-{
-	struct part parts[SPLIT_MAX];
-	uint64_t first = stop, len, each, at;
-	unsigned n, i;
-
-	n = f->threads < SPLIT_MAX ? f->threads : SPLIT_MAX;
-	if (n < 2 || pos >= stop || stop - pos < SPLIT_MIN)
-		return search_magic(f->buf, pos, stop, limit);
-	len = stop - pos;
-	/* Parts of whole 64-byte blocks: every part steps by 8 from pos. */
-	each = (len / n + 63) & ~(uint64_t)63;
-	for (i = 0, at = pos; i < n; i++, at += each) {
-		parts[i].buf = f->buf;
-		parts[i].from = at < stop ? at : stop;
-		parts[i].to = stop - parts[i].from > each ? parts[i].from + each : stop;
-		parts[i].limit = limit;
-		parts[i].first = &first;
-		parts[i].found = parts[i].to;
-		parts[i].started = false;
-	}
-	for (i = 1; i < n; i++)
-		parts[i].started = pthread_create(&parts[i].thread, NULL, search_part,
-						  &parts[i]) == 0;
-	search_part(&parts[0]);
-	for (i = 1; i < n; i++) {
-		if (parts[i].started)
-			pthread_join(parts[i].thread, NULL);
-		else
-			search_part(&parts[i]); /* no thread: here, in turn */
-	}
-	for (i = 0; i < n; i++)
-		if (parts[i].found < parts[i].to)
-			return parts[i].found;
 	return stop;
 }
 
@@ -562,7 +470,7 @@ static int scan_range(struct elfscan_file *f, uint64_t start, uint64_t stop,
 			    rd32(f->buf + pos) != FATBIN_MAGIC)
 				continue; /* no header here: search from pos */
 		} else {
-			pos = find_magic(f, pos, stop, limit);
+			pos = find_magic(f->buf, pos, stop, limit);
 			f->magic_scanned += pos - from;
 			if (pos >= stop ||
 			    !in_range(pos, FATBIN_CONTAINER_HEADER, limit))

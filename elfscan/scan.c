@@ -1,6 +1,5 @@
 /* The entry points: what kind of file this is, and the path wrapper. */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,13 +76,6 @@ int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 
 	if (!opt)
 		opt = &defaults;
-	f->threads = opt->threads;
-	if (!f->threads) {
-		cpu_set_t set;
-		int n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-
-		f->threads = n < 1 ? 1 : n > 4 ? 4 : (unsigned)n;
-	}
 	f->buf = b;
 	f->len = len;
 	if (len >= 20 && memcmp(b, "\177ELF", 4) == 0) {

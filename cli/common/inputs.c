@@ -111,8 +111,7 @@ static int deliver(struct walk *w, const char *path, struct elfscan_file *f,
 static int scan_file(struct walk *w, const char *path)
 {
 	struct elfscan_file f;
-	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan,
-				       .threads = w->opt->threads };
+	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan };
 	int rc;
 
 	elfscan_file_init(&f);
@@ -191,8 +190,7 @@ static int scan_wheel(struct walk *w, const char *path)
 		char *mpath;
 		struct elfscan_file f;
 		struct elfscan_options o = { .no_magic_scan =
-						     w->opt->no_magic_scan,
-					     .threads = w->opt->threads };
+						     w->opt->no_magic_scan };
 		int rc;
 
 		if (!name || has_suffix(name, "/"))

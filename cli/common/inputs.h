@@ -21,7 +21,6 @@ typedef int (*ct_object_fn)(void *ctx, const struct ct_object *obj);
 struct ct_walk_options {
 	bool verify;        /* run elfscan_verify() on each object */
 	bool no_magic_scan; /* only .nv_fatbin and __nv_relfatbin */
-	unsigned threads;   /* for a long magic search: 0 as many as may run */
 };
 
 /*

@@ -603,17 +603,13 @@ static size_t put_container(unsigned char *b, unsigned arch, unsigned n,
 	return 16 + n * one;
 }
 
-/*
- * Scan len bytes at b as one section: searched, or walked as .nv_fatbin;
- * with up to threads threads (0: one).
- */
-static void section_scan_threads(struct elfscan_file *f, const unsigned char *b,
-				 size_t len, bool walk, unsigned threads)
+/* Scan len bytes at b as one section: searched, or walked as .nv_fatbin. */
+static void section_scan(struct elfscan_file *f, const unsigned char *b,
+			 size_t len, bool walk)
 {
 	size_t sec;
 
 	elfscan_file_init(f);
-	f->threads = threads;
 	f->buf = b;
 	f->len = len;
 	assert_int_equal(es_add_section(f, walk ? ".nv_fatbin" : ".rodata", 0,
@@ -622,12 +618,6 @@ static void section_scan_threads(struct elfscan_file *f, const unsigned char *b,
 		assert_int_equal(es_walk_section(f, 0, len, 0, sec), 0);
 	else
 		assert_int_equal(es_magic_scan(f, 0, len, 0, sec), 0);
-}
-
-static void section_scan(struct elfscan_file *f, const unsigned char *b,
-			 size_t len, bool walk)
-{
-	section_scan_threads(f, b, len, walk, 0);
 }
 
 /* The containers found, as "offset:arch:images:found" words. */
@@ -781,48 +771,6 @@ static void test_hop_corrupt_size(void **state)
 	}
 }
 
-/*
- * A long search split between threads finds what one thread finds: the
- * same containers, the same bytes read, in 40 MB holding decoy magics
- * (not 8-aligned, or no container) near where the parts and their steps
- * begin, and containers in the later parts, one across a part's start.
- */
-static void test_split_search(void **state)
-{
-	const size_t len = 40u << 20, quarter = len / 4;
-	unsigned char *b = calloc(1, len);
-	struct elfscan_file one, split;
-	const char *what[] = { "1 thread", "2 threads", "3 threads", "4 threads" };
-	unsigned t;
-	char want[512];
-	size_t c1 = quarter * 2 + (3u << 20) + 64, c2 = quarter * 3 - 96, c3 = len - 4096;
-
-	(void)state;
-	assert_non_null(b);
-	memset(b, 0x5a, len);
-	put32(b + quarter + 4, FATBIN_MAGIC);        /* not 8-aligned */
-	put32(b + quarter - 8, FATBIN_MAGIC);        /* last word of a part: no container */
-	put32(b + (1u << 20), FATBIN_MAGIC);         /* a step's first word */
-	put32(b + quarter * 2, FATBIN_MAGIC);        /* a part's first word */
-	put_container(b + c1, 80, 2, 0x100);
-	put_container(b + c2, 90, 1, 0x200);         /* runs on into the last part */
-	put_container(b + c3, 100, 1, 0x40);
-	section_scan_threads(&one, b, len, false, 1);
-	snprintf(want, sizeof(want), "%#zx:80:2:magic-scan %#zx:90:1:magic-scan "
-		 "%#zx:100:1:magic-scan", c1, c2, c3);
-	expect_containers(&one, want, "one thread");
-	for (t = 2; t <= 4; t++) {
-		section_scan_threads(&split, b, len, false, t);
-		expect_containers(&split, want, what[t - 1]);
-		assert_int_equal(split.magic_scanned, one.magic_scanned);
-		assert_int_equal(split.magic_hops, one.magic_hops);
-		assert_int_equal(split.nproblems, one.nproblems);
-		elfscan_file_release(&split);
-	}
-	elfscan_file_release(&one);
-	free(b);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -844,7 +792,6 @@ int main(void)
 		cmocka_unit_test(test_hop_back_to_back),
 		cmocka_unit_test(test_hop_gap),
 		cmocka_unit_test(test_hop_corrupt_size),
-		cmocka_unit_test(test_split_search),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
