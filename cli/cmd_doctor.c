@@ -2,7 +2,7 @@
  * cudatrace doctor: the driver, GPUs and CUDA runtimes of this machine,
  * LD_LIBRARY_PATH's effect on them, and the findings that follow, with no
  * program to run. The facts come from doctor.c, the findings from
- * doctor_rules.c; here they are shown, as text or JSON.
+ * doctor_rules.c; here they are shown, as text, JSON or Markdown.
  */
 #include <getopt.h>
 #include <stdlib.h>

@@ -703,6 +703,9 @@ int ct_md_write(struct ct_md *md, FILE *out, const char *heading,
 	for (i = 0; i < md->nsections; i++)
 		write_section(md, body.f, md->sections[i]);
 	bad |= capture_close(&body);
+	/* A stream in memory fails only when memory runs out. */
+	if (bad)
+		ct_out_of_memory();
 	fputs("### ", out);
 	md_text(out, heading, strlen(heading));
 	fputs("\n\n", out);
@@ -711,5 +714,5 @@ int ct_md_write(struct ct_md *md, FILE *out, const char *heading,
 	fwrite(body.buf, 1, body.len, out);
 	free(lead.buf);
 	free(body.buf);
-	return bad ? -1 : 0;
+	return ferror(out) ? -1 : 0;
 }

@@ -52,7 +52,7 @@ FILE *ct_md_section(struct ct_md *md, const char *title);
  * Write the document to out: "### <heading>", the verdict, the legend
  * of the names given to paths, each finding of fs (NULL: none), then the
  * sections. Closes md's streams: nothing may be written to them after.
- * Returns 0, or -1 when a stream could not be written.
+ * Returns 0, or -1 when out is in error (the command's flush says why).
  */
 int ct_md_write(struct ct_md *md, FILE *out, const char *heading,
 		const struct ct_findings *fs);
