@@ -116,7 +116,7 @@ void ct_md_free(struct ct_md *md)
 /* A character that may stand before a path or after its end in text. */
 static bool bounds_path(char c)
 {
-	return c == '\0' || c == ' ' || c == '\'' || c == '"' || c == '(' || c == ')' ||
+	return c == '\0' || c == ' ' || c == '\n' || c == '\t' || c == '\'' || c == '"' || c == '(' || c == ')' ||
 	       c == '[' || c == ']' || c == '=' || c == ':' || c == ',' || c == ';' ||
 	       c == '<' || c == '>' || c == '|';
 }
@@ -326,16 +326,44 @@ static void md_fence(FILE *out, const char *s, size_t n)
 
 /* ---- prose: our words with names, paths and commands in code ---------------- */
 
-/* Programs whose words after them are a command to type. */
-static bool command_word(const char *s, size_t n)
+/*
+ * Is the word at s (n bytes) a program whose next words are a command to
+ * type ("pip install x", "docker run --gpus all", "cudatrace check ...",
+ * "python -m pip")? next: what follows the space after it.
+ */
+static bool command_word(const char *s, size_t n, const char *next)
 {
-	static const char *const words[] = { "pip", "pip3", "conda", "apt", "apt-get", "docker",
-					     "cudatrace", "python", "python3", "sudo", "modprobe" };
-	size_t i;
+	static const struct {
+		const char *word, *then; /* then: its next words, '|'-separated; "-": an option */
+	} cmds[] = {
+		{ "pip", "install|uninstall|list|show|download" },
+		{ "pip3", "install|uninstall|list|show|download" },
+		{ "conda", "install|remove|list|create" },
+		{ "apt", "install|remove" },
+		{ "apt-get", "install|remove" },
+		{ "docker", "run" },
+		{ "cudatrace", "run|report|scan|check|ldd|why|doctor" },
+		{ "python", "-" },
+		{ "python3", "-" },
+		{ "sudo", "-|apt|apt-get|ldconfig|modprobe|rmmod|nvidia-smi|pip|pip3" },
+		{ "modprobe", "-|nvidia" },
+	};
+	size_t i, len = strcspn(next, " ,;:)");
 
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == n && memcmp(words[i], s, n) == 0)
-			return true;
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *t = cmds[i].then;
+
+		if (strlen(cmds[i].word) != n || memcmp(cmds[i].word, s, n) != 0)
+			continue;
+		while (*t) {
+			size_t tl = strcspn(t, "|");
+
+			if ((tl == 1 && *t == '-' && next[0] == '-') ||
+			    (tl == len && memcmp(t, next, len) == 0))
+				return true;
+			t += tl + (t[tl] == '|');
+		}
+	}
 	return false;
 }
 
@@ -406,9 +434,10 @@ static void piece_add(struct pieces *ps, size_t start, size_t end, bool code)
 }
 
 /* Where a command that starts at i ends: a clause's end, a parenthesis, the end. */
-static size_t command_end(const char *s, size_t i, size_t n, int depth)
+static size_t command_end(const char *s, size_t i, size_t n)
 {
 	size_t end = i;
+	int depth = 0;
 
 	for (; i < n; i++) {
 		if (s[i] == '(')
@@ -472,8 +501,8 @@ static void md_prose(FILE *out, const char *s)
 		       !(s[core_end - 1] == '"' && memchr(s + lead, '"', core_end - 1 - lead)))
 			core_end--;
 		piece_add(&ps, i, lead, false);
-		if (command_word(s + lead, core_end - lead) && core_end == w && w < n &&
-		    (end = command_end(s, lead, n, 0)) > w) {
+		if (core_end == w && w < n && command_word(s + lead, core_end - lead, s + w + 1) &&
+		    (end = command_end(s, lead, n)) > w) {
 			piece_add(&ps, lead, end, true);
 			i = end;
 			continue;
