@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "findings_out.h"
 #include "markdown.h"
 #include "mask.h"
 #include "text.h"
@@ -270,7 +271,7 @@ static void md_code(FILE *out, const char *s, size_t n)
 		fputc('`', out);
 	if (pad)
 		fputc(' ', out);
-	fwrite(s, 1, n, out);
+	ct_text_put(out, s, n);
 	if (pad)
 		fputc(' ', out);
 	for (i = 0; i < fence; i++)
@@ -298,11 +299,11 @@ static void md_html(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		if (*s == '&')
-			fputs("&amp;", out);
+			ct_tprintf(out, "&amp;");
 		else if (*s == '<')
-			fputs("&lt;", out);
+			ct_tprintf(out, "&lt;");
 		else if (*s == '>')
-			fputs("&gt;", out);
+			ct_tprintf(out, "&gt;");
 		else
 			fputc(*s, out);
 }
@@ -315,8 +316,8 @@ static void md_fence(FILE *out, const char *s, size_t n)
 	fence = fence < 3 ? 3 : fence;
 	for (i = 0; i < fence; i++)
 		fputc('`', out);
-	fputs("text\n", out);
-	fwrite(s, 1, n, out);
+	ct_tprintf(out, "text\n");
+	ct_text_put(out, s, n);
 	if (n && s[n - 1] != '\n')
 		fputc('\n', out);
 	for (i = 0; i < fence; i++)
@@ -555,8 +556,13 @@ static void note_all(struct ct_md *md, const struct ct_findings *fs)
 	size_t i, k;
 
 	note_sites(md, md->verdict.buf);
-	for (i = 0; i < md->nsections; i++)
+	for (i = 0; i < md->nsections; i++) {
+		char *title = ct_text_escape(md->sections[i]->title);
+
 		note_sites(md, md->sections[i]->buf);
+		note_sites(md, title);
+		free(title);
+	}
 	for (i = 0; fs && i < fs->n; i++) {
 		const struct ct_finding *f = &fs->f[i];
 		const char *strs[] = { f->message, f->fix, f->object };
@@ -592,11 +598,11 @@ static void write_verdict(struct ct_md *md, FILE *out)
 			const char *lead = strncmp(s, "cudatrace", 9) == 0 && strstr(s, ": ")
 						   ? strstr(s, ": ") + 2 : s;
 
-			fputs("**", out);
+			ct_tprintf(out, "**");
 			md_prose(out, lead);
-			fputs("**\n\n", out);
+			ct_tprintf(out, "**\n\n");
 		} else {
-			fputs("- ", out);
+			ct_tprintf(out, "- ");
 			md_prose(out, s);
 			fputc('\n', out);
 		}
@@ -617,37 +623,35 @@ static void write_legend(struct ct_md *md, FILE *out)
 		home |= md->home && prefix_at(md->sites[i].prefix, 0, md->home, md->home_len);
 	if (!home && !md->nsites)
 		return;
-	fputs("Paths: ", out);
+	ct_tprintf(out, "Paths: ");
 	if (home)
-		fprintf(out, "`~` is the home directory%s", md->nsites ? "; " : "");
+		ct_tprintf(out, "`~` is the home directory%s", md->nsites ? "; " : "");
 	for (i = 0; i < md->nsites; i++) {
 		char *p = shorten(md, md->sites[i].prefix, false);
 
-		fprintf(out, "%s`%s` is ", i ? "; " : "", md->sites[i].name);
+		ct_tprintf(out, "%s`%s` is ", i ? "; " : "", md->sites[i].name);
 		md_code(out, p, strlen(p));
 		free(p);
 	}
-	fputs(".\n\n", out);
+	ct_tprintf(out, ".\n\n");
 }
 
 /* A finding: its heading, message, where, fix; its evidence in a block. */
 static void write_finding(struct ct_md *md, FILE *out, const struct ct_finding *f)
 {
-	size_t shown = md->verbose || f->nevidence <= 12 ? f->nevidence : 10;
-	size_t askers = md->verbose || f->nneeded_by <= 6 ? f->nneeded_by : 5, k;
-	char where[256];
-	FILE *ev;
 	struct capture c = { 0 };
+	char where[256];
+	size_t k;
 
-	fprintf(out, "#### %s `%s`\n\n", ct_severity_name(f->severity), ct_finding_id(f->code));
+	ct_tprintf(out, "#### %s `%s`\n\n", ct_severity_name(f->severity), ct_finding_id(f->code));
 	md_prose_raw(md, out, f->message);
-	fputs("\n\n", out);
-	fputs("- **seen in:** ", out);
+	ct_tprintf(out, "\n\n");
+	ct_tprintf(out, "- **seen in:** ");
 	if (f->nwhere == 1 && !f->where[0].rank && f->where[0].program) {
 		/* The command line whole, in one span. */
 		char *p = prepare(md, f->where[0].program);
 
-		fprintf(out, "process %lld: ", (long long)f->where[0].pid);
+		ct_tprintf(out, "process %lld: ", (long long)f->where[0].pid);
 		md_code(out, p, strlen(p));
 		free(p);
 	} else {
@@ -655,37 +659,20 @@ static void write_finding(struct ct_md *md, FILE *out, const struct ct_finding *
 	}
 	fputc('\n', out);
 	if (f->nfix_lines == 1) {
-		fputs("- **fix:** ", out);
+		ct_tprintf(out, "- **fix:** ");
 		md_prose_raw(md, out, f->fix_lines[0]);
 		fputc('\n', out);
 	} else if (f->nfix_lines) {
-		fputs("- **fix:**\n", out);
+		ct_tprintf(out, "- **fix:**\n");
 		for (k = 0; k < f->nfix_lines; k++) {
-			fputs("  - ", out);
+			ct_tprintf(out, "  - ");
 			md_prose_raw(md, out, f->fix_lines[k]);
 			fputc('\n', out);
 		}
 	}
 	fputc('\n', out);
 	/* The evidence as the text shows it: lines of facts, in a block. */
-	ev = capture_open(&c);
-	if (ct_finding_askers(f) >= 2) {
-		for (k = 0; k < askers; k++)
-			ct_tprintf(ev, "%s %s%s%s%s\n", k ? "          " : "needed by:",
-				   f->needed_by[k].object, f->needed_by[k].how ? " (" : "",
-				   f->needed_by[k].how ? f->needed_by[k].how : "",
-				   f->needed_by[k].how ? ")" : "");
-		if (askers < f->nneeded_by)
-			ct_tprintf(ev, "           (%zu more: -v)\n", f->nneeded_by - askers);
-	}
-	for (k = 0; k < shown; k++) {
-		char *m = ct_mask_urls(f->evidence[k]);
-
-		ct_tprintf(ev, "%s\n", m ? m : f->evidence[k]);
-		free(m);
-	}
-	if (shown < f->nevidence)
-		ct_tprintf(ev, "(%zu more lines: -v)\n", f->nevidence - shown);
+	ct_finding_evidence_print(capture_open(&c), f, "", md->verbose);
 	capture_close(&c);
 	if (c.len) {
 		char *s = shorten(md, c.buf, true);
@@ -703,13 +690,16 @@ static void write_section(struct ct_md *md, FILE *out, const struct capture *c)
 
 	if (!c->len)
 		return;
+	/* A title may name a package and its folder: escaped, shortened, as HTML. */
+	s = prepare(md, c->title);
+	ct_tprintf(out, "<details><summary>");
+	md_html(out, s);
+	free(s);
 	/* A blank line after <summary>: GitHub renders the Markdown inside. */
-	fputs("<details><summary>", out);
-	md_html(out, c->title);
-	fputs("</summary>\n\n", out);
+	ct_tprintf(out, "</summary>\n\n");
 	s = shorten(md, c->buf, true);
 	md_fence(out, s, strlen(s));
-	fputs("\n</details>\n\n", out);
+	ct_tprintf(out, "\n</details>\n\n");
 	free(s);
 }
 
@@ -735,12 +725,12 @@ int ct_md_write(struct ct_md *md, FILE *out, const char *heading,
 	/* A stream in memory fails only when memory runs out. */
 	if (bad)
 		ct_out_of_memory();
-	fputs("### ", out);
+	ct_tprintf(out, "### ");
 	md_text(out, heading, strlen(heading));
-	fputs("\n\n", out);
-	fwrite(lead.buf, 1, lead.len, out);
+	ct_tprintf(out, "\n\n");
+	ct_text_put(out, lead.buf, lead.len);
 	write_legend(md, out);
-	fwrite(body.buf, 1, body.len, out);
+	ct_text_put(out, body.buf, body.len);
 	free(lead.buf);
 	free(body.buf);
 	return ferror(out) ? -1 : 0;
