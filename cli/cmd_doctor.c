@@ -2,7 +2,7 @@
  * cudatrace doctor: the driver, GPUs and CUDA runtimes of this machine,
  * LD_LIBRARY_PATH's effect on them, and the findings that follow, with no
  * program to run. The facts come from doctor.c, the findings from
- * doctor_rules.c; here they are shown, as text or JSON.
+ * doctor_rules.c; here they are shown, as text, JSON or Markdown.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "findings.h"
 #include "findings_out.h"
 #include "json.h"
+#include "markdown.h"
 #include "schema.h"
 #include "report.h"
 #include "text.h"
@@ -28,7 +29,7 @@
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace doctor [--json] [-v]\n"
+		"usage: cudatrace doctor [--json | --markdown] [-v]\n"
 		"\n"
 		"The CUDA driver of this machine (the libcuda.so.1 the loader takes, its\n"
 		"version, the CUDA version it supports, cuInit, the kernel module,\n"
@@ -39,6 +40,8 @@ static void usage(FILE *out)
 		"Nothing is run but the driver's own queries.\n"
 		"\n"
 		"  --json      one JSON document on stdout\n"
+		"  --markdown  GitHub-flavoured Markdown, to paste into an issue: the\n"
+		"              verdict and findings, the facts in collapsed sections\n"
 		"  -v          every line of evidence, and the driver search's candidates\n"
 		"\n"
 		"exit status: 0 no error found, 1 an error found, 2 usage\n");
@@ -47,78 +50,76 @@ static void usage(FILE *out)
 /* "CUDA 12.4", or "an unknown CUDA version". */
 /* ---- text ------------------------------------------------------------------- */
 
-static void print_verdict(const struct ct_findings *fs, bool colour)
+static void print_verdict(FILE *out, const struct ct_findings *fs, bool colour)
 {
-	ct_tprintf(stdout, "cudatrace doctor: ");
-	ct_findings_tally(stdout, fs, colour);
-	ct_tprintf(stdout, "\n");
+	ct_tprintf(out, "cudatrace doctor: ");
+	ct_findings_tally(out, fs, colour);
+	ct_tprintf(out, "\n");
 }
 
-static void print_driver(const struct ct_doctor *d, bool verbose)
+static void print_driver(FILE *out, const struct ct_doctor *d, bool verbose)
 {
 	const struct ct_doctor_driver *drv = &d->drv;
 	const struct ct_driver_probe *p = &drv->probe;
 	char rule[256], v[32];
 	size_t i;
 
-	ct_tprintf(stdout, "driver\n");
 	ct_rule_text(drv->search->found_via, drv->search->via_owner, rule, sizeof(rule));
 	if (drv->path)
-		ct_tprintf(stdout, "  libcuda.so.1    %s [%s]%s\n", drv->path, rule,
+		ct_tprintf(out, "  libcuda.so.1    %s [%s]%s\n", drv->path, rule,
 		       drv->compat ? ", forward compatibility" : "");
 	else
-		ct_tprintf(stdout, "  libcuda.so.1    not found\n");
+		ct_tprintf(out, "  libcuda.so.1    not found\n");
 	if (verbose || !drv->path)
-		ct_print_lookup_candidates(stdout, drv->search, "    ");
+		ct_print_lookup_candidates(out, drv->search, "    ");
 	/* dlopen is the truth; the model says why. Say so when they part. */
 	if (p->path[0] && (!drv->path || strcmp(p->path, drv->path) != 0))
-		ct_tprintf(stdout, "  loaded          %s\n", p->path);
+		ct_tprintf(out, "  loaded          %s\n", p->path);
 	if (!p->opened)
-		ct_tprintf(stdout, "  load error      %s\n", p->error);
+		ct_tprintf(out, "  load error      %s\n", p->error);
 	if (drv->version[0] || p->version > 0)
-		ct_tprintf(stdout, "  version         %s%s%s%s\n", drv->version[0] ? drv->version : "",
+		ct_tprintf(out, "  version         %s%s%s%s\n", drv->version[0] ? drv->version : "",
 		       drv->version[0] && p->version > 0 ? ", " : "",
 		       p->version > 0 ? "CUDA " : "",
 		       p->version > 0 ? ct_cuda_version_words(p->version, v, sizeof(v)) : "");
 	if (p->init_result >= 0)
-		ct_tprintf(stdout, "  cuInit          %d (%s: %s)\n", p->init_result,
+		ct_tprintf(out, "  cuInit          %d (%s: %s)\n", p->init_result,
 		       ct_cu_error_name(p->init_result), ct_cu_error_text(p->init_result));
 	if (drv->module_version[0] && drv->module_gpus >= 0)
-		ct_tprintf(stdout, "  kernel module   %s (%s/version), %d GPU%s\n", drv->module_version,
+		ct_tprintf(out, "  kernel module   %s (%s/version), %d GPU%s\n", drv->module_version,
 		       drv->proc, drv->module_gpus, drv->module_gpus == 1 ? "" : "s");
 	else if (drv->module_version[0])
-		ct_tprintf(stdout, "  kernel module   %s (%s/version)\n", drv->module_version, drv->proc);
+		ct_tprintf(out, "  kernel module   %s (%s/version)\n", drv->module_version, drv->proc);
 	else
-		ct_tprintf(stdout, "  kernel module   none (%s/version does not exist)\n", drv->proc);
+		ct_tprintf(out, "  kernel module   none (%s/version does not exist)\n", drv->proc);
 	for (i = 0; i < drv->ncompat; i++) {
 		const struct ct_doctor_compat *c = &drv->compat_libs[i];
 
-		ct_tprintf(stdout, "  forward compat  %s %s, %s\n", c->path, c->version[0] ? c->version : "",
+		ct_tprintf(out, "  forward compat  %s %s, %s\n", c->path, c->version[0] ? c->version : "",
 		       c->taken ? "taken" : c->on_ld_library_path ? "on LD_LIBRARY_PATH, not taken"
 								  : "not on LD_LIBRARY_PATH");
 	}
 }
 
-static void print_gpus(const struct ct_doctor *d)
+static void print_gpus(FILE *out, const struct ct_doctor *d)
 {
 	const struct ct_driver_probe *p = &d->drv.probe;
 	int i;
 
-	ct_tprintf(stdout, "GPUs\n");
 	for (i = 0; i < p->ngpus; i++) {
 		const struct ct_gpu_info *g = &p->gpus[i];
 
-		ct_tprintf(stdout, "  %d  %s", g->index, g->name[0] ? g->name : "(no name)");
+		ct_tprintf(out, "  %d  %s", g->index, g->name[0] ? g->name : "(no name)");
 		if (g->major >= 0)
-			ct_tprintf(stdout, "  sm_%d%d", g->major, g->minor);
-		ct_tprintf(stdout, "%s%s\n", g->uuid[0] ? "  " : "", g->uuid);
+			ct_tprintf(out, "  sm_%d%d", g->major, g->minor);
+		ct_tprintf(out, "%s%s\n", g->uuid[0] ? "  " : "", g->uuid);
 	}
 	if (!p->ngpus)
-		ct_tprintf(stdout, "  none%s\n", !p->opened		? " (no driver)"
+		ct_tprintf(out, "  none%s\n", !p->opened		? " (no driver)"
 				     : p->init_result != 0 ? " (cuInit failed)"
 							   : "");
 	if (d->drv.visible_devices)
-		ct_tprintf(stdout, "  CUDA_VISIBLE_DEVICES='%s'\n", d->drv.visible_devices);
+		ct_tprintf(out, "  CUDA_VISIBLE_DEVICES='%s'\n", d->drv.visible_devices);
 }
 
 static const char *verdict_words(const struct ct_doctor_runtime *r)
@@ -135,53 +136,51 @@ static const char *verdict_words(const struct ct_doctor_runtime *r)
 	}
 }
 
-static void print_runtimes(const struct ct_doctor *d)
+static void print_runtimes(FILE *out, const struct ct_doctor *d)
 {
 	size_t i;
 
-	ct_tprintf(stdout, "CUDA runtimes\n");
 	for (i = 0; i < d->nrt; i++) {
 		const struct ct_doctor_runtime *r = &d->rt[i];
 
-		ct_tprintf(stdout, "  %-17s %-9s %s\n", r->soname, r->version, r->path);
-		ct_tprintf(stdout, "  %-27s %s%s%s%s; %s\n", "", r->where, r->taken ? ", taken [" : "",
+		ct_tprintf(out, "  %-17s %-9s %s\n", r->soname, r->version, r->path);
+		ct_tprintf(out, "  %-27s %s%s%s%s; %s\n", "", r->where, r->taken ? ", taken [" : "",
 		       r->taken ? ct_rule_words(r->found_via) : "", r->taken ? "]" : "",
 		       verdict_words(r));
 	}
 	if (!d->nrt)
-		ct_tprintf(stdout, "  none (no libcudart.so.N in the loader's folders, CUDA toolkits, pip "
+		ct_tprintf(out, "  none (no libcudart.so.N in the loader's folders, CUDA toolkits, pip "
 		       "wheels or conda)\n");
 }
 
-static void print_ld_path(const struct ct_doctor *d)
+static void print_ld_path(FILE *out, const struct ct_doctor *d)
 {
 	size_t i, k, col;
 
-	ct_tprintf(stdout, "LD_LIBRARY_PATH\n");
 	if (!d->L.ld_library_path)
-		ct_tprintf(stdout, "  unset\n");
+		ct_tprintf(out, "  unset\n");
 	for (i = 0; i < d->nld; i++) {
 		const struct ct_doctor_ldentry *en = &d->ld[i];
 
-		ct_tprintf(stdout, "  %zu. %s", i + 1, en->dir[0] ? en->dir : "(empty: the current directory)");
+		ct_tprintf(out, "  %zu. %s", i + 1, en->dir[0] ? en->dir : "(empty: the current directory)");
 		if (!en->exists)
-			ct_tprintf(stdout, "  (does not exist)\n");
+			ct_tprintf(out, "  (does not exist)\n");
 		else if (!en->nlibs)
-			ct_tprintf(stdout, "  (no CUDA library)\n");
+			ct_tprintf(out, "  (no CUDA library)\n");
 		else
-			ct_tprintf(stdout, "\n");
+			ct_tprintf(out, "\n");
 		for (k = 0, col = 0; k < en->nlibs; k++) {
 			/* Wrapped: a toolkit's folder holds dozens. */
 			if (col && col + strlen(en->libs[k]) > 90) {
-				ct_tprintf(stdout, "\n");
+				ct_tprintf(out, "\n");
 				col = 0;
 			}
-			col += (size_t)ct_tprintf(stdout, "%s%s", col ? " " : "       ", en->libs[k]);
+			col += (size_t)ct_tprintf(out, "%s%s", col ? " " : "       ", en->libs[k]);
 		}
 		if (en->nlibs)
-			ct_tprintf(stdout, "\n");
+			ct_tprintf(out, "\n");
 		for (k = 0; k < en->nshadows; k++)
-			ct_tprintf(stdout, "       hides %s (%s, %s)\n", en->shadows[k].other,
+			ct_tprintf(out, "       hides %s (%s, %s)\n", en->shadows[k].other,
 			       en->shadows[k].other_version[0] ? en->shadows[k].other_version
 							       : "version unknown",
 			       en->shadows[k].other_where);
@@ -348,15 +347,36 @@ static void json_rest(struct ct_json *j, const struct ct_doctor *d)
 	ct_json_array_end(j);
 }
 
+/* ---- Markdown --------------------------------------------------------------- */
+
+/*
+ * The verdict and findings, then a collapsed section per part of the
+ * machine: each is its text printer's output (a part added to doctor adds
+ * its section here, with its printer).
+ */
+static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings *fs, bool verbose)
+{
+	struct ct_md *md = ct_md_new(getenv("HOME"), verbose);
+
+	print_verdict(ct_md_verdict(md), fs, false);
+	print_driver(ct_md_section(md, "Driver"), d, verbose);
+	print_gpus(ct_md_section(md, "GPUs"), d);
+	print_runtimes(ct_md_section(md, "CUDA runtimes"), d);
+	print_ld_path(ct_md_section(md, "LD_LIBRARY_PATH"), d);
+	ct_md_write(md, stdout, "cudatrace doctor", fs);
+	ct_md_free(md);
+}
+
 int ct_cmd_doctor(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false, verbose = false, colour;
+	bool json = false, markdown = false, verbose = false, colour;
 	struct ct_findings fs;
 	struct ct_doctor d;
 	const char *why;
@@ -368,6 +388,9 @@ int ct_cmd_doctor(int argc, char **argv)
 		case 'j':
 			json = true;
 			break;
+		case 'm':
+			markdown = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -378,6 +401,11 @@ int ct_cmd_doctor(int argc, char **argv)
 			usage(stderr);
 			return CT_EXIT_BAD_INPUT;
 		}
+	}
+	if (json && markdown) {
+		ct_error("--json and --markdown exclude each other");
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
 	}
 	if (optind < argc) {
 		ct_error("doctor takes no argument: '%s'", argv[optind]);
@@ -406,18 +434,24 @@ int ct_cmd_doctor(int argc, char **argv)
 		ct_findings_json(&j, &fs);
 		ct_json_object_end(&j);
 		ct_json_finish(&j);
+	} else if (markdown) {
+		markdown_doctor(&d, &fs, verbose);
 	} else {
 		colour = ct_want_colour(stdout);
-		print_verdict(&fs, colour);
+		print_verdict(stdout, &fs, colour);
 		if (fs.n) {
 			ct_tprintf(stdout, "\n");
 			ct_findings_print(stdout, &fs, colour, verbose);
 		}
 		ct_tprintf(stdout, "\n");
-		print_driver(&d, verbose);
-		print_gpus(&d);
-		print_runtimes(&d);
-		print_ld_path(&d);
+		ct_tprintf(stdout, "driver\n");
+		print_driver(stdout, &d, verbose);
+		ct_tprintf(stdout, "GPUs\n");
+		print_gpus(stdout, &d);
+		ct_tprintf(stdout, "CUDA runtimes\n");
+		print_runtimes(stdout, &d);
+		ct_tprintf(stdout, "LD_LIBRARY_PATH\n");
+		print_ld_path(stdout, &d);
 	}
 	rc = ct_findings_worst(&fs) == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
 	ct_findings_release(&fs);

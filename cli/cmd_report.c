@@ -16,7 +16,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace report [--json] [--arch ARCH] [--run ID] [-q] [-v] DIR...\n"
+		"usage: cudatrace report [--json | --markdown] [--arch ARCH] [--run ID] [-q] [-v] DIR...\n"
 		"\n"
 		"The diagnosis of traces kept with 'cudatrace -o DIR': findings with their\n"
 		"fixes (errors first), then per process the CUDA libraries and the device\n"
@@ -25,6 +25,8 @@ static void usage(FILE *out)
 		"several runs wrote into is reported whole, and says how many runs it holds.\n"
 		"\n"
 		"  --json        one JSON document on stdout\n"
+		"  --markdown    GitHub-flavoured Markdown, to paste into an issue: the\n"
+		"                verdict and findings, the facts in collapsed sections\n"
 		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list) instead of\n"
 		"                the GPUs the trace recorded\n"
 		"  --run ID      only the processes of run ID (the \"run\" of its run record;\n"
@@ -39,6 +41,7 @@ int ct_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -52,7 +55,7 @@ int ct_cmd_report(int argc, char **argv)
 	struct ct_loader machine;
 	struct ct_platform_question asked;
 	struct ct_trace t;
-	bool json = false;
+	bool json = false, markdown = false;
 	size_t ntargets = 0;
 	char why[1024];
 	int c, i, worst;
@@ -65,6 +68,9 @@ int ct_cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'm':
+			markdown = true;
 			break;
 		case 'a':
 			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
@@ -86,6 +92,11 @@ int ct_cmd_report(int argc, char **argv)
 			usage(stderr);
 			return CT_EXIT_BAD_INPUT;
 		}
+	}
+	if (json && markdown) {
+		ct_error("--json and --markdown exclude each other");
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
 	}
 	if (optind >= argc) {
 		ct_error("report takes the trace directories (cudatrace -o DIR)");
@@ -123,7 +134,9 @@ int ct_cmd_report(int argc, char **argv)
 	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	o.targets = ntargets ? targets : NULL;
 	o.ntargets = ntargets;
-	o.colour = !json && ct_want_colour(stdout);
+	o.colour = !json && !markdown && ct_want_colour(stdout);
+	o.markdown = markdown;
+	o.home = getenv("HOME");
 	ct_machine_open_asked(&machine, &asked);
 	o.machine = &machine;
 	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);

@@ -20,19 +20,34 @@ static const char *shown(const char *s, char **to_free)
  * The objects that asked, when more than one did (one cause, one
  * finding): a line each, the first few unless verbose.
  */
-static void print_askers(FILE *out, const struct ct_finding *f, bool verbose)
+static void print_askers(FILE *out, const struct ct_finding *f, const char *indent, bool verbose)
 {
 	size_t k, n = verbose || f->nneeded_by <= 6 ? f->nneeded_by : 5;
 
 	if (ct_finding_askers(f) < 2)
 		return;
 	for (k = 0; k < n; k++)
-		ct_tprintf(out, "    %s %s%s%s%s\n", k ? "          " : "needed by:",
+		ct_tprintf(out, "%s%s %s%s%s%s\n", indent, k ? "          " : "needed by:",
 			   f->needed_by[k].object, f->needed_by[k].how ? " (" : "",
 			   f->needed_by[k].how ? f->needed_by[k].how : "",
 			   f->needed_by[k].how ? ")" : "");
 	if (n < f->nneeded_by)
-		ct_tprintf(out, "               (%zu more: --json or -v)\n", f->nneeded_by - n);
+		ct_tprintf(out, "%s           (%zu more: --json or -v)\n", indent, f->nneeded_by - n);
+}
+
+void ct_finding_evidence_print(FILE *out, const struct ct_finding *f, const char *indent,
+			       bool verbose)
+{
+	size_t k, shown_n = verbose || f->nevidence <= 12 ? f->nevidence : 10;
+	char *m;
+
+	print_askers(out, f, indent, verbose);
+	for (k = 0; k < shown_n; k++) {
+		ct_tprintf(out, "%s%s\n", indent, shown(f->evidence[k], &m));
+		free(m);
+	}
+	if (shown_n < f->nevidence)
+		ct_tprintf(out, "%s(%zu more lines: --json or -v)\n", indent, f->nevidence - shown_n);
 }
 
 /*
@@ -49,7 +64,6 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
 
 	for (i = 0; i < fs->n; i++) {
 		const struct ct_finding *f = &fs->f[i];
-		size_t shown_n = verbose || f->nevidence <= 12 ? f->nevidence : 10;
 		char where[256], *m;
 
 		ct_text_colour(out, colour, colours[f->severity]);
@@ -57,13 +71,7 @@ void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, boo
 		ct_text_colour(out, colour, "0");
 		ct_tprintf(out, " %s: %s\n", ct_finding_id(f->code), shown(f->message, &m));
 		free(m);
-		print_askers(out, f, verbose);
-		for (k = 0; k < shown_n; k++) {
-			ct_tprintf(out, "    %s\n", shown(f->evidence[k], &m));
-			free(m);
-		}
-		if (shown_n < f->nevidence)
-			ct_tprintf(out, "    (%zu more lines: --json or -v)\n", f->nevidence - shown_n);
+		ct_finding_evidence_print(out, f, "    ", verbose);
 		for (k = 0; k < f->nfix_lines; k++) {
 			ct_tprintf(out, "  %s %s\n", k ? "    " : "fix:", shown(f->fix_lines[k], &m));
 			free(m);

@@ -15,6 +15,14 @@
  */
 void ct_findings_print(FILE *out, const struct ct_findings *fs, bool colour, bool verbose);
 
+/*
+ * What a finding rests on, a line each after indent: the objects that
+ * asked (when more than one did), then its evidence; the first few unless
+ * verbose, then how many more. Part of what ct_findings_print prints.
+ */
+void ct_finding_evidence_print(FILE *out, const struct ct_finding *f, const char *indent,
+			       bool verbose);
+
 /* The findings as a JSON array: [{"code","severity","message","fix",
    "object","evidence":[...],"where":[{"pid","host","rank","program"}]}]. */
 void ct_findings_json(struct ct_json *j, const struct ct_findings *fs);

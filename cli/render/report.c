@@ -8,6 +8,7 @@
 #include "ending.h"
 #include "facts.h"
 #include "json.h"
+#include "markdown.h"
 #include "schema.h"
 #include "mask.h"
 #include "findings_out.h"
@@ -280,6 +281,78 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_finish(&j);
 }
 
+/* ---- Markdown --------------------------------------------------------------- */
+
+static const char *const kept_env[] = {
+#define CT_ENV(name) name,
+#include "ct_env.def"
+#undef CT_ENV
+};
+
+/*
+ * The environment the trace kept, one line per variable and value: only
+ * the variables a trace keeps (a trace written by something else may hold
+ * others), masked as argv is.
+ */
+static void print_env(FILE *out, const struct ct_trace *t)
+{
+	size_t v, i, k, j;
+
+	for (v = 0; v < sizeof(kept_env) / sizeof(kept_env[0]); v++) {
+		const char **values = NULL;
+		size_t *count = NULL, n = 0, procs = 0;
+
+		for (i = 0; i < t->nprocs; i++) {
+			const char *val = NULL;
+
+			for (k = 0; k < t->procs[i].nenv; k++)
+				if (t->procs[i].env[k].name && t->procs[i].env[k].value &&
+				    strcmp(t->procs[i].env[k].name, kept_env[v]) == 0)
+					val = t->procs[i].env[k].value;
+			if (!val)
+				continue;
+			procs++;
+			for (j = 0; j < n && strcmp(values[j], val) != 0; j++)
+				;
+			if (j == n) {
+				values = ct_xrealloc(values, (n + 1) * sizeof(*values));
+				count = ct_xrealloc(count, (n + 1) * sizeof(*count));
+				values[n] = val;
+				count[n++] = 0;
+			}
+			count[j]++;
+		}
+		for (j = 0; j < n; j++) {
+			char *m = ct_mask_value(kept_env[v], values[j]);
+
+			ct_tprintf(out, "%s=%s", kept_env[v], m ? m : values[j]);
+			if (n > 1 || procs < t->nprocs)
+				ct_tprintf(out, "  (%zu process%s)", count[j], count[j] == 1 ? "" : "es");
+			ct_tprintf(out, "\n");
+			free(m);
+		}
+		free(values);
+		free(count);
+	}
+}
+
+static void markdown_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
+			    const struct ct_report_options *o)
+{
+	struct ct_md *md = ct_md_new(o->home, o->verbose);
+	char title[128];
+
+	verdict(ct_md_verdict(md), t, d, false);
+	if (!o->findings_only) {
+		snprintf(title, sizeof(title), "Processes: CUDA libraries, device code, driver (%zu "
+			 "process%s)", t->nprocs, t->nprocs == 1 ? "" : "es");
+		ct_facts_print(ct_md_section(md, title), t, d, o->verbose);
+		print_env(ct_md_section(md, "Environment the trace kept"), t);
+	}
+	ct_md_write(md, out, "cudatrace report", &d->findings);
+	ct_md_free(md);
+}
+
 int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,
 	      FILE *json)
 {
@@ -288,7 +361,9 @@ int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE 
 
 	ct_diagnose(&d, t, o->targets, o->ntargets, o->machine);
 	worst = ct_findings_worst(&d.findings);
-	if (text && o->findings_only) {
+	if (text && o->markdown) {
+		markdown_report(text, t, &d, o);
+	} else if (text && o->findings_only) {
 		ct_findings_print(text, &d.findings, o->colour, o->verbose);
 	} else if (text) {
 		verdict(text, t, &d, o->colour);

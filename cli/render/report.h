@@ -21,12 +21,14 @@ struct ct_report_options {
 	bool findings_only;  /* -q */
 	bool verbose;        /* every line of evidence */
 	bool colour;         /* ANSI colours in the text */
+	bool markdown;       /* the text as Markdown, for an issue (markdown.h) */
+	const char *home;    /* Markdown: the home directory, written ~; borrowed */
 	const struct ct_loader *machine; /* the machine judged on (ct_diagnose); borrowed */
 };
 
 /*
- * Diagnose t and write the text report to text (NULL: none) and the JSON
- * report to json (NULL: none). Returns the worst severity found
+ * Diagnose t and write the text report to text (NULL: none; Markdown
+ * with o->markdown) and the JSON report to json (NULL: none). Returns the worst severity found
  * (enum ct_severity), or -1 when there is no finding.
  */
 int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,

@@ -115,6 +115,11 @@ size_t ct_text_write(FILE *out, const char *s, size_t n)
 	return w;
 }
 
+size_t ct_text_put(FILE *out, const char *s, size_t n)
+{
+	return n ? fwrite(s, 1, n, out) : 0;
+}
+
 char *ct_text_escape(const char *s)
 {
 	struct sbuf b = { 0 };

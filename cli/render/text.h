@@ -40,6 +40,13 @@ int ct_vtprintf(FILE *out, const char *fmt, va_list ap) __attribute__((format(pr
 /* The n bytes at s, escaped, to out. Returns the bytes written. */
 size_t ct_text_write(FILE *out, const char *s, size_t n);
 
+/*
+ * The n bytes at s, written as they are: text made only of strings this
+ * file escaped and of the printer's own characters (the Markdown of
+ * markdown.c). Returns the bytes written.
+ */
+size_t ct_text_put(FILE *out, const char *s, size_t n);
+
 /* s escaped, as a new string for the caller to free (never NULL). */
 char *ct_text_escape(const char *s);
 
