@@ -10,7 +10,7 @@ _cudatrace_commands='run scan report check ldd why doctor'
 # Options of each command; those that take a value are in *_args.
 _cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
 _cudatrace_args_run='-o --output --json --arch'
-_cudatrace_opts_report='--json --arch --run -q -v --help'
+_cudatrace_opts_report='--json --markdown --arch --run -q -v --help'
 _cudatrace_args_report='--arch --run'
 _cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
 _cudatrace_args_scan=''
@@ -20,7 +20,7 @@ _cudatrace_opts_ldd='--json -v --library-path --preload --help'
 _cudatrace_args_ldd='--library-path --preload'
 _cudatrace_opts_why='--from --json --library-path --preload --help'
 _cudatrace_args_why='--from --library-path --preload'
-_cudatrace_opts_doctor='--json -v --help'
+_cudatrace_opts_doctor='--json --markdown -v --help'
 _cudatrace_args_doctor=''
 
 # GPU archs --arch takes (any sm_XY[a|f] is accepted; these are the ones
