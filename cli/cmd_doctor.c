@@ -461,6 +461,8 @@ int ct_cmd_doctor(int argc, char **argv)
 		ntargets++;
 	}
 	machine = (struct ct_pkg_machine){ .L = &d.L, .driver_cuda = d.drv.probe.version,
+					   .driver_path = d.drv.path ? d.drv.path : d.drv.probe.path,
+					   .driver_release = d.drv.version,
 					   .targets = targets,
 					   .target_names = (const char (*)[CT_TARGET_NAME])names,
 					   .ntargets = ntargets };

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "archs.h"
+#include "builds.h"
 #include "compat.h"
 #include "copies.h"
 #include "demangle.h"
@@ -378,32 +379,39 @@ static void shadowed(struct ct_pkg *p, struct ct_loader *L, size_t k0)
 	}
 }
 
-/* The CUDA major a library is built for: its own version, else what it needs. */
-static int object_cuda(const struct ct_lobj *o)
+/*
+ * The CUDA major a library is built for, and why: its own version
+ * (libcudart, libnvrtc, libnvJitLink), else the CUDA sonames it needs,
+ * else (cuDNN, whose core says nothing) its release's siblings (builds.h).
+ * Other libraries' device code is not scanned for it: doctor stays fast.
+ */
+static int object_cuda(const struct ct_lobj *o, char *why, size_t size)
 {
 	char v[64];
 	const char *soname = o->info.soname ? o->info.soname : base(o->path);
 	size_t i;
-	int c, major = 0;
+	int c;
 
+	why[0] = '\0';
 	if (!ct_cuda_library(soname) || strncmp(soname, "libcuda.so", 10) == 0)
 		return 0;
 	ct_library_version_of(o->path, soname, v, sizeof(v));
-	if ((c = ct_library_cuda(soname, v, NULL)) > 0)
+	if ((c = ct_library_cuda(soname, v, NULL)) > 0) {
+		snprintf(why, size, "%s %s", soname, v);
 		return c;
-	/* cuBLAS, cuDNN, NCCL: the CUDA libraries they need say it. */
-	for (i = 0; i < o->info.nneeded; i++) {
-		int r = ct_runtime_major(o->info.needed[i]);
-
-		if (r <= 0 && strncmp(o->info.needed[i], "libcublas", 9) == 0) {
-			const char *dot = strstr(o->info.needed[i], ".so.");
-
-			r = dot ? atoi(dot + 4) : 0;
-		}
-		if (r > major)
-			major = r;
 	}
-	return major;
+	for (i = 0; i < o->info.nneeded; i++) {
+		const char *n = o->info.needed[i], *dot = strstr(n, ".so.");
+
+		if (dot && (ct_runtime_major(n) > 0 || strncmp(n, "libcublas", 9) == 0 ||
+			    strncmp(n, "libnvrtc.so", 11) == 0 || strncmp(n, "libnvJitLink.so", 15) == 0)) {
+			snprintf(why, size, "needs %s", n);
+			return atoi(dot + 4);
+		}
+	}
+	if (strncmp(soname, "libcudnn", 8) == 0)
+		return ct_build_of_file(o->path, why, size) / 1000;
+	return 0;
 }
 
 /* Two majors of one CUDA library family, or a library for another CUDA than p. */
@@ -415,7 +423,7 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L)
 	for (i = 0; i < L->nobjs; i++) {
 		const struct ct_lobj *a = L->objs[i];
 		const char *sa = a->info.soname ? a->info.soname : base(a->path), *ma;
-		char stem[128], stem2[128];
+		char stem[128], stem2[128], why[PATH_MAX + 64];
 		int ca;
 
 		if (a->is_main || !ct_cuda_library(sa) || !ct_soname_split(sa, stem, sizeof(stem), &ma))
@@ -435,13 +443,14 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L)
 			ct_finding_evidence(f, "%s: %s", sb, b->path);
 			ct_finding_fix(f, "keep one CUDA major for %s and everything it loads", p->name);
 		}
-		if (want > 0 && (ca = object_cuda(a)) > 0 && ca != want) {
+		if (want > 0 && (ca = object_cuda(a, why, sizeof(why))) > 0 && ca != want) {
 			struct ct_finding *f;
 
 			f = ct_finding_add(&p->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
 					   "'%s' is built for CUDA %d, %s for CUDA %s", a->path, ca,
 					   p->name, p->cuda);
-			ct_finding_evidence(f, "%s: %s (%s)", sa, a->path, ct_rule_words(a->found_via));
+			ct_finding_evidence(f, "%s: %s [%s]; built for CUDA %d: %s", sa, a->path,
+					    ct_rule_words(a->found_via), ca, why);
 			ct_finding_evidence(f, "%s is built for CUDA %s (%s)", p->name, p->cuda,
 					    p->cuda_from);
 			if (a->found_via == CT_RULE_LD_LIBRARY_PATH) {
@@ -711,7 +720,46 @@ static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char
 		snprintf(p->cuda, sizeof(p->cuda), "%d", best);
 }
 
-static void driver_check(const struct judge *J, struct ct_pkg *p)
+/* The CUDA libraries of the load built for a newer CUDA major than the driver's. */
+static void driver_check_libs(const struct judge *J, struct ct_pkg *p, const struct ct_loader *L,
+			      int said)
+{
+	char why[PATH_MAX + 64], from[2 * PATH_MAX + 128];
+	const char *fromp = from, *name;
+	struct ct_driver_need need = {
+		.seen = CT_DRIVER_SEEN_PROCESS,
+		.driver = J->m->driver_cuda,
+		.driver_path = J->m->driver_path,
+		.driver_release = J->m->driver_release,
+	};
+	size_t i;
+	int c;
+
+	for (i = 0; J->m->driver_cuda > 0 && i < L->nobjs; i++) {
+		const struct ct_lobj *o = L->objs[i];
+		struct ct_finding *f;
+
+		/* A major the package's own finding already names says nothing new. */
+		if (o->is_main || (c = object_cuda(o, why, sizeof(why))) <= 0 || c == said ||
+		    !ct_driver_too_old(c * 1000, J->m->driver_cuda))
+			continue;
+		name = o->info.soname ? o->info.soname : base(o->path);
+		snprintf(from, sizeof(from), "%s [%s]: %s", o->path, ct_rule_words(o->found_via),
+			 why);
+		need.runtime = c * 1000;
+		need.runtime_path = o->path;
+		need.library = name;
+		need.libraries = &name;
+		need.nlibraries = 1;
+		need.runtime_from = &fromp;
+		need.nruntime_from = 1;
+		if ((f = ct_driver_rule(&p->findings, &need)))
+			ct_finding_evidence(f, "%s loads it", p->name);
+	}
+}
+
+/* driver-too-old for the package's own CUDA; the major it names, or 0. */
+static int driver_check(const struct judge *J, struct ct_pkg *p)
 {
 	int cuda = 0, minor = 0;
 	const char *dot;
@@ -719,12 +767,12 @@ static void driver_check(const struct judge *J, struct ct_pkg *p)
 	char dv[32];
 
 	if (!p->cuda[0] || J->m->driver_cuda <= 0)
-		return;
+		return 0;
 	cuda = atoi(p->cuda);
 	if ((dot = strchr(p->cuda, '.')))
 		minor = atoi(dot + 1);
 	if (cuda <= 0 || !ct_driver_too_old(cuda * 1000 + minor * 10, J->m->driver_cuda))
-		return;
+		return 0;
 	f = ct_finding_add(&p->findings, CT_F_DRIVER_TOO_OLD, p->cuda_from,
 			   "%s is built for CUDA %s, newer than the driver's CUDA %s", p->name,
 			   p->cuda, ct_cuda_version_words(J->m->driver_cuda, dv, sizeof(dv)));
@@ -732,6 +780,7 @@ static void driver_check(const struct judge *J, struct ct_pkg *p)
 	ct_finding_evidence(f, "its CUDA calls fail with \"CUDA driver version is insufficient "
 			       "for CUDA runtime version\" (35)");
 	ct_driver_fix(f, cuda * 1000 + minor * 10, J->m->driver_cuda, NULL, NULL);
+	return cuda;
 }
 
 static const char *verdict_of(const struct ct_findings *fs)
@@ -823,7 +872,7 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	for (i = 0; M->ntargets && i < p.nmods; i++)
 		if (p.mods[i].device_code)
 			judge_code(J, &p, &p.mods[i]);
-	driver_check(J, &p);
+	driver_check_libs(J, &p, &L, driver_check(J, &p));
 	ct_loader_release(&L);
 	ct_findings_group(&p.findings);
 	p.verdict = verdict_of(&p.findings);

@@ -89,6 +89,8 @@ struct ct_pyenv {
 struct ct_pkg_machine {
 	const struct ct_loader *L;  /* the machine's loader model (doctor's); borrowed */
 	int driver_cuda;            /* cuDriverGetVersion's answer, or <= 0 */
+	const char *driver_path;    /* the libcuda.so.1 that answered, or NULL */
+	const char *driver_release; /* its release ("550.163.01"), or "" */
 	const struct elfscan_target *targets; /* the GPUs, else --arch; may be 0 */
 	const char (*target_names)[CT_TARGET_NAME];
 	size_t ntargets;
