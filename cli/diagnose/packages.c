@@ -415,12 +415,12 @@ static int object_cuda(const struct ct_lobj *o, char *why, size_t size)
 }
 
 /* Two majors of one CUDA library family, or a library for another CUDA than p. */
-static void mixed(struct ct_pkg *p, const struct ct_loader *L)
+static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
 {
 	int want = p->cuda[0] ? atoi(p->cuda) : 0;
 	size_t i, j;
 
-	for (i = 0; i < L->nobjs; i++) {
+	for (i = o0; i < L->nobjs; i++) {
 		const struct ct_lobj *a = L->objs[i];
 		const char *sa = a->info.soname ? a->info.soname : base(a->path), *ma;
 		char stem[128], stem2[128], why[PATH_MAX + 64];
@@ -466,7 +466,7 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L)
 	}
 }
 
-static void version_gaps(struct ct_pkg *p, struct ct_loader *L)
+static void version_gaps(struct ct_pkg *p, struct ct_loader *L, size_t o0)
 {
 	struct ct_version_gap *g;
 	size_t n, i;
@@ -475,6 +475,8 @@ static void version_gaps(struct ct_pkg *p, struct ct_loader *L)
 	for (i = 0; i < n; i++) {
 		struct ct_finding *f;
 
+		if (g[i].requester->index < o0)
+			continue;
 		f = ct_finding_add(&p->findings, CT_F_SYMBOL_VERSION_MISSING, g[i].requester->path,
 				   "'%s' needs version %s of '%s', which '%s' does not define",
 				   base(g[i].requester->path), g[i].need->version, g[i].need->file,
@@ -489,6 +491,51 @@ static void version_gaps(struct ct_pkg *p, struct ct_loader *L)
 		ct_finding_fix(f, "%s", g[i].fix);
 	}
 	ct_version_gaps_free(g, n);
+}
+
+/* The loaded object answering to name, or NULL. */
+static const struct ct_lobj *object_named(const struct ct_loader *L, const char *name)
+{
+	size_t k, n;
+
+	for (k = 0; k < L->nobjs; k++)
+		for (n = 0; n < L->objs[k]->nnames; n++)
+			if (strcmp(L->objs[k]->names[n], name) == 0)
+				return L->objs[k];
+	return NULL;
+}
+
+/*
+ * The first library o's dependency tree lacks (*who needs it), or NULL:
+ * then o would not load, whichever load mapped it first.
+ */
+static const char *tree_missing(const struct ct_loader *L, const struct ct_lobj *o,
+				const struct ct_lobj **who)
+{
+	const struct ct_lobj **queue = ct_xcalloc(L->nobjs + 1, sizeof(*queue));
+	const char *missing = NULL;
+	size_t head = 0, tail = 0, i, k;
+
+	queue[tail++] = o;
+	while (head < tail && !missing) {
+		const struct ct_lobj *x = queue[head++];
+
+		for (i = 0; i < x->info.nneeded && !missing; i++) {
+			const struct ct_lobj *d = object_named(L, x->info.needed[i]);
+
+			if (!d) {
+				missing = x->info.needed[i];
+				*who = x;
+				break;
+			}
+			for (k = 0; k < tail && queue[k] != d; k++)
+				;
+			if (k == tail && tail < L->nobjs)
+				queue[tail++] = d;
+		}
+	}
+	free(queue);
+	return missing;
 }
 
 /* An extension of PyTorch: it needs one of its libraries (libtorch*, libc10*). */
@@ -722,7 +769,7 @@ static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char
 
 /* The CUDA libraries of the load built for a newer CUDA major than the driver's. */
 static void driver_check_libs(const struct judge *J, struct ct_pkg *p, const struct ct_loader *L,
-			      int said)
+			      size_t o0, int said)
 {
 	char why[PATH_MAX + 64], from[2 * PATH_MAX + 128];
 	const char *fromp = from, *name;
@@ -735,7 +782,7 @@ static void driver_check_libs(const struct judge *J, struct ct_pkg *p, const str
 	size_t i;
 	int c;
 
-	for (i = 0; J->m->driver_cuda > 0 && i < L->nobjs; i++) {
+	for (i = o0; J->m->driver_cuda > 0 && i < L->nobjs; i++) {
 		const struct ct_lobj *o = L->objs[i];
 		struct ct_finding *f;
 
@@ -804,7 +851,7 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	char c_module[PATH_MAX] = "";
 	struct ct_pkg p = { 0 };
 	struct ct_loader L;
-	size_t i;
+	size_t i, k0 = 0, o0 = 0;
 	bool real_program, torch = strcmp(dist->name, "torch") == 0;
 
 	for (i = 0; i < dist->nfiles; i++) {
@@ -828,16 +875,31 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	real_program = start(&L, M->L, env->py.real);
 	if (torch || p.needs_torch)
 		model_import_torch(&L, M->L, &env->py, c_module, sizeof(c_module));
+	/*
+	 * What import torch brings is torch's to judge; a package that needs
+	 * it is judged from there on, unless import torch itself fails: then
+	 * that is what stops it.
+	 */
+	if (!torch && p.needs_torch && !failed(&L, 0, false)) {
+		k0 = L.nlookups;
+		o0 = L.nobjs;
+	}
 	for (i = 0; i < p.nmods; i++) {
 		struct ct_pkg_module *m = &p.mods[i];
 		size_t before = L.nlookups;
 		const struct ct_lookup *k = model_dlopen(&L, m->path), *miss;
+		const struct ct_lobj *who = NULL;
+		const char *lacks;
+		char words[1024];
 
 		if ((miss = failed_since(&L, before))) {
-			char words[1024];
-
 			snprintf(words, sizeof(words), "%s: %s", miss->name,
 				 miss->error ? miss->error : "not found");
+			m->load_error = ct_xstrdup(words);
+		} else if (k->object && (lacks = tree_missing(&L, k->object, &who))) {
+			/* Mapped by an earlier load (import torch) that failed. */
+			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
+				 base(who->path));
 			m->load_error = ct_xstrdup(words);
 		} else {
 			m->loaded = k->object != NULL;
@@ -845,10 +907,10 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	}
 	/* The torch import's lookups count for torch and for whatever needs it. */
 	package_cuda(&p, &L, torch || p.needs_torch ? c_module : NULL);
-	not_found(&p, &L, 0);
-	shadowed(&p, &L, 0);
-	mixed(&p, &L);
-	version_gaps(&p, &L);
+	not_found(&p, &L, k0);
+	shadowed(&p, &L, k0);
+	mixed(&p, &L, o0);
+	version_gaps(&p, &L, o0);
 	/* With a library missing, what it would define is unknown. */
 	if (real_program && !failed(&L, 0, false))
 		symbols(J, &p, &L);
@@ -872,7 +934,7 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	for (i = 0; M->ntargets && i < p.nmods; i++)
 		if (p.mods[i].device_code)
 			judge_code(J, &p, &p.mods[i]);
-	driver_check_libs(J, &p, &L, driver_check(J, &p));
+	driver_check_libs(J, &p, &L, o0, driver_check(J, &p));
 	ct_loader_release(&L);
 	ct_findings_group(&p.findings);
 	p.verdict = verdict_of(&p.findings);
