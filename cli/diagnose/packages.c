@@ -471,12 +471,10 @@ static void version_gaps(struct ct_pkg *p, struct ct_loader *L, size_t o0)
 	struct ct_version_gap *g;
 	size_t n, i;
 
-	g = ct_version_gaps(L, &n);
+	g = ct_version_gaps_since(L, o0, &n);
 	for (i = 0; i < n; i++) {
 		struct ct_finding *f;
 
-		if (g[i].requester->index < o0)
-			continue;
 		f = ct_finding_add(&p->findings, CT_F_SYMBOL_VERSION_MISSING, g[i].requester->path,
 				   "'%s' needs version %s of '%s', which '%s' does not define",
 				   base(g[i].requester->path), g[i].need->version, g[i].need->file,
@@ -912,7 +910,11 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	mixed(&p, &L, o0);
 	version_gaps(&p, &L, o0);
 	/* With a library missing, what it would define is unknown. */
-	if (real_program && !failed(&L, 0, false))
+	/*
+	 * torch's own objects are built with its libraries: reading their
+	 * symbol tables (libtorch_cpu's is 10 MB) would tell nothing.
+	 */
+	if (real_program && !torch && !failed(&L, 0, false))
 		symbols(J, &p, &L);
 	/* Device code: the package's objects, and PyTorch's libraries for torch. */
 	if (torch)
