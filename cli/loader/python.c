@@ -269,14 +269,10 @@ int ct_python_open(struct ct_python *py, const char *exe, const char *from)
 			prefix_sites(py, base_prefix, py->version);
 		}
 	} else {
-		/* A program not in bin/ (a copy, a wrapper) is its own prefix's. */
-		dir_of(dir_of(exe, up, sizeof(up)), value, sizeof(value));
-		py->prefix = ct_xstrdup(strcmp(base(bindir), "bin") == 0 ? value : base_prefix);
+		/* CPython looks for its prefix where the program really is (symlinks followed). */
+		py->prefix = ct_xstrdup(base_prefix);
 		user_site(py);
-		/* A symlinked program (a venv without pyvenv.cfg, conda's) lists its own prefix first. */
 		prefix_sites(py, py->prefix, py->version);
-		if (strcmp(py->prefix, base_prefix) != 0)
-			prefix_sites(py, base_prefix, py->version);
 	}
 	free(text);
 	return 0;
@@ -319,6 +315,63 @@ static void try_add(struct ct_python **v, size_t *n, const char *exe, const char
 	(*v)[(*n)++] = py;
 }
 
+/* The first word of a file's first line (pyenv's version files), into out. */
+static bool first_word(const char *file, char *out, size_t size)
+{
+	char *text = ct_read_small_file(file, 4096);
+	size_t k;
+	bool ok;
+
+	if (!text)
+		return false;
+	k = strspn(text, " \t\r\n");
+	snprintf(out, size, "%.*s", (int)strcspn(text + k, " \t\r\n:"), text + k);
+	ok = out[0] != '\0';
+	free(text);
+	return ok;
+}
+
+/*
+ * A pyenv shim (ROOT/shims/python3, a script) runs ROOT/versions/V/bin/python3,
+ * V from $PYENV_VERSION, a .python-version in this folder or one above, or
+ * ROOT/version. Into out; false when exe is no shim, or V is "system" or
+ * not installed (then the next python3 on PATH is the one run).
+ */
+static bool pyenv_target(const char *exe, char *out, size_t size)
+{
+	char dir[PATH_MAX], root[PATH_MAX], file[PATH_MAX + 32], v[256], cwd[PATH_MAX];
+	const char *env = getenv("PYENV_VERSION");
+	struct stat st;
+	bool found = false;
+
+	dir_of(exe, dir, sizeof(dir));
+	if (strcmp(base(dir), "shims") != 0)
+		return false;
+	dir_of(dir, root, sizeof(root));
+	if (env && *env) {
+		snprintf(v, sizeof(v), "%.*s", (int)strcspn(env, ":"), env);
+		found = true;
+	}
+	if (!found && getcwd(cwd, sizeof(cwd))) {
+		for (;;) {
+			snprintf(file, sizeof(file), "%s/.python-version", strcmp(cwd, "/") ? cwd : "");
+			if ((found = first_word(file, v, sizeof(v))) || strcmp(cwd, "/") == 0)
+				break;
+			dir_of(cwd, dir, sizeof(dir));
+			snprintf(cwd, sizeof(cwd), "%s", dir);
+		}
+	}
+	if (!found) {
+		snprintf(file, sizeof(file), "%s/version", root);
+		found = first_word(file, v, sizeof(v));
+	}
+	if (!found || strcmp(v, "system") == 0 || strchr(v, '/'))
+		return false;
+	if ((size_t)snprintf(out, size, "%s/versions/%s/bin/python3", root, v) >= size)
+		return false;
+	return stat(out, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int ct_pythons_find(const char *given, struct ct_python **out, size_t *n)
 {
 	const char *path = getenv("PATH"), *env;
@@ -343,8 +396,18 @@ int ct_pythons_find(const char *given, struct ct_python **out, size_t *n)
 
 		snprintf(exe, sizeof(exe), "%.*s/python3", (int)len, path);
 		if (len && stat(exe, &st) == 0 && S_ISREG(st.st_mode) && access(exe, X_OK) == 0) {
-			try_add(out, n, exe, "PATH");
-			break;
+			char target[PATH_MAX];
+			char dir[PATH_MAX];
+
+			if (pyenv_target(exe, target, sizeof(target))) {
+				try_add(out, n, target, "PATH (pyenv)");
+				break;
+			}
+			/* A shim of "system" runs the next python3 on PATH. */
+			if (strcmp(base(dir_of(exe, dir, sizeof(dir))), "shims") != 0) {
+				try_add(out, n, exe, "PATH");
+				break;
+			}
 		}
 		path += len + (path[len] == ':');
 	}

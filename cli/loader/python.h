@@ -31,7 +31,8 @@
 struct ct_python {
 	char *exe;          /* as found ("/usr/bin/python3") */
 	char *real;         /* symlinks resolved, or a copy of exe */
-	const char *from;   /* "PATH", "VIRTUAL_ENV", "CONDA_PREFIX", "--python" */
+	const char *from;   /* "PATH", "PATH (pyenv)", "VIRTUAL_ENV", "CONDA_PREFIX",
+			       "--python" */
 	char version[16];   /* "3.13", or "" when nothing says */
 	char *prefix;       /* sys.prefix (the venv's, for a venv) */
 	bool venv;          /* a pyvenv.cfg was found */
@@ -49,7 +50,9 @@ void ct_python_release(struct ct_python *py);
 
 /*
  * The interpreters to judge: given (--python) alone when not NULL; else
- * the python3 first on PATH, $VIRTUAL_ENV/bin/python3 and
+ * the python3 first on PATH (through a pyenv shim: the version it runs,
+ * from $PYENV_VERSION, .python-version or ROOT/version; "system": the
+ * next python3 on PATH), $VIRTUAL_ENV/bin/python3 and
  * $CONDA_PREFIX/bin/python3, those whose site folders differ. *n of them,
  * each to release, the array to free; a given one that cannot be opened
  * is -errno with *n 0.

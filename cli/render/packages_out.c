@@ -88,7 +88,9 @@ void ct_pyenvs_print(FILE *out, const struct ct_pyenv *envs, size_t n, bool verb
 			   strcmp(e->py.exe, e->py.real) ? " -> " : "",
 			   strcmp(e->py.exe, e->py.real) ? e->py.real : "",
 			   e->py.version[0] ? "" : ", version unknown",
-			   strcmp(e->py.from, "PATH") == 0 ? "on PATH" : e->py.from,
+			   strcmp(e->py.from, "PATH") == 0	      ? "on PATH"
+			   : strcmp(e->py.from, "PATH (pyenv)") == 0 ? "on PATH, through pyenv's shim"
+								      : e->py.from,
 			   e->py.venv ? ", a venv" : "");
 		for (s = 0; s < e->py.nsites; s++)
 			ct_tprintf(out, "  %s %s\n", s ? "    " : "site:", e->py.sites[s]);
