@@ -643,6 +643,9 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 	struct elfscan_file f;
 	size_t t, i, len = 0;
 	bool per_gpu = ct_cuda_library_per_gpu(base(m->path));
+	/* Code nobody rebuilds by hand: NVIDIA's libraries and PyTorch's own. */
+	bool prebuilt = per_gpu || ct_framework_library(m->path);
+	char toolkit[128];
 
 	elfscan_file_init(&f);
 	if (elfscan_scan_path(&f, m->path, NULL) != 0 || !f.nimages)
@@ -686,9 +689,12 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 					    m->archs);
 			ct_finding_evidence(fd, "a kernel of those fails with \"no kernel image is "
 						"available for execution on the device\"");
-			if (per_gpu)
-				ct_finding_fix(fd, "install a release of %s built for %u.%u", base(m->path),
-					       M->targets[t].major, M->targets[t].minor);
+			ct_arch_toolkit_words(M->targets[t].major, M->targets[t].minor, toolkit,
+					      sizeof(toolkit));
+			if (prebuilt)
+				ct_finding_fix(fd, "install a release of %s built for %u.%u%s%s",
+					       per_gpu ? base(m->path) : p->name, M->targets[t].major,
+					       M->targets[t].minor, toolkit[0] ? ", from " : "", toolkit);
 			else
 				ct_finding_fix(fd, "install a build of %s for %u.%u, or rebuild it with %s "
 						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
@@ -704,11 +710,21 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 			ct_finding_evidence(fd, "%zu of %zu fatbins have PTX but no SASS for %s (its "
 						"device code: %s)",
 					    v.ptx_jit, v.modules, M->target_names[t], m->archs);
-			ct_finding_fix(fd, "add SASS for %u.%u with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-				       M->targets[t].major, M->targets[t].minor,
-				       ct_arch_gencode_words(M->targets[t].major, M->targets[t].minor,
-							     gencode, sizeof(gencode)),
-				       M->targets[t].major, M->targets[t].minor);
+			ct_arch_toolkit_words(M->targets[t].major, M->targets[t].minor, toolkit,
+					      sizeof(toolkit));
+			if (prebuilt)
+				ct_finding_fix(fd, "nothing to rebuild; for SASS, a release of %s built "
+						   "for %u.%u%s%s",
+					       p->name, M->targets[t].major, M->targets[t].minor,
+					       toolkit[0] ? ", from " : "", toolkit);
+			else
+				ct_finding_fix(fd, "add SASS for %u.%u with %s "
+						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+					       M->targets[t].major, M->targets[t].minor,
+					       ct_arch_gencode_words(M->targets[t].major,
+								     M->targets[t].minor, gencode,
+								     sizeof(gencode)),
+					       M->targets[t].major, M->targets[t].minor);
 		}
 		ct_verdict_release(&v);
 	}

@@ -93,7 +93,7 @@ void ct_pyenvs_print(FILE *out, const struct ct_pyenv *envs, size_t n, bool verb
 								      : e->py.from,
 			   e->py.venv ? ", a venv" : "");
 		for (s = 0; s < e->py.nsites; s++)
-			ct_tprintf(out, "  %s %s\n", s ? "    " : "site:", e->py.sites[s]);
+			ct_tprintf(out, "  %s %s\n", s ? "     " : "site:", e->py.sites[s]);
 		if (!e->py.nsites)
 			ct_tprintf(out, "  site: none found\n");
 		for (k = 0; k < e->npkgs; k++) {
