@@ -629,10 +629,21 @@ static void read_dist(struct ct_site *s, const char *name)
 		} else {
 			size_t i;
 
+			char *cu;
+
 			snprintf(norm, sizeof(norm), "%s", d.name);
 			for (i = 0; norm[i]; i++)
 				norm[i] = norm[i] == '-' || norm[i] == '.' ? '_' : (char)tolower((unsigned char)norm[i]);
 			walk_top(&d, s->dir, norm);
+			/* NVIDIA's wheels: nvidia_cuda_runtime_cu12 lives in nvidia/cuda_runtime. */
+			if (!d.nfiles && strncmp(norm, "nvidia_", 7) == 0 && (cu = strrchr(norm, '_')) &&
+			    strncmp(cu, "_cu", 3) == 0 && cu > norm + 7) {
+				char path[PATH_MAX];
+
+				*cu = '\0';
+				snprintf(path, sizeof(path), "%s/nvidia/%s", s->dir, norm + 7);
+				walk(&d, path, 0);
+			}
 		}
 	}
 	if (d.nfiles > 1)

@@ -255,6 +255,9 @@ static void test_site(void **state)
 	/* No metadata to read: the folder's name says it; files by the name. */
 	mkdirs("s/by_name-2.0.dist-info");
 	put("s/by_name/_b.so", "x", 0644);
+	/* An NVIDIA wheel without RECORD: nvidia/<component>. */
+	mkdirs("s/nvidia_cublas_cu12-12.4.5.8.dist-info");
+	put("s/nvidia/cublas/lib/libcublas.so.12", "x", 0644);
 	/* Nobody's: grouped by top-level name, a module file by its stem. */
 	put("s/loose/sub/_l.so", "x", 0644);
 	put("s/single.cpython-311-x86_64-linux-gnu.so", "x", 0644);
@@ -283,8 +286,12 @@ static void test_site(void **state)
 	assert_int_equal(d->nfiles, 1);
 	d = dist(&s, "single");
 	assert_int_equal(d->nfiles, 1);
+	d = dist(&s, "nvidia_cublas_cu12");
+	assert_string_equal(d->version, "12.4.5.8");
+	assert_int_equal(d->nfiles, 1);
+	assert_string_equal(d->files[0], at("s/nvidia/cublas/lib/libcublas.so.12"));
 	/* Claimed folders are nobody else's; a folder without .so is nothing. */
-	assert_int_equal(s.ndists, 6);
+	assert_int_equal(s.ndists, 7);
 	ct_site_release(&s);
 
 	assert_int_equal(ct_site_read(&s, at("no-such-site")), -ENOENT);
