@@ -123,23 +123,6 @@ static const struct ct_lookup *failed_since(const struct ct_loader *L, size_t k0
 	return failed(L, k0, true);
 }
 
-/* Does o need a library the model did not find (the driver, on a machine without)? */
-static bool needs_missing(const struct ct_loader *L, const struct ct_lobj *o)
-{
-	size_t i, k, n;
-
-	for (i = 0; i < o->info.nneeded; i++) {
-		bool have = false;
-
-		for (k = 0; k < L->nobjs && !have; k++)
-			for (n = 0; n < L->objs[k]->nnames && !have; n++)
-				have = strcmp(L->objs[k]->names[n], o->info.needed[i]) == 0;
-		if (!have)
-			return true;
-	}
-	return false;
-}
-
 /* The program as the interpreter (a script in its place: a stand-in). */
 static bool start(struct ct_loader *L, const struct ct_loader *like, const char *exe)
 {
@@ -536,6 +519,13 @@ static const char *tree_missing(const struct ct_loader *L, const struct ct_lobj 
 	return missing;
 }
 
+static bool tree_complete(const struct ct_loader *L, const struct ct_lobj *o)
+{
+	const struct ct_lobj *who;
+
+	return tree_missing(L, o, &who) == NULL;
+}
+
 /* An extension of PyTorch: it needs one of its libraries (libtorch*, libc10*). */
 static bool needs_framework(const struct ct_lobj *o)
 {
@@ -578,7 +568,7 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 		const char *first = NULL;
 		size_t missing = 0;
 
-		if (o->is_main || !is_package_file(p, o->path) || needs_missing(L, o) ||
+		if (o->is_main || !is_package_file(p, o->path) || !tree_complete(L, o) ||
 		    !needs_framework(o) || !(u = ct_symcache_undefs(J->syms, o->path)))
 			continue;
 		for (s = 0; s < u->n; s++) {

@@ -63,7 +63,8 @@ int ct_pythons_find(const char *given, struct ct_python **out, size_t *n);
 struct ct_dist {
 	char *name;         /* "torch", "nvidia-cudnn-cu12" (as METADATA says) */
 	char *version;      /* "2.6.0+debian", or "" */
-	char *meta;         /* its .dist-info / .egg-info folder */
+	char *meta;         /* its .dist-info / .egg-info folder; NULL for the
+			       shared objects no distribution lists */
 	char **files;       /* its shared objects, absolute paths, sorted */
 	size_t nfiles;
 	bool from_record;   /* files listed by RECORD / installed-files.txt */
@@ -72,10 +73,9 @@ struct ct_dist {
 /* A site folder and what is installed in it. */
 struct ct_site {
 	char *dir;
-	struct ct_dist *dists;   /* sorted by name */
+	struct ct_dist *dists;   /* sorted by name; with the shared objects no
+				    distribution lists, by top-level folder */
 	size_t ndists;
-	/* Shared objects no distribution claims, grouped as pseudo-packages
-	   by their top-level name (no name, no version, no meta). */
 };
 
 /*
