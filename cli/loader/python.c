@@ -507,7 +507,8 @@ static bool read_listing(struct ct_dist *d, const char *file, const char *rel_to
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", rel_to, line) >= sizeof(path))
 			continue;
 		tidy(path);
-		if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+		/* A regular file (through a link too): never a FIFO to block on. */
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 			push(&d->files, &d->nfiles, path);
 	}
 	free(text);
@@ -522,10 +523,12 @@ static void walk(struct ct_dist *d, const char *path, int depth)
 	struct stat st;
 	DIR *dir;
 
+	/* Links to folders are not followed (no loops); links to files are. */
 	if (lstat(path, &st) != 0)
 		return;
 	if (!S_ISDIR(st.st_mode)) {
-		if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && ct_python_shared_object(base(path)))
+		if (ct_python_shared_object(base(path)) && stat(path, &st) == 0 &&
+		    S_ISREG(st.st_mode))
 			push(&d->files, &d->nfiles, path);
 		return;
 	}
