@@ -548,6 +548,36 @@ static bool is_package_file(const struct ct_pkg *p, const char *path)
 }
 
 /*
+ * The library o needs that should define sym: of its PyTorch libraries,
+ * the one that defines the most other symbols of sym's innermost
+ * namespace (c10::cuda -> libc10_cuda), else the first; NULL when none.
+ */
+static const struct ct_lobj *expected(struct judge *J, const struct ct_loader *L,
+				      const struct ct_lobj *o, const char *sym)
+{
+	size_t ends[16], nparts = ct_mangled_parts(sym, ends, 16), level, i, best = 0, n;
+	const struct ct_lobj *pick = NULL, *first = NULL, *x;
+	const struct ct_symtab *t;
+
+	for (level = nparts ? nparts - 1 : 0; level > 0 && !pick; level--)
+		for (i = 0; i < o->info.nneeded; i++) {
+			if (!ct_framework_library(o->info.needed[i]) ||
+			    !(x = object_named(L, o->info.needed[i])))
+				continue;
+			first = first ? first : x;
+			if ((t = ct_symcache_table(J->syms, x->path)) &&
+			    (n = ct_symtab_count_prefix(t, sym, ends[level - 1], NULL)) > best) {
+				best = n;
+				pick = x;
+			}
+		}
+	for (i = 0; !pick && !first && i < o->info.nneeded; i++)
+		if (ct_framework_library(o->info.needed[i]))
+			first = object_named(L, o->info.needed[i]);
+	return pick ? pick : first;
+}
+
+/*
  * The package's objects' undefined symbols that nothing loaded defines:
  * Python's dlopen binds them all at import (RTLD_NOW), and fails.
  */
@@ -580,12 +610,10 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 		if (first) {
 			struct ct_framework fw;
 			struct ct_finding *f;
-			const char *fwlib = NULL;
+			const struct ct_lobj *expect;
 			char *d = ct_demangle(first);
 
-			for (k = 0; k < o->info.nneeded && !fwlib; k++)
-				if (ct_framework_library(o->info.needed[k]))
-					fwlib = o->info.needed[k];
+			expect = expected(J, L, o, first);
 			f = ct_finding_add(&p->findings, CT_F_SYMBOL_MISSING, o->path,
 					   "'%s' needs %s%s%s%s, which no library it loads defines%s",
 					   base(o->path), first, d ? " (" : "", d ? d : "", d ? ")" : "",
@@ -595,13 +623,12 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 			if (missing > 1)
 				ct_finding_evidence(f, "%zu more undefined symbols of %s defined nowhere",
 						    missing - 1, base(o->path));
-			for (k = 0; fwlib && k < L->nobjs; k++) {
-				const struct ct_lobj *x = L->objs[k];
-
-				if (x->is_main || !x->info.soname || strcmp(x->info.soname, fwlib) != 0)
-					continue;
-				ct_finding_evidence(f, "expected from: %s (%s)", x->path, fwlib);
-				if (ct_framework_of(x->path, &fw)) {
+			if (expect) {
+				ct_finding_evidence(f, "expected from: %s (%s): it defines other symbols "
+						       "of that namespace",
+						    expect->path, expect->info.soname ? expect->info.soname
+										      : base(expect->path));
+				if (ct_framework_of(expect->path, &fw)) {
 					ct_finding_evidence(f, "%s installed: %s%s%s (%s); %s was built "
 							       "against another release",
 							    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "",
@@ -612,7 +639,6 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 					ct_finding_fix_line(f, "or install the build of %s made for %s %s",
 							    p->name, fw.name, fw.version);
 				}
-				break;
 			}
 			if (!f->nfix_lines)
 				ct_finding_fix(f, "rebuild %s against the libraries installed here, or "
