@@ -209,6 +209,50 @@ static void test_bad_program(void **state)
 	assert_int_equal(ct_python_open(&py, at("noexec/python3"), "--python"), -EACCES);
 }
 
+static void test_find(void **state)
+{
+	struct ct_python *v;
+	size_t n, i;
+
+	(void)state;
+	put("conda/bin/python3.12", "#!/bin/sh\n", 0755);
+	assert_int_equal(symlink("python3.12", at("conda/bin/python3")), 0);
+	mkdirs("conda/lib/python3.12/site-packages");
+	put("onpath/python3", "#!/bin/sh\n", 0755);
+	mkdirs("lib/python3.9/site-packages"); /* onpath's prefix is top */
+	{
+		char path[2048];
+
+		snprintf(path, sizeof(path), "%s:%s", at("nothing"), at("onpath"));
+		setenv("PATH", path, 1);
+	}
+	setenv("CONDA_PREFIX", at("conda"), 1);
+	setenv("VIRTUAL_ENV", at("conda"), 1); /* the same interpreter: listed once */
+	assert_int_equal(ct_pythons_find(NULL, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].exe, at("onpath/python3"));
+	assert_string_equal(v[0].from, "PATH");
+	assert_string_equal(v[1].exe, at("conda/bin/python3"));
+	assert_string_equal(v[1].from, "VIRTUAL_ENV");
+	assert_string_equal(v[1].real, at("conda/bin/python3.12"));
+	assert_string_equal(v[1].sites[v[1].nsites - 1], at("conda/lib/python3.12/site-packages"));
+	for (i = 0; i < n; i++)
+		ct_python_release(&v[i]);
+	free(v);
+
+	/* --python alone, whatever the environment says. */
+	assert_int_equal(ct_pythons_find(at("conda/bin/python3.12"), &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].from, "--python");
+	ct_python_release(&v[0]);
+	free(v);
+	assert_int_equal(ct_pythons_find(at("conda/bin/none"), &v, &n), -ENOENT);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	unsetenv("CONDA_PREFIX");
+	unsetenv("VIRTUAL_ENV");
+}
+
 static const struct ct_dist *dist(const struct ct_site *s, const char *name)
 {
 	size_t i;
@@ -304,7 +348,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_shared_object_names), T(test_normal_name), T(test_prefix),
 		T(test_version_unknown),     T(test_venv),	   T(test_bad_program),
-		T(test_site),
+		T(test_find),		     T(test_site),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
