@@ -22,6 +22,8 @@
 #include "findings_out.h"
 #include "json.h"
 #include "markdown.h"
+#include "packages.h"
+#include "packages_out.h"
 #include "schema.h"
 #include "report.h"
 #include "text.h"
@@ -29,7 +31,7 @@
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace doctor [--json | --markdown] [-v]\n"
+		"usage: cudatrace doctor [--json | --markdown] [-v] [--arch ARCH] [--python PATH]\n"
 		"\n"
 		"The CUDA driver of this machine (the libcuda.so.1 the loader takes, its\n"
 		"version, the CUDA version it supports, cuInit, the kernel module,\n"
@@ -37,23 +39,34 @@ static void usage(FILE *out)
 		"(libcudart.so.N in the loader's folders, CUDA toolkits, pip wheels of the\n"
 		"python3 on PATH, conda) and whether the driver runs it, the CUDA libraries\n"
 		"LD_LIBRARY_PATH puts before other copies, and the findings that follow.\n"
-		"Nothing is run but the driver's own queries.\n"
+		"Then the Python packages with CUDA code of the python3 on PATH, of\n"
+		"$VIRTUAL_ENV and $CONDA_PREFIX (or of --python): will their native modules\n"
+		"load, were their extensions built against the torch installed, does their\n"
+		"device code run on these GPUs (or --arch), is their CUDA build at most the\n"
+		"driver's. Nothing is run but the driver's own queries; nothing is imported.\n"
 		"\n"
-		"  --json      one JSON document on stdout\n"
-		"  --markdown  GitHub-flavoured Markdown, to paste into an issue: the\n"
-		"              verdict and findings, the facts in collapsed sections\n"
-		"  -v          every line of evidence, and the driver search's candidates\n"
+		"  --json          one JSON document on stdout\n"
+		"  --markdown      GitHub-flavoured Markdown, to paste into an issue: the\n"
+		"                  verdict and findings, the facts in collapsed sections\n"
+		"  -v              every line of evidence, the driver search's candidates,\n"
+		"                  and each package's objects with their device code\n"
+		"  --arch ARCH     judge device code for these GPUs (sm_90, sm_100,...)\n"
+		"                  instead of the ones the driver reports\n"
+		"  --python PATH   judge this interpreter's packages only\n"
 		"\n"
-		"exit status: 0 no error found, 1 an error found, 2 usage\n");
+		"exit status: 0 no error found, 1 an error found (the machine's or a\n"
+		"package's), 2 usage\n");
 }
 
 /* "CUDA 12.4", or "an unknown CUDA version". */
 /* ---- text ------------------------------------------------------------------- */
 
-static void print_verdict(FILE *out, const struct ct_findings *fs, bool colour)
+static void print_verdict(FILE *out, const struct ct_findings *fs,
+			  const struct ct_pyenv *envs, size_t n, bool colour)
 {
 	ct_tprintf(out, "cudatrace doctor: ");
 	ct_findings_tally(out, fs, colour);
+	ct_pyenvs_tally(out, envs, n);
 	ct_tprintf(out, "\n");
 }
 
@@ -185,6 +198,20 @@ static void print_ld_path(FILE *out, const struct ct_doctor *d)
 							       : "version unknown",
 			       en->shadows[k].other_where);
 	}
+}
+
+static void print_targets(FILE *out, char names[][CT_TARGET_NAME], size_t n, bool given)
+{
+	size_t i;
+
+	ct_tprintf(out, "device code judged for\n  ");
+	for (i = 0; i < n; i++)
+		ct_tprintf(out, "%s%s", i ? " " : "", names[i]);
+	if (!n)
+		ct_tprintf(out, "nothing: no GPU and no --arch");
+	else
+		ct_tprintf(out, " (%s)", given ? "--arch" : "the GPUs");
+	ct_tprintf(out, "\n");
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
@@ -354,15 +381,27 @@ static void json_rest(struct ct_json *j, const struct ct_doctor *d)
  * machine: each is its text printer's output (a part added to doctor adds
  * its section here, with its printer).
  */
-static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings *fs, bool verbose)
+static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings *fs,
+			    const struct ct_pyenv *envs, size_t nenvs, char names[][CT_TARGET_NAME],
+			    size_t ntargets, bool given, bool verbose)
 {
 	struct ct_md *md = ct_md_new(getenv("HOME"), verbose);
+	size_t i;
 
-	print_verdict(ct_md_verdict(md), fs, false);
+	print_verdict(ct_md_verdict(md), fs, envs, nenvs, false);
 	print_driver(ct_md_section(md, "Driver"), d, verbose);
 	print_gpus(ct_md_section(md, "GPUs"), d);
 	print_runtimes(ct_md_section(md, "CUDA runtimes"), d);
 	print_ld_path(ct_md_section(md, "LD_LIBRARY_PATH"), d);
+	if (nenvs)
+		print_targets(ct_md_section(md, "Device code judged for"), names, ntargets, given);
+	/* A section per interpreter: its packages, each with its verdict first. */
+	for (i = 0; i < nenvs; i++) {
+		char title[600];
+
+		snprintf(title, sizeof(title), "Python packages of %s", envs[i].py.exe);
+		ct_pyenvs_print(ct_md_section(md, title), &envs[i], 1, verbose);
+	}
 	ct_md_write(md, stdout, "cudatrace doctor", fs);
 	ct_md_free(md);
 }
@@ -373,14 +412,22 @@ int ct_cmd_doctor(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "python", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false, markdown = false, verbose = false, colour;
+	struct elfscan_target targets[CT_MAX_TARGETS];
+	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
+	size_t ntargets = 0, nenvs = 0;
+	struct ct_pkg_machine machine;
+	struct ct_pyenv *envs = NULL;
+	const char *python = NULL, *arch = NULL;
 	struct ct_findings fs;
 	struct ct_doctor d;
 	const char *why;
-	int c, rc;
+	int c, rc, worst;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -393,6 +440,12 @@ int ct_cmd_doctor(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'a':
+			arch = optarg;
+			break;
+		case 'p':
+			python = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -412,6 +465,17 @@ int ct_cmd_doctor(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (arch && ct_cmd_targets(arch, targets, names, &ntargets, CT_MAX_TARGETS) < 0)
+		return CT_EXIT_BAD_INPUT;
+	if (python) {
+		struct ct_python py;
+
+		if ((rc = ct_python_open(&py, python, "--python")) < 0) {
+			ct_error("--python: cannot use '%s': %s", python, strerror(-rc));
+			return CT_EXIT_BAD_INPUT;
+		}
+		ct_python_release(&py);
+	}
 	if ((rc = ct_doctor_examine(&d, &why)) < 0) {
 		if (json)
 			ct_tprintf(stdout, "{\"schema\":\"%s\",\"error\":\"cannot model the "
@@ -421,6 +485,35 @@ int ct_cmd_doctor(int argc, char **argv)
 	}
 	ct_findings_init(&fs);
 	ct_doctor_findings(&d, &fs);
+	/* Device code is judged for --arch, else for the GPUs the driver reports. */
+	for (c = 0; !arch && c < d.drv.probe.ngpus && ntargets < CT_MAX_TARGETS; c++) {
+		const struct ct_gpu_info *g = &d.drv.probe.gpus[c];
+		size_t k;
+
+		if (g->major < 0)
+			continue;
+		for (k = 0; k < ntargets; k++)
+			if (targets[k].major == (unsigned)g->major && targets[k].minor == (unsigned)g->minor)
+				break;
+		if (k < ntargets)
+			continue;
+		targets[ntargets] = (struct elfscan_target){ .major = (unsigned)g->major,
+							     .minor = (unsigned)g->minor };
+		snprintf(names[ntargets], CT_TARGET_NAME, "sm_%d%d", g->major, g->minor);
+		ntargets++;
+	}
+	machine = (struct ct_pkg_machine){ .L = &d.L, .driver_cuda = d.drv.probe.version,
+					   .driver_path = d.drv.path ? d.drv.path : d.drv.probe.path,
+					   .driver_release = d.drv.version,
+					   .targets = targets,
+					   .target_names = (const char (*)[CT_TARGET_NAME])names,
+					   .ntargets = ntargets };
+	if ((rc = ct_pyenvs_judge(python, &machine, &envs, &nenvs)) < 0) {
+		ct_error("--python: cannot use '%s': %s", python, strerror(-rc));
+		ct_findings_release(&fs);
+		ct_doctor_release(&d);
+		return CT_EXIT_BAD_INPUT;
+	}
 	if (json) {
 		struct ct_json j;
 
@@ -430,15 +523,23 @@ int ct_cmd_doctor(int argc, char **argv)
 		ct_json_key(&j, "driver");
 		json_driver(&j, &d);
 		json_rest(&j, &d);
+		ct_json_key(&j, "targets");
+		ct_json_array_begin(&j);
+		for (c = 0; c < (int)ntargets; c++)
+			ct_json_string(&j, names[c]);
+		ct_json_array_end(&j);
+		ct_json_kv_string(&j, "targets_from", !ntargets ? NULL : arch ? "--arch" : "gpus");
+		ct_json_key(&j, "pythons");
+		ct_pyenvs_json(&j, envs, nenvs);
 		ct_json_key(&j, "findings");
 		ct_findings_json(&j, &fs);
 		ct_json_object_end(&j);
 		ct_json_finish(&j);
 	} else if (markdown) {
-		markdown_doctor(&d, &fs, verbose);
+		markdown_doctor(&d, &fs, envs, nenvs, names, ntargets, arch != NULL, verbose);
 	} else {
 		colour = ct_want_colour(stdout);
-		print_verdict(stdout, &fs, colour);
+		print_verdict(stdout, &fs, envs, nenvs, colour);
 		if (fs.n) {
 			ct_tprintf(stdout, "\n");
 			ct_findings_print(stdout, &fs, colour, verbose);
@@ -452,8 +553,14 @@ int ct_cmd_doctor(int argc, char **argv)
 		print_runtimes(stdout, &d);
 		ct_tprintf(stdout, "LD_LIBRARY_PATH\n");
 		print_ld_path(stdout, &d);
+		print_targets(stdout, names, ntargets, arch != NULL);
+		ct_pyenvs_print(stdout, envs, nenvs, verbose);
 	}
-	rc = ct_findings_worst(&fs) == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
+	worst = ct_findings_worst(&fs);
+	if (ct_pyenvs_worst(envs, nenvs) > worst)
+		worst = ct_pyenvs_worst(envs, nenvs);
+	rc = worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
+	ct_pyenvs_free(envs, nenvs);
 	ct_findings_release(&fs);
 	ct_doctor_release(&d);
 	return rc;

@@ -20,8 +20,8 @@ _cudatrace_opts_ldd='--json -v --library-path --preload --help'
 _cudatrace_args_ldd='--library-path --preload'
 _cudatrace_opts_why='--from --json --library-path --preload --help'
 _cudatrace_args_why='--from --library-path --preload'
-_cudatrace_opts_doctor='--json --markdown -v --help'
-_cudatrace_args_doctor=''
+_cudatrace_opts_doctor='--json --markdown -v --arch --python --help'
+_cudatrace_args_doctor='--arch --python'
 
 # GPU archs --arch takes (any sm_XY[a|f] is accepted; these are the ones
 # NVIDIA's toolkits build), and native: the GPUs the driver reports.
@@ -135,7 +135,7 @@ _cudatrace()
 			COMPREPLY=($(compgen -d -- "$cur"))
 			compopt -o filenames 2>/dev/null
 			;;
-		--json | --from) _cudatrace_files "$cur" ;;
+		--json | --from | --python) _cudatrace_files "$cur" ;;
 		--library-path | --preload | --run) ;;
 		esac
 		return 0

@@ -1,4 +1,5 @@
 /* C++ names in words through libstdc++'s demangler; see demangle.h. */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -42,4 +43,39 @@ char *ct_demangle(const char *name)
 		return NULL;
 	}
 	return out;
+}
+
+/*
+ * The ends of the leading <length><identifier> parts of an Itanium-ABI
+ * name: "_ZN3c104cuda9SetDeviceEi" gives the ends of "_ZN3c10",
+ * "_ZN3c104cuda" and "_ZN3c104cuda9SetDevice". Template arguments and
+ * special names end the walk; what came before stays.
+ */
+size_t ct_mangled_parts(const char *s, size_t *ends, size_t max)
+{
+	size_t n = 0, len = strlen(s);
+	const char *p;
+
+	if (strncmp(s, "_ZN", 3) == 0) {
+		p = s + 3;
+		p += strspn(p, "rVK");
+		if (*p == 'R' || *p == 'O')
+			p++;
+		if (p[0] == 'S' && p[1] == 't')
+			p += 2;
+	} else if (strncmp(s, "_Z", 2) == 0) {
+		p = s + 2;
+	} else {
+		return 0;
+	}
+	while (n < max && isdigit((unsigned char)*p)) {
+		char *end;
+		unsigned long k = strtoul(p, &end, 10);
+
+		if (k == 0 || k > len - (size_t)(end - s))
+			break;
+		p = end + k;
+		ends[n++] = (size_t)(p - s);
+	}
+	return n;
 }

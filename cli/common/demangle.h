@@ -16,10 +16,21 @@
 #ifndef CT_DEMANGLE_H
 #define CT_DEMANGLE_H
 
+#include <stddef.h>
+
 /*
  * The demangled name of a mangled C++ symbol, malloc'd (the caller frees);
  * NULL when name is not a mangled C++ name, or no demangler is at hand.
  */
 char *ct_demangle(const char *name);
+
+/*
+ * The ends of the leading <length><identifier> parts of an Itanium-ABI
+ * name, into ends (at most max): "_ZN3c104cuda9SetDeviceEi" gives the
+ * ends of "_ZN3c10", "_ZN3c104cuda" and "_ZN3c104cuda9SetDevice": the
+ * prefixes its namespaces' other symbols share. Template arguments and
+ * special names end the walk. Returns how many; 0 for a C name.
+ */
+size_t ct_mangled_parts(const char *s, size_t *ends, size_t max);
 
 #endif

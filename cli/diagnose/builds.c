@@ -29,6 +29,7 @@
 #include "diag_internal.h"
 #include "driver_rule.h"
 #include "elfscan.h"
+#include "builds.h"
 #include "libnames.h"
 #include "util.h"
 
@@ -88,11 +89,22 @@ static int needed_major(const char *name)
 	return 0;
 }
 
+/*
+ * Where a file's facts come from: a diagnosis' (read once per file, kept
+ * with it) or a path's own (read for the question, doctor's).
+ */
+struct build_source {
+	const struct ct_elfinfo *(*info)(void *arg, const char *path);
+	const struct elfscan_file *(*code)(void *arg, const char *path);
+	void *arg;
+};
+
 /* What one file says of its CUDA: *cuda (0 unknown) and why, into why. */
-static void read_build(struct ctx *c, const char *path, int *cuda, char *why, size_t size)
+static void read_build(const struct build_source *src, const char *path, int *cuda, char *why,
+		       size_t size)
 {
-	const struct ct_elfinfo *e = ct_dx_elfinfo_scan(c, path);
-	const struct elfscan_file *f = ct_dx_code_scan(c, path);
+	const struct ct_elfinfo *e = src->info(src->arg, path);
+	const struct elfscan_file *f;
 	char w[32];
 	size_t i;
 	int v;
@@ -105,7 +117,9 @@ static void read_build(struct ctx *c, const char *path, int *cuda, char *why, si
 			snprintf(why, size, "needs %s", e->needed[i]);
 			return;
 		}
-	if (ct_dx_file_release(c, path, &v) && v > *cuda) {
+	/* The device code only when the dynamic section does not say. */
+	f = src->code(src->arg, path);
+	if (ct_dx_compiler_release(f, &v) && v > *cuda) {
 		*cuda = v;
 		snprintf(why, size, "device code compiled by CUDA %s",
 			 ct_cuda_version_words(v, w, sizeof(w)));
@@ -126,6 +140,16 @@ static void read_build(struct ctx *c, const char *path, int *cuda, char *why, si
 	}
 }
 
+static const struct ct_elfinfo *ctx_info(void *arg, const char *path)
+{
+	return ct_dx_elfinfo_scan(arg, path);
+}
+
+static const struct elfscan_file *ctx_code(void *arg, const char *path)
+{
+	return ct_dx_code_scan(arg, path);
+}
+
 /* read_build, once per file: every rank of a job asks it of the same libraries. */
 static void file_build(struct ctx *c, const char *path, int *cuda, char *why, size_t size)
 {
@@ -134,8 +158,9 @@ static void file_build(struct ctx *c, const char *path, int *cuda, char *why, si
 	if (!b->known) {
 		/* The longest evidence: "needs " and a DT_NEEDED name (at most a path). */
 		char *w = ct_xmalloc(PATH_MAX + 64);
+		struct build_source src = { ctx_info, ctx_code, c };
 
-		read_build(c, path, &b->cuda, w, PATH_MAX + 64);
+		read_build(&src, path, &b->cuda, w, PATH_MAX + 64);
 		b->why = ct_xstrdup(w);
 		b->known = true;
 		free(w);
@@ -145,22 +170,97 @@ static void file_build(struct ctx *c, const char *path, int *cuda, char *why, si
 }
 
 /* cuDNN's siblings that hold device code, the smallest first. */
+static const char *const cudnn_siblings[] = { "libcudnn_cnn.so.9", "libcudnn_ops.so.9",
+					      "libcudnn_adv.so.9",
+					      "libcudnn_engines_precompiled.so.9" };
+
 static void cudnn_build(struct ctx *c, const char *path, int *cuda, char *why, size_t size)
 {
-	static const char *const sibs[] = { "libcudnn_cnn.so.9", "libcudnn_ops.so.9",
-					    "libcudnn_adv.so.9", "libcudnn_engines_precompiled.so.9" };
 	const char *slash = strrchr(path, '/');
 	char sib[4096], w[256];
 	size_t i;
 
-	for (i = 0; slash && i < sizeof(sibs) / sizeof(sibs[0]); i++) {
-		snprintf(sib, sizeof(sib), "%.*s/%s", (int)(slash - path), path, sibs[i]);
+	for (i = 0; slash && i < sizeof(cudnn_siblings) / sizeof(cudnn_siblings[0]); i++) {
+		snprintf(sib, sizeof(sib), "%.*s/%s", (int)(slash - path), path, cudnn_siblings[i]);
 		file_build(c, sib, cuda, w, sizeof(w));
 		if (*cuda) {
-			snprintf(why, size, "its release's %s: %s", sibs[i], w);
+			snprintf(why, size, "its release's %s: %s", cudnn_siblings[i], w);
 			return;
 		}
 	}
+}
+
+/* One path's facts, read for one question and kept until the next path. */
+struct path_facts {
+	char *path;
+	struct ct_elfinfo info;
+	bool info_ok;
+	struct elfscan_file code;
+	bool code_read, code_ok;
+};
+
+static void path_facts_set(struct path_facts *p, const char *path)
+{
+	if (p->path && strcmp(p->path, path) == 0)
+		return;
+	if (p->path) {
+		ct_elfinfo_release(&p->info);
+		if (p->code_read)
+			elfscan_file_release(&p->code);
+		free(p->path);
+	}
+	memset(p, 0, sizeof(*p));
+	p->path = ct_xstrdup(path);
+	ct_elfinfo_init(&p->info);
+	p->info_ok = ct_elfinfo_read(&p->info, path) == 0;
+}
+
+static const struct ct_elfinfo *path_info(void *arg, const char *path)
+{
+	struct path_facts *p = arg;
+
+	path_facts_set(p, path);
+	return p->info_ok ? &p->info : NULL;
+}
+
+static const struct elfscan_file *path_code(void *arg, const char *path)
+{
+	struct path_facts *p = arg;
+
+	path_facts_set(p, path);
+	if (!p->code_read) {
+		elfscan_file_init(&p->code);
+		p->code_ok = elfscan_scan_path(&p->code, path, NULL) == 0;
+		p->code_read = true;
+	}
+	return p->code_ok ? &p->code : NULL;
+}
+
+int ct_build_of_file(const char *path, char *why, size_t size)
+{
+	struct path_facts facts = { 0 };
+	struct build_source src = { path_info, path_code, &facts };
+	const char *b = strrchr(path, '/'), *slash = b;
+	char sib[4096], w[256];
+	size_t i;
+	int cuda;
+
+	b = b ? b + 1 : path;
+	if (ct_dx_is_driver(path) || strncmp(b, "libnvidia-", 10) == 0)
+		return 0;
+	read_build(&src, path, &cuda, why, size);
+	for (i = 0; !cuda && slash && strncmp(b, "libcudnn", 8) == 0 &&
+		    i < sizeof(cudnn_siblings) / sizeof(cudnn_siblings[0]);
+	     i++) {
+		snprintf(sib, sizeof(sib), "%.*s/%s", (int)(slash - path), path, cudnn_siblings[i]);
+		read_build(&src, sib, &cuda, w, sizeof(w));
+		if (cuda)
+			snprintf(why, size, "its release's %s: %s", cudnn_siblings[i], w);
+	}
+	path_facts_set(&facts, "");
+	ct_elfinfo_release(&facts.info);
+	free(facts.path);
+	return cuda;
 }
 
 int ct_dx_build(struct ctx *c, const struct ct_loaded *o, char *why, size_t size)

@@ -42,41 +42,6 @@ static void symbol_words(const char *sym, char *buf, size_t size)
 	free(d);
 }
 
-/*
- * The ends of the leading <length><identifier> parts of an Itanium-ABI
- * name: "_ZN3c104cuda9SetDeviceEi" gives the ends of "_ZN3c10",
- * "_ZN3c104cuda" and "_ZN3c104cuda9SetDevice". Template arguments and
- * special names end the walk; what came before stays.
- */
-static size_t name_parts(const char *s, size_t *ends, size_t max)
-{
-	size_t n = 0, len = strlen(s);
-	const char *p;
-
-	if (strncmp(s, "_ZN", 3) == 0) {
-		p = s + 3;
-		p += strspn(p, "rVK");
-		if (*p == 'R' || *p == 'O')
-			p++;
-		if (p[0] == 'S' && p[1] == 't')
-			p += 2;
-	} else if (strncmp(s, "_Z", 2) == 0) {
-		p = s + 2;
-	} else {
-		return 0;
-	}
-	while (n < max && isdigit((unsigned char)*p)) {
-		char *end;
-		unsigned long k = strtoul(p, &end, 10);
-
-		if (k == 0 || k > len - (size_t)(end - s))
-			break;
-		p = end + k;
-		ends[n++] = (size_t)(p - s);
-	}
-	return n;
-}
-
 /* "c10::cuda" from the parts [0, upto) of sym; into buf. */
 static void scope_words(const char *sym, const size_t *ends, size_t upto, char *buf,
 			size_t size)
@@ -158,7 +123,7 @@ static void find_expected(struct ctx *c, const char *requester, const char *sym,
 			  struct expected *x)
 {
 	const struct ct_elfinfo *e = ct_dx_elfinfo(c, requester);
-	size_t ends[MAX_PARTS], nparts = name_parts(sym, ends, MAX_PARTS), cpre = c_prefix(sym);
+	size_t ends[MAX_PARTS], nparts = ct_mangled_parts(sym, ends, MAX_PARTS), cpre = c_prefix(sym);
 	size_t i, level, best = 0, nother = 0;
 	char *demangled = ct_demangle(sym);
 	const struct ct_loaded *other = NULL;
@@ -241,7 +206,7 @@ out:
 /* What the expected library defines instead: the same name, another signature. */
 static void evidence_instead(struct ct_finding *f, const struct expected *x, const char *sym)
 {
-	size_t ends[MAX_PARTS], n = name_parts(sym, ends, MAX_PARTS), first = 0, count, i;
+	size_t ends[MAX_PARTS], n = ct_mangled_parts(sym, ends, MAX_PARTS), first = 0, count, i;
 
 	if (!n || !x->table)
 		return;

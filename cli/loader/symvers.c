@@ -449,6 +449,11 @@ static const struct ct_lookup *lookup_for(const struct ct_loader *L,
 
 struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 {
+	return ct_version_gaps_since(L, 0, n);
+}
+
+struct ct_version_gap *ct_version_gaps_since(struct ct_loader *L, size_t first, size_t *n)
+{
 	struct ct_version_gap *out = NULL;
 	struct ct_symscope scope;
 	struct ct_symcache *cache;
@@ -461,7 +466,7 @@ struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 			paths[np++] = L->objs[i]->path;
 	cache = ct_symcache_new();
 	ct_symscope_init(&scope, paths, np, cache);
-	for (i = 0; i < L->nobjs; i++) {
+	for (i = first; i < L->nobjs; i++) {
 		const struct ct_lobj *r = L->objs[i];
 
 		for (v = 0; v < r->info.nverneed; v++) {

@@ -105,6 +105,11 @@ struct ct_version_gap {
 
 /* Every gap in L's loaded objects; *n of them, to free with ct_version_gaps_free. */
 struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n);
+/*
+ * The same for the requesters L->objs[first..) only (a load made after
+ * others, whose gaps were asked before), in the scope of every object.
+ */
+struct ct_version_gap *ct_version_gaps_since(struct ct_loader *L, size_t first, size_t *n);
 void ct_version_gaps_free(struct ct_version_gap *g, size_t n);
 
 #endif

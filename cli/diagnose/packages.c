@@ -1,0 +1,1064 @@
+/* doctor's judgement of Python packages with CUDA code; see packages.h. */
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "archs.h"
+#include "builds.h"
+#include "compat.h"
+#include "copies.h"
+#include "demangle.h"
+#include "describe.h"
+#include "driver_rule.h"
+#include "elfinfo.h"
+#include "elfscan.h"
+#include "framework.h"
+#include "libnames.h"
+#include "packages.h"
+#include "resolve.h"
+#include "symvers.h"
+#include "util.h"
+
+/* What one shared object is, read once. */
+struct sofacts {
+	bool readable;
+	bool cuda;          /* needs a CUDA library, is one, or carries device code */
+	bool torch;         /* needs PyTorch's libraries */
+	bool device_code;
+};
+
+/* Everything a run shares: each file's symbols, read once. */
+struct judge {
+	const struct ct_pkg_machine *m;
+	struct ct_symcache *syms;
+};
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* ---- which shared objects count -------------------------------------------- */
+
+static bool has_device_code(const char *path)
+{
+	struct elfscan_options opt = { .no_magic_scan = true };
+	struct elfscan_file f;
+	bool yes;
+
+	/* The known sections alone: a cheap first look, headers only. */
+	elfscan_file_init(&f);
+	yes = elfscan_scan_path(&f, path, &opt) == 0 && f.nimages > 0;
+	elfscan_file_release(&f);
+	return yes;
+}
+
+static void read_facts(const char *path, struct sofacts *s)
+{
+	struct ct_elfinfo e;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	ct_elfinfo_init(&e);
+	if (ct_elfinfo_read(&e, path) == 0 && e.dynamic) {
+		s->readable = true;
+		for (i = 0; i < e.nneeded; i++) {
+			s->cuda |= ct_cuda_library(e.needed[i]) ||
+				   strncmp(e.needed[i], "libcuda.so", 10) == 0;
+			s->torch |= ct_framework_library(e.needed[i]);
+		}
+		s->cuda |= s->torch || ct_cuda_library(base(path)) || ct_framework_library(path) ||
+			   (e.soname && ct_cuda_library(e.soname));
+		s->device_code = has_device_code(path);
+		s->cuda |= s->device_code;
+	}
+	ct_elfinfo_release(&e);
+}
+
+/* ---- the load, in the loader model ------------------------------------------- */
+
+/* dlopen(name) from the program: the object and what it needs, breadth-first. */
+static struct ct_lookup *model_dlopen(struct ct_loader *L, const char *name)
+{
+	size_t start = L->nobjs, i, j;
+	struct ct_lookup *k;
+
+	L->fatal = NULL;
+	k = ct_loader_lookup(L, L->main, name);
+	if (!k->object || !k->new_object)
+		return k;
+	for (i = start; i < L->nobjs && !L->fatal; i++)
+		for (j = 0; j < L->objs[i]->info.nneeded && !L->fatal; j++)
+			ct_loader_lookup(L, L->objs[i], L->objs[i]->info.needed[j]);
+	return k;
+}
+
+/* The first lookup from index k0 that failed, or NULL; the driver's too when driver. */
+static const struct ct_lookup *failed(const struct ct_loader *L, size_t k0, bool driver)
+{
+	size_t i;
+
+	for (i = k0; i < L->nlookups; i++)
+		if (L->lookups[i]->found_via == CT_RULE_NOT_FOUND && !L->lookups[i]->preload &&
+		    (driver || strcmp(L->lookups[i]->name, "libcuda.so.1") != 0))
+			return L->lookups[i];
+	return NULL;
+}
+
+static const struct ct_lookup *failed_since(const struct ct_loader *L, size_t k0)
+{
+	return failed(L, k0, true);
+}
+
+/* The program as the interpreter (a script in its place: a stand-in). */
+static bool start(struct ct_loader *L, const struct ct_loader *like, const char *exe)
+{
+	int err;
+
+	ct_loader_init_like(L, like, NULL);
+	if (!ct_loader_start(L, exe, &err) || L->main->info.interp == NULL) {
+		ct_loader_release(L);
+		ct_loader_init_like(L, like, NULL);
+		ct_loader_start(L, NULL, &err);
+		return false;
+	}
+	ct_loader_load_all(L);
+	L->fatal = NULL;
+	return true;
+}
+
+/* torch/__init__.py's _preload_cuda_deps: folder and file pattern. */
+static const char *const torch_preloads[][2] = {
+	{ "cublas", "libcublas.so.*[0-9]" },	   { "cudnn", "libcudnn.so.*[0-9]" },
+	{ "cuda_nvrtc", "libnvrtc.so.*[0-9]" },	   { "cuda_runtime", "libcudart.so.*[0-9]" },
+	{ "cuda_cupti", "libcupti.so.*[0-9]" },	   { "cufft", "libcufft.so.*[0-9]" },
+	{ "curand", "libcurand.so.*[0-9]" },	   { "nvjitlink", "libnvJitLink.so.*[0-9]" },
+	{ "cusparse", "libcusparse.so.*[0-9]" },   { "cusparselt", "libcusparseLt.so.*[0-9]" },
+	{ "cusolver", "libcusolver.so.*[0-9]" },   { "nccl", "libnccl.so.*[0-9]" },
+	{ "nvtx", "libnvToolsExt.so.*[0-9]" },
+};
+
+/* Does a missing name match one of the libraries torch preloads? */
+static bool torch_preloads_for(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(torch_preloads) / sizeof(torch_preloads[0]); i++) {
+		const char *p = torch_preloads[i][1];
+		size_t n = strcspn(p, ".");
+
+		if (strncmp(name, p, n) == 0 && name[n] == '.')
+			return true;
+	}
+	return false;
+}
+
+/* The nvidia/<folder>/lib copies, first on sys.path: what _preload_cuda_deps loads. */
+static void torch_preload(struct ct_loader *L, const struct ct_python *py)
+{
+	char pattern[PATH_MAX];
+	size_t i, s;
+	glob_t g;
+
+	for (i = 0; i < sizeof(torch_preloads) / sizeof(torch_preloads[0]); i++)
+		for (s = 0; s < py->nsites; s++) {
+			snprintf(pattern, sizeof(pattern), "%s/nvidia/%s/lib/%s", py->sites[s],
+				 torch_preloads[i][0], torch_preloads[i][1]);
+			if (glob(pattern, 0, NULL, &g) != 0)
+				continue;
+			model_dlopen(L, g.gl_pathv[0]);
+			globfree(&g);
+			break;
+		}
+}
+
+/* The torch package folder of the interpreter: the first on sys.path. */
+static bool torch_dir(const struct ct_python *py, char *buf, size_t size)
+{
+	struct stat st;
+	size_t s;
+
+	for (s = 0; s < py->nsites; s++) {
+		snprintf(buf, size, "%s/torch/__init__.py", py->sites[s]);
+		if (stat(buf, &st) == 0) {
+			snprintf(buf, size, "%s/torch", py->sites[s]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * import torch, as torch/__init__.py loads it: libtorch_global_deps.so
+ * (RTLD_GLOBAL); when that fails for a CUDA library it preloads, the
+ * nvidia wheels' copies first and again; then torch._C. L is started
+ * afresh for the second try. *c_module gets _C's path.
+ */
+static void model_import_torch(struct ct_loader *L, const struct ct_loader *like,
+			       const struct ct_python *py, char *c_module, size_t size)
+{
+	char dir[PATH_MAX], gd[PATH_MAX + 64], pattern[PATH_MAX + 64];
+	const struct ct_lookup *miss;
+	struct stat st;
+	size_t k0 = L->nlookups;
+	glob_t g;
+
+	c_module[0] = '\0';
+	if (!torch_dir(py, dir, sizeof(dir)))
+		return;
+	snprintf(gd, sizeof(gd), "%s/lib/libtorch_global_deps.so", dir);
+	if (stat(gd, &st) == 0) {
+		model_dlopen(L, gd);
+		if ((miss = failed_since(L, k0)) && torch_preloads_for(miss->name)) {
+			ct_loader_release(L);
+			start(L, like, py->real);
+			torch_preload(L, py);
+			model_dlopen(L, gd);
+		}
+	}
+	snprintf(pattern, sizeof(pattern), "%s/_C*.so", dir);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		snprintf(c_module, size, "%s", g.gl_pathv[0]);
+		globfree(&g);
+		model_dlopen(L, c_module);
+	}
+}
+
+/* ---- findings --------------------------------------------------------------- */
+
+static bool asked_before(const struct ct_loader *L, size_t k0, size_t i)
+{
+	size_t j;
+
+	for (j = k0; j < i; j++)
+		if (strcmp(L->lookups[j]->name, L->lookups[i]->name) == 0 &&
+		    L->lookups[j]->found_via == CT_RULE_NOT_FOUND)
+			return true;
+	return false;
+}
+
+static void not_found(struct ct_pkg *p, const struct ct_loader *L, size_t k0)
+{
+	char rule[256], dir[PATH_MAX], pkg[96];
+	size_t i, j, c;
+
+	for (i = k0; i < L->nlookups; i++) {
+		const struct ct_lookup *k = L->lookups[i];
+		const char *who = k->requester && !k->requester->is_main ? k->requester->path : NULL;
+		struct ct_finding *f;
+		struct ct_copies copies;
+		const char *major;
+		char stem[128];
+
+		/* The driver is the machine's (driver-missing), not a package's. */
+		if (k->found_via != CT_RULE_NOT_FOUND || k->preload || asked_before(L, k0, i) ||
+		    strcmp(k->name, "libcuda.so.1") == 0)
+			continue;
+		f = ct_finding_add(&p->findings, CT_F_LIB_NOT_FOUND, who,
+				   "'%s' was not found (needed by %s)", k->name, who ? base(who) : "the program");
+		for (j = i; j < L->nlookups; j++)
+			if (L->lookups[j]->found_via == CT_RULE_NOT_FOUND &&
+			    strcmp(L->lookups[j]->name, k->name) == 0 && L->lookups[j]->requester &&
+			    !L->lookups[j]->requester->is_main && j != i)
+				ct_finding_evidence(f, "also needed by %s", L->lookups[j]->requester->path);
+		if (k->error && k->fatal && k->ncands)
+			ct_finding_evidence(f, "the loader: %s: %s", k->cands[k->ncands - 1].path, k->error);
+		for (c = 0; c < k->ncands; c++) {
+			const struct ct_cand *cd = &k->cands[c];
+
+			if (cd->subdir)
+				continue;
+			if (!cd->path[0])
+				ct_finding_evidence(f, "searched ld.so.cache: %s", ct_outcome_name(cd->outcome));
+			else
+				ct_finding_evidence(f, "searched %s (%s): %s", cd->path,
+						    ct_rule_text(cd->via, cd->owner, rule, sizeof(rule)),
+						    ct_outcome_name(cd->outcome));
+		}
+		ct_find_copies(L, k, &copies);
+		for (c = 0; c < copies.n; c++)
+			ct_finding_evidence(f, "%s: %s (%s)",
+					    copies.c[c].same_name ? "a copy not on the path"
+								  : "another major, not the one asked",
+					    copies.c[c].path, copies.c[c].where);
+		for (c = 0; c < copies.n && !copies.c[c].same_name; c++)
+			;
+		if (c < copies.n) {
+			const char *slash = strrchr(copies.c[c].path, '/');
+
+			snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - copies.c[c].path) : 0,
+				 copies.c[c].path);
+			ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
+					  "ldconfig) if that copy is the one %s was built for",
+				       dir, p->name);
+		} else if (ct_soname_split(k->name, stem, sizeof(stem), &major) &&
+			   ct_pip_package(k->name, p->cuda[0] ? atoi(p->cuda) : 0, pkg, sizeof(pkg))) {
+			ct_finding_fix(f, "install %s: pip install %s, or your distribution's package "
+					  "of it",
+				       k->name, pkg);
+		} else {
+			ct_finding_fix(f, "install the package that provides '%s' (the one %s was built "
+					  "against)",
+				       k->name, p->name);
+		}
+		ct_copies_release(&copies);
+	}
+}
+
+/* LD_LIBRARY_PATH took a library before the copy its requester's RUNPATH/RPATH names. */
+static void shadowed(struct ct_pkg *p, struct ct_loader *L, size_t k0)
+{
+	size_t i, c;
+
+	for (i = k0; i < L->nlookups; i++) {
+		const struct ct_lookup *k = L->lookups[i];
+		struct ct_lobj *req = (struct ct_lobj *)k->requester;
+		struct ct_lookup *s;
+
+		if (k->found_via != CT_RULE_LD_LIBRARY_PATH || !k->object || !req ||
+		    (!req->info.runpath && !req->info.rpath))
+			continue;
+		s = ct_loader_search(L, req, k->name, true);
+		for (c = 0; c < s->ncands; c++) {
+			const struct ct_cand *cd = &s->cands[c];
+			struct ct_finding *f;
+			char lv[64], ov[64];
+
+			if (cd->outcome != CT_FOUND || cd->owner != req ||
+			    (cd->via != CT_RULE_RUNPATH && cd->via != CT_RULE_RPATH) ||
+			    same_file(cd->path, k->object->path))
+				continue;
+			ct_library_version_of(k->object->path, k->object->info.soname, lv, sizeof(lv));
+			ct_library_version_of(cd->path, k->object->info.soname, ov, sizeof(ov));
+			f = ct_finding_add(&p->findings, CT_F_LIB_SHADOWED, req->path,
+					   "LD_LIBRARY_PATH gives %s '%s' instead of '%s', which its "
+					   "%s names",
+					   base(req->path), k->object->path, cd->path,
+					   cd->via == CT_RULE_RUNPATH ? "RUNPATH" : "RPATH");
+			ct_finding_cause(f, "%s", k->object->path);
+			ct_finding_evidence(f, "%s: %s%s%s taken [LD_LIBRARY_PATH]", k->name,
+					    k->object->path, lv[0] ? ", version " : "", lv);
+			ct_finding_evidence(f, "%s: %s%s%s hidden", k->name, cd->path,
+					    ov[0] ? ", version " : "", ov);
+			ct_finding_fix(f, "take the folder of '%s' off LD_LIBRARY_PATH so %s gets the "
+					  "copy it was built with",
+				       k->object->path, p->name);
+			break;
+		}
+		ct_lookup_free(s);
+	}
+}
+
+/*
+ * The CUDA major a library is built for, and why: its own version
+ * (libcudart, libnvrtc, libnvJitLink), else the CUDA sonames it needs,
+ * else (cuDNN, whose core says nothing) its release's siblings (builds.h).
+ * Other libraries' device code is not scanned for it: doctor stays fast.
+ */
+static int object_cuda(const struct ct_lobj *o, char *why, size_t size)
+{
+	char v[64];
+	const char *soname = o->info.soname ? o->info.soname : base(o->path);
+	size_t i;
+	int c;
+
+	why[0] = '\0';
+	if (!ct_cuda_library(soname) || strncmp(soname, "libcuda.so", 10) == 0)
+		return 0;
+	ct_library_version_of(o->path, soname, v, sizeof(v));
+	if ((c = ct_library_cuda(soname, v, NULL)) > 0) {
+		snprintf(why, size, "%s %s", soname, v);
+		return c;
+	}
+	for (i = 0; i < o->info.nneeded; i++) {
+		const char *n = o->info.needed[i], *dot = strstr(n, ".so.");
+
+		if (dot && (ct_runtime_major(n) > 0 || strncmp(n, "libcublas", 9) == 0 ||
+			    strncmp(n, "libnvrtc.so", 11) == 0 || strncmp(n, "libnvJitLink.so", 15) == 0)) {
+			snprintf(why, size, "needs %s", n);
+			return atoi(dot + 4);
+		}
+	}
+	if (strncmp(soname, "libcudnn", 8) == 0)
+		return ct_build_of_file(o->path, why, size) / 1000;
+	return 0;
+}
+
+/* Two majors of one CUDA library family, or a library for another CUDA than p. */
+static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
+{
+	int want = p->cuda[0] ? atoi(p->cuda) : 0;
+	size_t i, j;
+
+	for (i = o0; i < L->nobjs; i++) {
+		const struct ct_lobj *a = L->objs[i];
+		const char *sa = a->info.soname ? a->info.soname : base(a->path), *ma;
+		char stem[128], stem2[128], why[PATH_MAX + 64];
+		int ca;
+
+		if (a->is_main || !ct_cuda_library(sa) || !ct_soname_split(sa, stem, sizeof(stem), &ma))
+			continue;
+		for (j = i + 1; j < L->nobjs; j++) {
+			const struct ct_lobj *b = L->objs[j];
+			const char *sb = b->info.soname ? b->info.soname : base(b->path), *mb;
+			struct ct_finding *f;
+
+			if (b->is_main || !ct_soname_split(sb, stem2, sizeof(stem2), &mb) ||
+			    strcmp(stem, stem2) != 0 || strcmp(ma, mb) == 0)
+				continue;
+			f = ct_finding_add(&p->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
+					   "two majors of %s would be loaded: '%s' and '%s'", stem,
+					   a->path, b->path);
+			ct_finding_evidence(f, "%s: %s", sa, a->path);
+			ct_finding_evidence(f, "%s: %s", sb, b->path);
+			ct_finding_fix(f, "keep one CUDA major for %s and everything it loads", p->name);
+		}
+		if (want > 0 && (ca = object_cuda(a, why, sizeof(why))) > 0 && ca != want) {
+			struct ct_finding *f;
+
+			f = ct_finding_add(&p->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
+					   "'%s' is built for CUDA %d, %s for CUDA %s", a->path, ca,
+					   p->name, p->cuda);
+			ct_finding_evidence(f, "%s: %s [%s]; built for CUDA %d: %s", sa, a->path,
+					    ct_rule_words(a->found_via), ca, why);
+			ct_finding_evidence(f, "%s is built for CUDA %s (%s)", p->name, p->cuda,
+					    p->cuda_from);
+			if (a->found_via == CT_RULE_LD_LIBRARY_PATH) {
+				const char *slash = strrchr(a->path, '/');
+
+				ct_finding_fix(f, "take '%.*s' off LD_LIBRARY_PATH, or install the build "
+						  "of %s for CUDA %d",
+					       slash ? (int)(slash - a->path) : 0, a->path, sa, want);
+			} else {
+				ct_finding_fix(f, "install the build of %s for CUDA %d", sa, want);
+			}
+		}
+	}
+}
+
+static void version_gaps(struct ct_pkg *p, struct ct_loader *L, size_t o0)
+{
+	struct ct_version_gap *g;
+	size_t n, i;
+
+	g = ct_version_gaps_since(L, o0, &n);
+	for (i = 0; i < n; i++) {
+		struct ct_finding *f;
+
+		f = ct_finding_add(&p->findings, CT_F_SYMBOL_VERSION_MISSING, g[i].requester->path,
+				   "'%s' needs version %s of '%s', which '%s' does not define",
+				   base(g[i].requester->path), g[i].need->version, g[i].need->file,
+				   g[i].lacking->path);
+		if (g[i].missing_symbol)
+			ct_finding_evidence(f, "symbol: %s, version %s", g[i].missing_symbol,
+					    g[i].need->version);
+		ct_finding_evidence(f, "%s: %s [%s]", g[i].need->file, g[i].lacking->path,
+				    ct_rule_words(g[i].lacking->found_via));
+		if (g[i].having)
+			ct_finding_evidence(f, "defined by: %s (%s)", g[i].having, g[i].having_where);
+		ct_finding_fix(f, "%s", g[i].fix);
+	}
+	ct_version_gaps_free(g, n);
+}
+
+/* The loaded object answering to name, or NULL. */
+static const struct ct_lobj *object_named(const struct ct_loader *L, const char *name)
+{
+	size_t k, n;
+
+	for (k = 0; k < L->nobjs; k++)
+		for (n = 0; n < L->objs[k]->nnames; n++)
+			if (strcmp(L->objs[k]->names[n], name) == 0)
+				return L->objs[k];
+	return NULL;
+}
+
+/*
+ * The first library o's dependency tree lacks (*who needs it), or NULL:
+ * then o would not load, whichever load mapped it first.
+ */
+static const char *tree_missing(const struct ct_loader *L, const struct ct_lobj *o,
+				const struct ct_lobj **who)
+{
+	const struct ct_lobj **queue = ct_xcalloc(L->nobjs + 1, sizeof(*queue));
+	const char *missing = NULL;
+	size_t head = 0, tail = 0, i, k;
+
+	queue[tail++] = o;
+	while (head < tail && !missing) {
+		const struct ct_lobj *x = queue[head++];
+
+		for (i = 0; i < x->info.nneeded && !missing; i++) {
+			const struct ct_lobj *d = object_named(L, x->info.needed[i]);
+
+			if (!d) {
+				missing = x->info.needed[i];
+				*who = x;
+				break;
+			}
+			for (k = 0; k < tail && queue[k] != d; k++)
+				;
+			if (k == tail && tail < L->nobjs)
+				queue[tail++] = d;
+		}
+	}
+	free(queue);
+	return missing;
+}
+
+static bool tree_complete(const struct ct_loader *L, const struct ct_lobj *o)
+{
+	const struct ct_lobj *who;
+
+	return tree_missing(L, o, &who) == NULL;
+}
+
+/* An extension of PyTorch: it needs one of its libraries (libtorch*, libc10*). */
+static bool needs_framework(const struct ct_lobj *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->info.nneeded; i++)
+		if (ct_framework_library(o->info.needed[i]))
+			return true;
+	return false;
+}
+
+static bool is_package_file(const struct ct_pkg *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmods; i++)
+		if (strcmp(p->mods[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The library o needs that should define sym: of its PyTorch libraries,
+ * the one that defines the most other symbols of sym's innermost
+ * namespace (c10::cuda -> libc10_cuda), else the first; NULL when none.
+ */
+static const struct ct_lobj *expected(struct judge *J, const struct ct_loader *L,
+				      const struct ct_lobj *o, const char *sym)
+{
+	size_t ends[16], nparts = ct_mangled_parts(sym, ends, 16), level, i, best = 0, n;
+	const struct ct_lobj *pick = NULL, *first = NULL, *x;
+	const struct ct_symtab *t;
+
+	for (level = nparts ? nparts - 1 : 0; level > 0 && !pick; level--)
+		for (i = 0; i < o->info.nneeded; i++) {
+			if (!ct_framework_library(o->info.needed[i]) ||
+			    !(x = object_named(L, o->info.needed[i])))
+				continue;
+			first = first ? first : x;
+			if ((t = ct_symcache_table(J->syms, x->path)) &&
+			    (n = ct_symtab_count_prefix(t, sym, ends[level - 1], NULL)) > best) {
+				best = n;
+				pick = x;
+			}
+		}
+	for (i = 0; !pick && !first && i < o->info.nneeded; i++)
+		if (ct_framework_library(o->info.needed[i]))
+			first = object_named(L, o->info.needed[i]);
+	return pick ? pick : first;
+}
+
+/*
+ * The package's objects' undefined symbols that nothing loaded defines:
+ * Python's dlopen binds them all at import (RTLD_NOW), and fails.
+ */
+static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L)
+{
+	const struct ct_symtab **scope = ct_xcalloc(L->nobjs + 1, sizeof(*scope));
+	size_t i, k, s, n = 0;
+
+	for (i = 0; i < L->nobjs; i++) {
+		const char *path = L->objs[i]->path;
+
+		if (!path[0] || !(scope[n++] = ct_symcache_table(J->syms, path)))
+			goto out; /* an object unread could define anything */
+	}
+	for (i = 0; i < L->nobjs; i++) {
+		const struct ct_lobj *o = L->objs[i];
+		const struct ct_undefs *u;
+		const char *first = NULL;
+		size_t missing = 0;
+
+		if (o->is_main || !is_package_file(p, o->path) || !tree_complete(L, o) ||
+		    !needs_framework(o) || !(u = ct_symcache_undefs(J->syms, o->path)))
+			continue;
+		for (s = 0; s < u->n; s++) {
+			for (k = 0; k < n && !ct_symtab_has(scope[k], u->names[s], NULL); k++)
+				;
+			if (k == n && !missing++)
+				first = u->names[s];
+		}
+		if (first) {
+			struct ct_framework fw;
+			struct ct_finding *f;
+			const struct ct_lobj *expect;
+			char *d = ct_demangle(first);
+
+			expect = expected(J, L, o, first);
+			f = ct_finding_add(&p->findings, CT_F_SYMBOL_MISSING, o->path,
+					   "'%s' needs %s%s%s%s, which no library it loads defines%s",
+					   base(o->path), first, d ? " (" : "", d ? d : "", d ? ")" : "",
+					   missing > 1 ? " (nor others)" : "");
+			ct_finding_evidence(f, "import fails: \"%s: undefined symbol: %s\"", o->path,
+					    first);
+			if (missing > 1)
+				ct_finding_evidence(f, "%zu more undefined symbols of %s defined nowhere",
+						    missing - 1, base(o->path));
+			if (expect) {
+				ct_finding_evidence(f, "expected from: %s (%s): it defines other symbols "
+						       "of that namespace",
+						    expect->path, expect->info.soname ? expect->info.soname
+										      : base(expect->path));
+				if (ct_framework_of(expect->path, &fw)) {
+					ct_finding_evidence(f, "%s installed: %s%s%s (%s); %s was built "
+							       "against another release",
+							    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "",
+							    fw.cuda, fw.source, base(o->path));
+					ct_finding_fix(f, "rebuild %s against the %s in use (%s): pip "
+							  "install --no-build-isolation",
+						       p->name, fw.name, fw.version);
+					ct_finding_fix_line(f, "or install the build of %s made for %s %s",
+							    p->name, fw.name, fw.version);
+				}
+			}
+			if (!f->nfix_lines)
+				ct_finding_fix(f, "rebuild %s against the libraries installed here, or "
+						  "install its build for them",
+					       p->name);
+			free(d);
+		}
+	}
+out:
+	free(scope);
+}
+
+/* ---- device code ------------------------------------------------------------ */
+
+static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *m)
+{
+	const struct ct_pkg_machine *M = J->m;
+	struct elfscan_file f;
+	size_t t, i, len = 0;
+	bool per_gpu = ct_cuda_library_per_gpu(base(m->path));
+	/* Code nobody rebuilds by hand: NVIDIA's libraries and PyTorch's own. */
+	bool prebuilt = per_gpu || ct_framework_library(m->path);
+	char toolkit[128];
+
+	elfscan_file_init(&f);
+	if (elfscan_scan_path(&f, m->path, NULL) != 0 || !f.nimages)
+		goto out;
+	m->device_code = true;
+	/* The archs once each, in the order first met. */
+	for (i = 0; i < f.nimages; i++) {
+		char name[ELFSCAN_ARCH_NAME_MAX], word[ELFSCAN_ARCH_NAME_MAX + 2], have[sizeof(m->archs) + 2];
+
+		elfscan_image_arch_name(&f.images[i], name, sizeof(name));
+		snprintf(word, sizeof(word), " %s ", name);
+		snprintf(have, sizeof(have), " %s ", m->archs);
+		if (strstr(have, word) || len + strlen(name) + 2 >= sizeof(m->archs))
+			continue;
+		len += (size_t)snprintf(m->archs + len, sizeof(m->archs) - len, "%s%s",
+					len ? " " : "", name);
+	}
+	m->verdicts = ct_xcalloc(M->ntargets + 1, sizeof(*m->verdicts));
+	for (t = 0; t < M->ntargets; t++) {
+		struct ct_pkg_verdict *pv = &m->verdicts[m->nverdicts++];
+		struct ct_verdict v;
+		struct ct_finding *fd;
+		char gencode[256];
+
+		ct_verdict_judge(&v, &f, &M->targets[t], per_gpu);
+		snprintf(pv->target, sizeof(pv->target), "%s", M->target_names[t]);
+		pv->verdict = v.verdict;
+		pv->fatbins = v.modules;
+		pv->sass = v.sass;
+		pv->ptx_jit = v.ptx_jit;
+		pv->no_image = v.no_image;
+		if (v.image >= 0)
+			elfscan_image_arch_name(&f.images[v.image], pv->image, sizeof(pv->image));
+		if (v.verdict == CT_VERDICT_NO_IMAGE) {
+			fd = ct_finding_add(&p->findings, CT_F_NO_KERNEL_IMAGE, m->path,
+					    "'%s' has no kernel image for %s", base(m->path),
+					    M->target_names[t]);
+			ct_finding_evidence(fd, "%zu of %zu fatbins have no image that runs on %s "
+						"(its device code: %s)",
+					    v.no_image, v.modules, M->target_names[t],
+					    m->archs);
+			ct_finding_evidence(fd, "a kernel of those fails with \"no kernel image is "
+						"available for execution on the device\"");
+			ct_arch_toolkit_words(M->targets[t].major, M->targets[t].minor, toolkit,
+					      sizeof(toolkit));
+			if (prebuilt)
+				ct_finding_fix(fd, "install a release of %s built for %u.%u%s%s",
+					       per_gpu ? base(m->path) : p->name, M->targets[t].major,
+					       M->targets[t].minor, toolkit[0] ? ", from " : "", toolkit);
+			else
+				ct_finding_fix(fd, "install a build of %s for %u.%u, or rebuild it with %s "
+						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+					       p->name, M->targets[t].major, M->targets[t].minor,
+					       ct_arch_gencode_words(M->targets[t].major,
+								     M->targets[t].minor, gencode,
+								     sizeof(gencode)),
+					       M->targets[t].major, M->targets[t].minor);
+		} else if (v.verdict == CT_VERDICT_PTX_JIT && !per_gpu) {
+			fd = ct_finding_add(&p->findings, CT_F_PTX_JIT_ONLY, m->path,
+					    "'%s' runs on %s only as PTX, compiled at first launch",
+					    base(m->path), M->target_names[t]);
+			ct_finding_evidence(fd, "%zu of %zu fatbins have PTX but no SASS for %s (its "
+						"device code: %s)",
+					    v.ptx_jit, v.modules, M->target_names[t], m->archs);
+			ct_arch_toolkit_words(M->targets[t].major, M->targets[t].minor, toolkit,
+					      sizeof(toolkit));
+			if (prebuilt)
+				ct_finding_fix(fd, "nothing to rebuild; for SASS, a release of %s built "
+						   "for %u.%u%s%s",
+					       p->name, M->targets[t].major, M->targets[t].minor,
+					       toolkit[0] ? ", from " : "", toolkit);
+			else
+				ct_finding_fix(fd, "add SASS for %u.%u with %s "
+						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+					       M->targets[t].major, M->targets[t].minor,
+					       ct_arch_gencode_words(M->targets[t].major,
+								     M->targets[t].minor, gencode,
+								     sizeof(gencode)),
+					       M->targets[t].major, M->targets[t].minor);
+		}
+		ct_verdict_release(&v);
+	}
+out:
+	elfscan_file_release(&f);
+}
+
+static struct ct_pkg_module *add_module(struct ct_pkg *p, const char *path)
+{
+	struct ct_pkg_module *m;
+
+	p->mods = ct_xrealloc(p->mods, (p->nmods + 1) * sizeof(*p->mods));
+	m = &p->mods[p->nmods++];
+	memset(m, 0, sizeof(*m));
+	m->path = ct_xstrdup(path);
+	return m;
+}
+
+/* ---- one package ------------------------------------------------------------ */
+
+/* The CUDA the package is built for: torch's version.py, else a runtime it loads. */
+static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char *c_module)
+{
+	struct ct_framework fw;
+	size_t i;
+	int best = 0, minor = -1;
+
+	for (i = 0; c_module && c_module[0] && i < L->nobjs; i++)
+		if (ct_framework_library(L->objs[i]->path) && ct_framework_of(L->objs[i]->path, &fw)) {
+			snprintf(p->cuda, sizeof(p->cuda), "%s", fw.cuda);
+			snprintf(p->cuda_from, sizeof(p->cuda_from), "%s", fw.source);
+			return;
+		}
+	for (i = 0; i < L->nobjs; i++) {
+		const struct ct_lobj *o = L->objs[i];
+		const char *so = o->info.soname ? o->info.soname : base(o->path);
+		char v[64];
+		int c, mn;
+
+		if (ct_runtime_major(so) <= 0)
+			continue;
+		ct_library_version_of(o->path, so, v, sizeof(v));
+		if ((c = ct_library_cuda(so, v, &mn)) <= 0)
+			c = ct_runtime_major(so), mn = -1;
+		if (c > best) {
+			best = c;
+			minor = mn;
+			snprintf(p->cuda_from, sizeof(p->cuda_from), "%s", o->path);
+		}
+	}
+	if (best > 0 && minor >= 0)
+		snprintf(p->cuda, sizeof(p->cuda), "%d.%d", best, minor);
+	else if (best > 0)
+		snprintf(p->cuda, sizeof(p->cuda), "%d", best);
+}
+
+/* The CUDA libraries of the load built for a newer CUDA major than the driver's. */
+static void driver_check_libs(const struct judge *J, struct ct_pkg *p, const struct ct_loader *L,
+			      size_t o0, int said)
+{
+	char why[PATH_MAX + 64], from[2 * PATH_MAX + 128];
+	const char *fromp = from, *name;
+	struct ct_driver_need need = {
+		.seen = CT_DRIVER_SEEN_PROCESS,
+		.driver = J->m->driver_cuda,
+		.driver_path = J->m->driver_path,
+		.driver_release = J->m->driver_release,
+	};
+	size_t i;
+	int c;
+
+	for (i = o0; J->m->driver_cuda > 0 && i < L->nobjs; i++) {
+		const struct ct_lobj *o = L->objs[i];
+		struct ct_finding *f;
+
+		/* A major the package's own finding already names says nothing new. */
+		if (o->is_main || (c = object_cuda(o, why, sizeof(why))) <= 0 || c == said ||
+		    !ct_driver_too_old(c * 1000, J->m->driver_cuda))
+			continue;
+		name = o->info.soname ? o->info.soname : base(o->path);
+		snprintf(from, sizeof(from), "%s [%s]: %s", o->path, ct_rule_words(o->found_via),
+			 why);
+		need.runtime = c * 1000;
+		need.runtime_path = o->path;
+		need.library = name;
+		need.libraries = &name;
+		need.nlibraries = 1;
+		need.runtime_from = &fromp;
+		need.nruntime_from = 1;
+		if ((f = ct_driver_rule(&p->findings, &need)))
+			ct_finding_evidence(f, "%s loads it", p->name);
+	}
+}
+
+/* driver-too-old for the package's own CUDA; the major it names, or 0. */
+static int driver_check(const struct judge *J, struct ct_pkg *p)
+{
+	int cuda = 0, minor = 0;
+	const char *dot;
+	struct ct_finding *f;
+	char dv[32];
+
+	if (!p->cuda[0] || J->m->driver_cuda <= 0)
+		return 0;
+	cuda = atoi(p->cuda);
+	if ((dot = strchr(p->cuda, '.')))
+		minor = atoi(dot + 1);
+	if (cuda <= 0 || !ct_driver_too_old(cuda * 1000 + minor * 10, J->m->driver_cuda))
+		return 0;
+	f = ct_finding_add(&p->findings, CT_F_DRIVER_TOO_OLD, p->cuda_from,
+			   "%s is built for CUDA %s, newer than the driver's CUDA %s", p->name,
+			   p->cuda, ct_cuda_version_words(J->m->driver_cuda, dv, sizeof(dv)));
+	ct_finding_evidence(f, "built for CUDA %s: %s", p->cuda, p->cuda_from);
+	ct_finding_evidence(f, "its CUDA calls fail with \"CUDA driver version is insufficient "
+			       "for CUDA runtime version\" (35)");
+	ct_driver_fix(f, cuda * 1000 + minor * 10, J->m->driver_cuda, NULL, NULL);
+	return cuda;
+}
+
+static const char *verdict_of(const struct ct_findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->f[i].severity == CT_SEV_ERROR)
+			return ct_finding_id(fs->f[i].code);
+	return "ok";
+}
+
+/*
+ * Judge dist as a package when one of its shared objects counts; false
+ * (nothing kept) otherwise.
+ */
+static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *site,
+			  const struct ct_dist *dist)
+{
+	const struct ct_pkg_machine *M = J->m;
+	char c_module[PATH_MAX] = "";
+	struct ct_pkg p = { 0 };
+	struct ct_loader L;
+	size_t i, k0 = 0, o0 = 0;
+	bool real_program, torch = strcmp(dist->name, "torch") == 0;
+
+	for (i = 0; i < dist->nfiles; i++) {
+		struct sofacts s;
+
+		env->nscanned++;
+		read_facts(dist->files[i], &s);
+		if (!s.readable || !s.cuda)
+			continue;
+		add_module(&p, dist->files[i])->device_code = s.device_code;
+		p.needs_torch |= s.torch;
+	}
+	if (!p.nmods && !torch)
+		return false;
+	p.name = ct_xstrdup(dist->name);
+	p.version = ct_xstrdup(dist->version ? dist->version : "");
+	p.site = ct_xstrdup(site);
+	p.meta = dist->meta ? ct_xstrdup(dist->meta) : NULL;
+	ct_findings_init(&p.findings);
+
+	real_program = start(&L, M->L, env->py.real);
+	if (torch || p.needs_torch)
+		model_import_torch(&L, M->L, &env->py, c_module, sizeof(c_module));
+	/*
+	 * What import torch brings is torch's to judge; a package that needs
+	 * it is judged from there on, unless import torch itself fails: then
+	 * that is what stops it.
+	 */
+	if (!torch && p.needs_torch && !failed(&L, 0, false)) {
+		k0 = L.nlookups;
+		o0 = L.nobjs;
+	}
+	for (i = 0; i < p.nmods; i++) {
+		struct ct_pkg_module *m = &p.mods[i];
+		size_t before = L.nlookups;
+		const struct ct_lookup *k = model_dlopen(&L, m->path), *miss;
+		const struct ct_lobj *who = NULL;
+		const char *lacks;
+		char words[1024];
+
+		if ((miss = failed_since(&L, before))) {
+			snprintf(words, sizeof(words), "%s: %s", miss->name,
+				 miss->error ? miss->error : "not found");
+			m->load_error = ct_xstrdup(words);
+		} else if (k->object && (lacks = tree_missing(&L, k->object, &who))) {
+			/* Mapped by an earlier load (import torch) that failed. */
+			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
+				 base(who->path));
+			m->load_error = ct_xstrdup(words);
+		} else {
+			m->loaded = k->object != NULL;
+		}
+	}
+	/* The torch import's lookups count for torch and for whatever needs it. */
+	package_cuda(&p, &L, torch || p.needs_torch ? c_module : NULL);
+	not_found(&p, &L, k0);
+	shadowed(&p, &L, k0);
+	mixed(&p, &L, o0);
+	version_gaps(&p, &L, o0);
+	/* With a library missing, what it would define is unknown. */
+	/*
+	 * torch's own objects are built with its libraries: reading their
+	 * symbol tables (libtorch_cpu's is 10 MB) would tell nothing.
+	 */
+	if (real_program && !torch && !failed(&L, 0, false))
+		symbols(J, &p, &L);
+	/* Device code: the package's objects, and PyTorch's libraries for torch. */
+	if (torch)
+		for (i = 0; i < L.nobjs; i++) {
+			const char *path = L.objs[i]->path;
+			size_t k;
+
+			if (!ct_framework_library(path))
+				continue;
+			for (k = 0; k < p.nmods && !same_file(p.mods[k].path, path); k++)
+				;
+			if (k == p.nmods) {
+				struct ct_pkg_module *m = add_module(&p, path);
+
+				m->device_code = has_device_code(path);
+				m->loaded = true;
+			}
+		}
+	for (i = 0; M->ntargets && i < p.nmods; i++)
+		if (p.mods[i].device_code)
+			judge_code(J, &p, &p.mods[i]);
+	driver_check_libs(J, &p, &L, o0, driver_check(J, &p));
+	ct_loader_release(&L);
+	ct_findings_group(&p.findings);
+	p.verdict = verdict_of(&p.findings);
+	env->pkgs = ct_xrealloc(env->pkgs, (env->npkgs + 1) * sizeof(*env->pkgs));
+	env->pkgs[env->npkgs++] = p;
+	return true;
+}
+
+static bool judged_before(const struct ct_pyenv *env, const char *name)
+{
+	char a[256], b[256];
+	size_t i;
+
+	ct_python_normal_name(name, a, sizeof(a));
+	for (i = 0; i < env->npkgs; i++)
+		if (strcmp(ct_python_normal_name(env->pkgs[i].name, b, sizeof(b)), a) == 0)
+			return true;
+	return false;
+}
+
+int ct_pyenvs_judge(const char *given, const struct ct_pkg_machine *m, struct ct_pyenv **out,
+		    size_t *n)
+{
+	struct ct_python *pys;
+	struct judge J = { .m = m, .syms = ct_symcache_new() };
+	size_t i, s, k;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = ct_pythons_find(given, &pys, n)) < 0) {
+		ct_symcache_free(J.syms);
+		return rc;
+	}
+	*out = ct_xcalloc(*n + 1, sizeof(**out));
+	for (i = 0; i < *n; i++) {
+		struct ct_pyenv *env = &(*out)[i];
+
+		env->py = pys[i];
+		for (s = 0; s < env->py.nsites; s++) {
+			struct ct_site site;
+
+			if (ct_site_read(&site, env->py.sites[s]) < 0)
+				continue;
+			/* The first of a name on sys.path is the one imported. */
+			for (k = 0; k < site.ndists; k++)
+				if (!judged_before(env, site.dists[k].name))
+					judge_package(&J, env, site.dir, &site.dists[k]);
+			ct_site_release(&site);
+		}
+	}
+	free(pys);
+	ct_symcache_free(J.syms);
+	return 0;
+}
+
+void ct_pyenvs_free(struct ct_pyenv *envs, size_t n)
+{
+	size_t i, k, m;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < envs[i].npkgs; k++) {
+			struct ct_pkg *p = &envs[i].pkgs[k];
+
+			for (m = 0; m < p->nmods; m++) {
+				free(p->mods[m].path);
+				free(p->mods[m].load_error);
+				free(p->mods[m].verdicts);
+			}
+			free(p->mods);
+			free(p->name);
+			free(p->version);
+			free(p->site);
+			free(p->meta);
+			ct_findings_release(&p->findings);
+		}
+		free(envs[i].pkgs);
+		ct_python_release(&envs[i].py);
+	}
+	free(envs);
+}
+
+int ct_pyenvs_worst(const struct ct_pyenv *envs, size_t n)
+{
+	int worst = -1, w;
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < envs[i].npkgs; k++)
+			if ((w = ct_findings_worst(&envs[i].pkgs[k].findings)) > worst)
+				worst = w;
+	return worst;
+}

@@ -1,0 +1,96 @@
+/*
+ * A Python installation as files, with nothing run: the interpreters a
+ * user would run (the python3 on PATH, $VIRTUAL_ENV's, $CONDA_PREFIX's,
+ * or one given), the site folders each lists on sys.path (in its order),
+ * and the distributions installed there with their versions and files.
+ *
+ * The site folders are worked out the way the interpreter's site module
+ * does it: a venv (a pyvenv.cfg next to the program or one folder up) has
+ * its own lib/pythonX.Y/site-packages, plus the base's when
+ * include-system-site-packages is true; Debian's Python in /usr lists
+ * /usr/local/lib/pythonX.Y/dist-packages, /usr/lib/python3/dist-packages
+ * and /usr/lib/pythonX.Y/dist-packages; any other prefix
+ * lib/pythonX.Y/site-packages (and lib64's). The user's site folder
+ * (~/.local/lib/pythonX.Y/site-packages) comes first outside venvs.
+ * Only folders that exist are kept.
+ *
+ * A distribution is a .dist-info or .egg-info folder: its name and
+ * version from METADATA / PKG-INFO (else from the folder's name), its
+ * shared objects from RECORD (installed-files.txt for eggs), else from
+ * the top-level names top_level.txt (or its own name) gives, walked.
+ *
+ * Ownership: struct ct_python and struct ct_site own everything in them;
+ * their _release functions free it. Not thread-safe.
+ */
+#ifndef CT_PYTHON_H
+#define CT_PYTHON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ct_python {
+	char *exe;          /* as found ("/usr/bin/python3") */
+	char *real;         /* symlinks resolved, or a copy of exe */
+	const char *from;   /* "PATH", "PATH (pyenv)", "VIRTUAL_ENV", "CONDA_PREFIX",
+			       "--python" */
+	char version[16];   /* "3.13", or "" when nothing says */
+	char *prefix;       /* sys.prefix (the venv's, for a venv) */
+	bool venv;          /* a pyvenv.cfg was found */
+	char **sites;       /* the site folders, in sys.path's order */
+	size_t nsites;
+};
+
+/*
+ * The interpreter at exe (found via from: a static string), its version
+ * and site folders. Returns 0, or -errno when exe is not an executable
+ * file (nothing to release then).
+ */
+int ct_python_open(struct ct_python *py, const char *exe, const char *from);
+void ct_python_release(struct ct_python *py);
+
+/*
+ * The interpreters to judge: given (--python) alone when not NULL; else
+ * the python3 first on PATH (through a pyenv shim: the version it runs,
+ * from $PYENV_VERSION, .python-version or ROOT/version; "system": the
+ * next python3 on PATH), $VIRTUAL_ENV/bin/python3 and
+ * $CONDA_PREFIX/bin/python3, those whose site folders differ. *n of them,
+ * each to release, the array to free; a given one that cannot be opened
+ * is -errno with *n 0.
+ */
+int ct_pythons_find(const char *given, struct ct_python **out, size_t *n);
+
+/* One installed distribution. */
+struct ct_dist {
+	char *name;         /* "torch", "nvidia-cudnn-cu12" (as METADATA says) */
+	char *version;      /* "2.6.0+debian", or "" */
+	char *meta;         /* its .dist-info / .egg-info folder; NULL for the
+			       shared objects no distribution lists */
+	char **files;       /* its shared objects, absolute paths, sorted */
+	size_t nfiles;
+	bool from_record;   /* files listed by RECORD / installed-files.txt */
+};
+
+/* A site folder and what is installed in it. */
+struct ct_site {
+	char *dir;
+	struct ct_dist *dists;   /* sorted by name; with the shared objects no
+				    distribution lists, by top-level folder */
+	size_t ndists;
+};
+
+/*
+ * Read the distributions of dir. Shared objects under the site folder
+ * that no distribution lists become distributions of their own, named by
+ * their top-level folder with meta NULL. Returns 0 or -errno (dir
+ * unreadable; nothing to release).
+ */
+int ct_site_read(struct ct_site *s, const char *dir);
+void ct_site_release(struct ct_site *s);
+
+/* Is a file name a shared object's ("x.so", "x.cpython-313-x86_64-linux-gnu.so", "libx.so.12")? */
+bool ct_python_shared_object(const char *name);
+
+/* "nvidia_cudnn_cu12" and "nvidia-cudnn-cu12" alike: PEP 503's normal form into buf. */
+char *ct_python_normal_name(const char *name, char *buf, size_t size);
+
+#endif

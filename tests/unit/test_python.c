@@ -1,0 +1,355 @@
+/*
+ * Python installations as files (cli/loader/python.c), on trees made in
+ * a temporary folder: the site folders an interpreter lists (a prefix, a
+ * venv with and without the base's, the user's site first outside venvs,
+ * a version from the program's name or pyvenv.cfg, every pythonX.Y
+ * folder when nothing says); the distributions of a site folder (name and
+ * version from METADATA / PKG-INFO or the folder's name, shared objects
+ * from RECORD with its quoting and ../ entries, from installed-files.txt,
+ * from top_level.txt, from the name alone, and the unclaimed ones grouped
+ * by their top-level folder); names of shared objects; PEP 503 names;
+ * bad input (no such program, a folder, metadata without a name).
+ */
+#include "helpers.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <unistd.h>
+
+#include "python.h"
+
+static char top[256];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(top, sizeof(top), "%s/ct-python.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(top))
+		return -1;
+	setenv("HOME", top, 1);
+	unsetenv("PYTHONNOUSERSITE");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(top, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* mkdir -p top/rel */
+static void mkdirs(const char *rel)
+{
+	char path[1024], *p;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	for (p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	mkdir(path, 0755);
+}
+
+/* top/rel with text (folders made), mode. */
+static void put(const char *rel, const char *text, mode_t mode)
+{
+	char path[1024], dir[1024], *slash;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s", rel);
+	if ((slash = strrchr(dir, '/'))) {
+		*slash = '\0';
+		mkdirs(dir);
+	}
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+static char *at(const char *rel)
+{
+	static char bufs[4][1024];
+	static int n;
+	char *b = bufs[n++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", top, rel);
+	return b;
+}
+
+static void test_shared_object_names(void **state)
+{
+	(void)state;
+	assert_true(ct_python_shared_object("x.so"));
+	assert_true(ct_python_shared_object("_C.cpython-313-x86_64-linux-gnu.so"));
+	assert_true(ct_python_shared_object("libcudnn.so.9"));
+	assert_true(ct_python_shared_object("libcublas.so.12.4.5.8"));
+	assert_false(ct_python_shared_object("x.so.py"));
+	assert_false(ct_python_shared_object("libx.so.9a"));
+	assert_false(ct_python_shared_object("solver.py"));
+	assert_false(ct_python_shared_object("x.sorted"));
+}
+
+static void test_normal_name(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(ct_python_normal_name("nvidia_cudnn_cu12", buf, sizeof(buf)),
+			    "nvidia-cudnn-cu12");
+	assert_string_equal(ct_python_normal_name("Flash.Attn", buf, sizeof(buf)), "flash-attn");
+	assert_string_equal(ct_python_normal_name("a--__b", buf, sizeof(buf)), "a-b");
+}
+
+static void test_prefix(void **state)
+{
+	struct ct_python py;
+
+	(void)state;
+	put("p/bin/python3.12", "#!/bin/sh\n", 0755);
+	mkdirs("p/lib/python3.12/site-packages");
+	mkdirs("p/lib/python3.11/site-packages"); /* another version's: not listed */
+	mkdirs(".local/lib/python3.12/site-packages");
+	assert_int_equal(ct_python_open(&py, at("p/bin/python3.12"), "PATH"), 0);
+	assert_string_equal(py.version, "3.12");
+	assert_string_equal(py.prefix, at("p"));
+	assert_false(py.venv);
+	assert_int_equal(py.nsites, 2);
+	/* The user's site first, as site.py puts it. */
+	assert_string_equal(py.sites[0], at(".local/lib/python3.12/site-packages"));
+	assert_string_equal(py.sites[1], at("p/lib/python3.12/site-packages"));
+	ct_python_release(&py);
+
+	/* PYTHONNOUSERSITE drops it. */
+	setenv("PYTHONNOUSERSITE", "1", 1);
+	assert_int_equal(ct_python_open(&py, at("p/bin/python3.12"), "PATH"), 0);
+	assert_int_equal(py.nsites, 1);
+	ct_python_release(&py);
+	unsetenv("PYTHONNOUSERSITE");
+}
+
+static void test_version_unknown(void **state)
+{
+	struct ct_python py;
+
+	(void)state;
+	/* A program named python3 (a wrapper): every pythonX.Y of its prefix. */
+	put("w/bin/python3", "#!/bin/sh\n", 0755);
+	mkdirs("w/lib/python3.10/site-packages");
+	mkdirs("w/lib/python3.13/site-packages");
+	mkdirs("w/home/.local/lib/python3.13/site-packages");
+	setenv("HOME", at("w/home"), 1);
+	assert_int_equal(ct_python_open(&py, at("w/bin/python3"), "PATH"), 0);
+	assert_string_equal(py.version, "");
+	assert_int_equal(py.nsites, 3);
+	assert_string_equal(py.sites[0], at("w/home/.local/lib/python3.13/site-packages"));
+	assert_string_equal(py.sites[1], at("w/lib/python3.10/site-packages"));
+	assert_string_equal(py.sites[2], at("w/lib/python3.13/site-packages"));
+	ct_python_release(&py);
+	setenv("HOME", top, 1);
+}
+
+static void test_venv(void **state)
+{
+	struct ct_python py;
+	char cfg[1024];
+
+	(void)state;
+	put("base/bin/python3.11", "#!/bin/sh\n", 0755);
+	mkdirs("base/lib/python3.11/site-packages");
+	mkdirs(".local/lib/python3.11/site-packages");
+	mkdirs("venv/bin");
+	mkdirs("venv/lib/python3.11/site-packages");
+	assert_int_equal(symlink(at("base/bin/python3.11"), at("venv/bin/python3")), 0);
+	snprintf(cfg, sizeof(cfg), "home = %s/base/bin/\ninclude-system-site-packages = false\n"
+				   "version = 3.11.9\n", top);
+	put("venv/pyvenv.cfg", cfg, 0644);
+	assert_int_equal(ct_python_open(&py, at("venv/bin/python3"), "VIRTUAL_ENV"), 0);
+	assert_true(py.venv);
+	assert_string_equal(py.from, "VIRTUAL_ENV");
+	assert_string_equal(py.real, at("base/bin/python3.11"));
+	assert_string_equal(py.version, "3.11");
+	assert_string_equal(py.prefix, at("venv"));
+	assert_int_equal(py.nsites, 1);
+	assert_string_equal(py.sites[0], at("venv/lib/python3.11/site-packages"));
+	ct_python_release(&py);
+
+	/* With the base's: the venv's, the user's, the base's. */
+	snprintf(cfg, sizeof(cfg), "home = %s/base/bin\ninclude-system-site-packages = True\n", top);
+	put("venv/pyvenv.cfg", cfg, 0644);
+	assert_int_equal(ct_python_open(&py, at("venv/bin/python3"), "PATH"), 0);
+	assert_int_equal(py.nsites, 3);
+	assert_string_equal(py.sites[0], at("venv/lib/python3.11/site-packages"));
+	assert_string_equal(py.sites[1], at(".local/lib/python3.11/site-packages"));
+	assert_string_equal(py.sites[2], at("base/lib/python3.11/site-packages"));
+	ct_python_release(&py);
+}
+
+static void test_bad_program(void **state)
+{
+	struct ct_python py;
+
+	(void)state;
+	assert_int_equal(ct_python_open(&py, at("nothing/python3"), "--python"), -ENOENT);
+	mkdirs("adir");
+	assert_int_equal(ct_python_open(&py, at("adir"), "--python"), -EISDIR);
+	put("noexec/python3", "", 0644);
+	/* root may run anything with an x bit; none here. */
+	assert_int_equal(ct_python_open(&py, at("noexec/python3"), "--python"), -EACCES);
+}
+
+static void test_find(void **state)
+{
+	struct ct_python *v;
+	size_t n, i;
+
+	(void)state;
+	put("conda/bin/python3.12", "#!/bin/sh\n", 0755);
+	assert_int_equal(symlink("python3.12", at("conda/bin/python3")), 0);
+	mkdirs("conda/lib/python3.12/site-packages");
+	put("onpath/python3", "#!/bin/sh\n", 0755);
+	mkdirs("lib/python3.9/site-packages"); /* onpath's prefix is top */
+	{
+		char path[2048];
+
+		snprintf(path, sizeof(path), "%s:%s", at("nothing"), at("onpath"));
+		setenv("PATH", path, 1);
+	}
+	setenv("CONDA_PREFIX", at("conda"), 1);
+	setenv("VIRTUAL_ENV", at("conda"), 1); /* the same interpreter: listed once */
+	assert_int_equal(ct_pythons_find(NULL, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].exe, at("onpath/python3"));
+	assert_string_equal(v[0].from, "PATH");
+	assert_string_equal(v[1].exe, at("conda/bin/python3"));
+	assert_string_equal(v[1].from, "VIRTUAL_ENV");
+	assert_string_equal(v[1].real, at("conda/bin/python3.12"));
+	assert_string_equal(v[1].sites[v[1].nsites - 1], at("conda/lib/python3.12/site-packages"));
+	for (i = 0; i < n; i++)
+		ct_python_release(&v[i]);
+	free(v);
+
+	/* --python alone, whatever the environment says. */
+	assert_int_equal(ct_pythons_find(at("conda/bin/python3.12"), &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].from, "--python");
+	ct_python_release(&v[0]);
+	free(v);
+	assert_int_equal(ct_pythons_find(at("conda/bin/none"), &v, &n), -ENOENT);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	unsetenv("CONDA_PREFIX");
+	unsetenv("VIRTUAL_ENV");
+}
+
+static const struct ct_dist *dist(const struct ct_site *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->ndists; i++)
+		if (strcmp(s->dists[i].name, name) == 0)
+			return &s->dists[i];
+	fail_msg("no distribution '%s'", name);
+	return NULL;
+}
+
+static void test_site(void **state)
+{
+	struct ct_site s;
+	const struct ct_dist *d;
+	char record[2048];
+
+	(void)state;
+	/* RECORD: quoted names, ../ entries, files that are gone. */
+	put("s/torch-2.6.0.dist-info/METADATA",
+	    "Metadata-Version: 2.1\nName: torch\nVersion: 2.6.0\n\nName: not-this\n", 0644);
+	put("s/torch/_C.cpython-311-x86_64-linux-gnu.so", "x", 0644);
+	put("s/torch/lib/libc10.so", "x", 0644);
+	put("s/torch/lib/lib,odd.so", "x", 0644);
+	put("s/torch/__init__.py", "", 0644);
+	snprintf(record, sizeof(record),
+		 "torch/__init__.py,sha256=x,0\n"
+		 "torch/_C.cpython-311-x86_64-linux-gnu.so,sha256=x,1\n"
+		 "torch/lib/libc10.so,sha256=x,1\n"
+		 "\"torch/lib/lib,odd.so\",sha256=x,1\n"
+		 "torch/lib/gone.so,sha256=x,1\n"
+		 "../../../bin/torchrun.so,,\n"
+		 "/abs/x.so,,\n");
+	put("s/torch-2.6.0.dist-info/RECORD", record, 0644);
+	/* An egg with installed-files.txt, relative to the egg-info folder. */
+	put("s/egg-1.0.egg-info/PKG-INFO", "Name: egg\nVersion: 1.0\n", 0644);
+	put("s/egg-1.0.egg-info/installed-files.txt", "../egg/_e.so\n../egg/__init__.py\n", 0644);
+	put("s/egg/_e.so", "x", 0644);
+	/* top_level.txt, nested folders walked, __pycache__ not. */
+	put("s/multi-0.3.dist-info/METADATA", "Name: multi\nVersion: 0.3\n", 0644);
+	put("s/multi-0.3.dist-info/top_level.txt", "mA\nmB\n", 0644);
+	put("s/mA/deep/er/k.so", "x", 0644);
+	put("s/mB/__pycache__/x.so", "x", 0644);
+	/* No metadata to read: the folder's name says it; files by the name. */
+	mkdirs("s/by_name-2.0.dist-info");
+	put("s/by_name/_b.so", "x", 0644);
+	/* An NVIDIA wheel without RECORD: nvidia/<component>. */
+	mkdirs("s/nvidia_cublas_cu12-12.4.5.8.dist-info");
+	put("s/nvidia/cublas/lib/libcublas.so.12", "x", 0644);
+	/* Nobody's: grouped by top-level name, a module file by its stem. */
+	put("s/loose/sub/_l.so", "x", 0644);
+	put("s/single.cpython-311-x86_64-linux-gnu.so", "x", 0644);
+	put("s/nothing/readme.txt", "", 0644);
+
+	assert_int_equal(ct_site_read(&s, at("s")), 0);
+	d = dist(&s, "torch");
+	assert_string_equal(d->version, "2.6.0");
+	assert_true(d->from_record);
+	assert_int_equal(d->nfiles, 3);
+	assert_string_equal(d->files[0], at("s/torch/_C.cpython-311-x86_64-linux-gnu.so"));
+	assert_string_equal(d->files[1], at("s/torch/lib/lib,odd.so"));
+	assert_string_equal(d->files[2], at("s/torch/lib/libc10.so"));
+	d = dist(&s, "egg");
+	assert_int_equal(d->nfiles, 1);
+	assert_string_equal(d->files[0], at("s/egg/_e.so"));
+	d = dist(&s, "multi");
+	assert_int_equal(d->nfiles, 1);
+	assert_string_equal(d->files[0], at("s/mA/deep/er/k.so"));
+	d = dist(&s, "by_name");
+	assert_string_equal(d->version, "2.0");
+	assert_int_equal(d->nfiles, 1);
+	d = dist(&s, "loose");
+	assert_null(d->meta);
+	assert_string_equal(d->version, "");
+	assert_int_equal(d->nfiles, 1);
+	d = dist(&s, "single");
+	assert_int_equal(d->nfiles, 1);
+	d = dist(&s, "nvidia_cublas_cu12");
+	assert_string_equal(d->version, "12.4.5.8");
+	assert_int_equal(d->nfiles, 1);
+	assert_string_equal(d->files[0], at("s/nvidia/cublas/lib/libcublas.so.12"));
+	/* Claimed folders are nobody else's; a folder without .so is nothing. */
+	assert_int_equal(s.ndists, 7);
+	ct_site_release(&s);
+
+	assert_int_equal(ct_site_read(&s, at("no-such-site")), -ENOENT);
+}
+
+#define T(f) cmocka_unit_test(f)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_shared_object_names), T(test_normal_name), T(test_prefix),
+		T(test_version_unknown),     T(test_venv),	   T(test_bad_program),
+		T(test_find),		     T(test_site),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
