@@ -8,7 +8,8 @@
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured (and
 #                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go)
 #   make deb          build/deb/cudatrace_VERSION_amd64.deb (dpkg-buildpackage, debian/)
-#   make wheel        build/dist/cudatrace-VERSION-py3-none-manylinux_2_N_x86_64.whl
+#   make wheel        build/dist/cudatrace-VERSION-py3-none-manylinux_2_N_x86_64.whl,
+#                     built in a Debian bullseye root when it can be (WHEEL_BUILD)
 #   make check-pkg    both, installed and run in a clean Debian root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make SANITIZE=address,undefined check
@@ -308,12 +309,15 @@ deb:
 	@tools/make-deb $(B)/deb $(VERSION)
 
 # The binary linked with static libelf, liblz4, libzstd and zlib, built in
-# $(B)/wheel; the wheel in $(B)/dist, tagged with the newest glibc symbol
-# version the binary and the shim need (tools/make-wheel measures it).
+# a Debian bullseye root (glibc 2.31; tools/make-wheel-root builds it once
+# into /var/cache/cudatrace-tests) into $(B)/wheel-bullseye, or on this
+# machine into $(B)/wheel (tools/build-wheel; WHEEL_BUILD=auto: the root
+# when it can be had, else this machine, saying so; bullseye, host: that
+# one or an error). The wheel in $(B)/dist, tagged with the newest glibc
+# symbol version the binary and the shim need (tools/make-wheel measures it).
+WHEEL_BUILD ?= auto
 wheel:
-	@$(MAKE) --no-print-directory B=$(B)/wheel STATIC_DEPS=1 all
-	@tools/make-wheel --version $(VERSION) --binary $(B)/wheel/cudatrace \
-		--shim $(B)/wheel/libcudatrace.so --out $(B)/dist
+	@WERROR=$(WERROR) tools/build-wheel $(B) $(VERSION) $(WHEEL_BUILD)
 
 # The .deb and the wheel installed into a clean Debian root that
 # tools/make-pkg-root builds once into /var/cache/cudatrace-tests (about

@@ -574,7 +574,10 @@ static void cache_copies(struct finder *f)
 		hits[nhits++] = c->by_key[i];
 	}
 	if (sl) {
-		snprintf(prefix, sizeof(prefix), "%s.", f->stem);
+		/* "%s." of the stem: gcc 10 (bullseye, make wheel) misjudges snprintf's room here. */
+		memcpy(prefix, f->stem, sl);
+		prefix[sl] = '.';
+		prefix[sl + 1] = '\0';
 		for (i = key_bound(c, cache, prefix); i < c->nby_key; i++) {
 			const char *key = cache->entries[c->by_key[i]].key;
 

@@ -3,6 +3,7 @@
 
 #include "cuda_errors.h"
 #include "ending.h"
+#include "signals.h"
 #include "text.h"
 
 /* The verdict names this many processes that ended badly, then counts the rest. */
@@ -74,7 +75,7 @@ const char *ct_last_cuda_words(const struct ct_proc *p, char *buf, size_t size)
 /* "SIGSEGV (signal 11)"; a signal without a name is its number. */
 static void signal_words(int64_t sig, char *buf, size_t size)
 {
-	const char *name = sig > 0 && sig < 128 ? sigabbrev_np((int)sig) : NULL;
+	const char *name = ct_signal_abbrev(sig);
 
 	if (name)
 		snprintf(buf, size, "SIG%s (signal %lld)", name, (long long)sig);
