@@ -381,11 +381,59 @@ static void json_rest(struct ct_json *j, const struct ct_doctor *d)
  * machine: each is its text printer's output (a part added to doctor adds
  * its section here, with its printer).
  */
+/*
+ * The machine's findings, then each package's, its name and version
+ * before its message: in Markdown the findings come first, before the
+ * collapsed sections, so a package's are among them. Shallow copies but
+ * for the messages (release_all_findings).
+ */
+static const struct ct_findings *all_findings(struct ct_findings *all,
+					      const struct ct_findings *fs,
+					      const struct ct_pyenv *envs, size_t nenvs)
+{
+	size_t i, k, j, n = fs->n;
+
+	for (i = 0; i < nenvs; i++)
+		for (k = 0; k < envs[i].npkgs; k++)
+			n += envs[i].pkgs[k].findings.n;
+	all->n = 0;
+	all->f = ct_xcalloc(n ? n : 1, sizeof(*all->f));
+	for (j = 0; j < fs->n; j++)
+		all->f[all->n++] = fs->f[j];
+	for (i = 0; i < nenvs; i++)
+		for (k = 0; k < envs[i].npkgs; k++) {
+			const struct ct_pkg *p = &envs[i].pkgs[k];
+
+			for (j = 0; j < p->findings.n; j++) {
+				struct ct_finding *f = &all->f[all->n++];
+
+				const char *msg = p->findings.f[j].message;
+				size_t len = strlen(p->name) + strlen(p->version) + strlen(msg) + 4;
+
+				*f = p->findings.f[j];
+				f->message = ct_xmalloc(len);
+				snprintf(f->message, len, "%s%s%s: %s", p->name, *p->version ? " " : "",
+					 p->version, msg);
+			}
+		}
+	return all;
+}
+
+static void release_all_findings(struct ct_findings *all, size_t machine)
+{
+	size_t j;
+
+	for (j = machine; j < all->n; j++)
+		free(all->f[j].message);
+	free(all->f);
+}
+
 static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings *fs,
 			    const struct ct_pyenv *envs, size_t nenvs, char names[][CT_TARGET_NAME],
 			    size_t ntargets, bool given, bool verbose)
 {
 	struct ct_md *md = ct_md_new(getenv("HOME"), verbose);
+	struct ct_findings all;
 	size_t i;
 
 	print_verdict(ct_md_verdict(md), fs, envs, nenvs, false);
@@ -402,7 +450,8 @@ static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings 
 		snprintf(title, sizeof(title), "Python packages of %s", envs[i].py.exe);
 		ct_pyenvs_print(ct_md_section(md, title), &envs[i], 1, verbose);
 	}
-	ct_md_write(md, stdout, "cudatrace doctor", fs);
+	ct_md_write(md, stdout, "cudatrace doctor", all_findings(&all, fs, envs, nenvs));
+	release_all_findings(&all, fs->n);
 	ct_md_free(md);
 }
 
