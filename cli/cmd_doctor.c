@@ -384,38 +384,62 @@ static void json_rest(struct ct_json *j, const struct ct_doctor *d)
 /*
  * The machine's findings, then each package's, its name and version
  * before its message: in Markdown the findings come first, before the
- * collapsed sections, so a package's are among them. Shallow copies but
- * for the messages (release_all_findings).
+ * collapsed sections, so a package's are among them. A finding that
+ * several packages share (an extension that needs torch, stopped by what
+ * stops import torch) is said once, with every package's name. Shallow
+ * copies but for the messages (release_all_findings).
  */
 static const struct ct_findings *all_findings(struct ct_findings *all,
 					      const struct ct_findings *fs,
 					      const struct ct_pyenv *envs, size_t nenvs)
 {
-	size_t i, k, j, n = fs->n;
+	size_t i, k, j, m, n = fs->n;
+	char **names;
 
 	for (i = 0; i < nenvs; i++)
 		for (k = 0; k < envs[i].npkgs; k++)
 			n += envs[i].pkgs[k].findings.n;
 	all->n = 0;
 	all->f = ct_xcalloc(n ? n : 1, sizeof(*all->f));
+	names = ct_xcalloc(n ? n : 1, sizeof(*names));
 	for (j = 0; j < fs->n; j++)
 		all->f[all->n++] = fs->f[j];
 	for (i = 0; i < nenvs; i++)
 		for (k = 0; k < envs[i].npkgs; k++) {
 			const struct ct_pkg *p = &envs[i].pkgs[k];
+			char name[512];
 
+			snprintf(name, sizeof(name), "%s%s%s", p->name, *p->version ? " " : "",
+				 p->version);
 			for (j = 0; j < p->findings.n; j++) {
-				struct ct_finding *f = &all->f[all->n++];
+				const struct ct_finding *g = &p->findings.f[j];
 
-				const char *msg = p->findings.f[j].message;
-				size_t len = strlen(p->name) + strlen(p->version) + strlen(msg) + 4;
+				for (m = fs->n; m < all->n; m++)
+					if (all->f[m].code == g->code && all->f[m].severity == g->severity &&
+					    strcmp(all->f[m].message, g->message) == 0)
+						break;
+				if (m < all->n) {
+					size_t len = strlen(names[m]) + strlen(name) + 3;
+					char *both = ct_xmalloc(len);
 
-				*f = p->findings.f[j];
-				f->message = ct_xmalloc(len);
-				snprintf(f->message, len, "%s%s%s: %s", p->name, *p->version ? " " : "",
-					 p->version, msg);
+					snprintf(both, len, "%s, %s", names[m], name);
+					free(names[m]);
+					names[m] = both;
+					continue;
+				}
+				all->f[all->n] = *g;
+				names[all->n++] = ct_xstrdup(name);
 			}
 		}
+	for (m = fs->n; m < all->n; m++) {
+		const char *msg = all->f[m].message;
+		size_t len = strlen(names[m]) + strlen(msg) + 3;
+
+		all->f[m].message = ct_xmalloc(len);
+		snprintf(all->f[m].message, len, "%s: %s", names[m], msg);
+		free(names[m]);
+	}
+	free(names);
 	return all;
 }
 
