@@ -85,7 +85,7 @@ struct file_cols {
  */
 struct ctx {
 	const struct ct_diagnosis *d;
-	struct ct_tree_findings *tf;
+	struct ct_trees *trees;   /* what every tree asks */
 	struct pid_places *places;   /* where each finding was seen, by pid */
 	struct file_cols *files;     /* by elfscan_file */
 };
@@ -96,7 +96,7 @@ static void ctx_init(struct ctx *c, const struct ct_diagnosis *d)
 
 	memset(c, 0, sizeof(*c));
 	c->d = d;
-	c->tf = ct_tree_findings_new(d);
+	c->trees = ct_trees_new(d);
 	for (i = 0; d && i < d->findings.n; i++)
 		for (k = 0; k < d->findings.f[i].nwhere; k++) {
 			const struct ct_where *w = &d->findings.f[i].where[k];
@@ -118,7 +118,7 @@ static void ctx_release(struct ctx *c)
 	struct pid_places *e, *etmp;
 	struct file_cols *fc, *ftmp;
 
-	ct_tree_findings_free(c->tf);
+	ct_trees_free(c->trees);
 	HASH_ITER(hh, c->places, e, etmp) {
 		HASH_DEL(c->places, e);
 		free(e->where);
@@ -767,7 +767,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			ct_ending_print(out, p);
 			continue;
 		}
-		ct_tree_print(out, p, c.tf, verbose);
+		ct_tree_print(out, p, c.trees, verbose);
 		print_matrix(out, p, &c, verbose);
 		print_failures(out, p, d, verbose);
 		print_driver(out, p);

@@ -29,9 +29,20 @@ struct name {
 	UT_hash_handle hh;
 };
 
-struct ct_tree_findings {
+/* What a line of the tree says of a library: worked out once per path, not per rank. */
+struct words {
+	const char *path;
+	bool cuda;            /* ct_cuda_library */
+	bool said;            /* ver and what are set, for soname */
+	const char *soname;
+	char ver[64], what[512];
+	UT_hash_handle hh;
+};
+
+struct ct_trees {
 	const struct ct_diagnosis *d;
 	struct name *objects; /* what a finding is about, or who asked for it */
+	struct words *words;  /* by path */
 };
 
 static void name_add(struct name **set, const char *s)
@@ -48,43 +59,48 @@ static void name_add(struct name **set, const char *s)
 	HASH_ADD_KEYPTR(hh, *set, e->s, strlen(e->s), e);
 }
 
-struct ct_tree_findings *ct_tree_findings_new(const struct ct_diagnosis *d)
+struct ct_trees *ct_trees_new(const struct ct_diagnosis *d)
 {
-	struct ct_tree_findings *tf = ct_xcalloc(1, sizeof(*tf));
+	struct ct_trees *tr = ct_xcalloc(1, sizeof(*tr));
 	size_t i, k;
 
-	tf->d = d;
+	tr->d = d;
 	for (i = 0; d && i < d->findings.n; i++) {
 		const struct ct_finding *f = &d->findings.f[i];
 
-		name_add(&tf->objects, f->object);
+		name_add(&tr->objects, f->object);
 		for (k = 0; k < f->nneeded_by; k++)
-			name_add(&tf->objects, f->needed_by[k].object);
+			name_add(&tr->objects, f->needed_by[k].object);
 	}
-	return tf;
+	return tr;
 }
 
-void ct_tree_findings_free(struct ct_tree_findings *tf)
+void ct_trees_free(struct ct_trees *tr)
 {
 	struct name *e, *tmp;
+	struct words *w, *wtmp;
 
-	if (!tf)
+	if (!tr)
 		return;
-	HASH_ITER(hh, tf->objects, e, tmp) {
-		HASH_DEL(tf->objects, e);
+	HASH_ITER(hh, tr->objects, e, tmp) {
+		HASH_DEL(tr->objects, e);
 		free(e);
 	}
-	free(tf);
+	HASH_ITER(hh, tr->words, w, wtmp) {
+		HASH_DEL(tr->words, w);
+		free(w);
+	}
+	free(tr);
 }
 
 /* Is o the object a finding is about, or one that asked for it? */
-static bool in_finding(const struct ct_tree_findings *tf, const struct ct_loaded *o)
+static bool in_finding(const struct ct_trees *tr, const struct ct_loaded *o)
 {
 	struct name *e;
 
-	if (!tf->d)
+	if (!tr->d)
 		return false;
-	HASH_FIND_STR(tf->objects, o->path, e);
+	HASH_FIND_STR(tr->objects, o->path, e);
 	return e != NULL;
 }
 
@@ -93,6 +109,49 @@ static const char *base(const char *path)
 	const char *b = path ? strrchr(path, '/') : NULL;
 
 	return b ? b + 1 : path ? path : "?";
+}
+
+static struct words *words_of(struct ct_trees *tr, const char *path)
+{
+	struct words *w;
+
+	HASH_FIND_STR(tr->words, path, w);
+	if (w)
+		return w;
+	w = ct_xcalloc(1, sizeof(*w));
+	w->path = path;
+	w->cuda = ct_cuda_library(path);
+	HASH_ADD_KEYPTR(hh, tr->words, w->path, strlen(w->path), w);
+	return w;
+}
+
+/*
+ * c's version and, for a library loaded under another major of its name,
+ * what it really is (", really ..."): both read the file's real path, so
+ * they are asked once per path and soname.
+ */
+static const struct words *said_of(struct ct_trees *tr, const struct ct_loaded *c)
+{
+	const char *soname = tr->d ? ct_diagnosis_soname(tr->d, c) : c->soname;
+	struct words *w = words_of(tr, c->path);
+
+	if (w->said && (w->soname == soname || (w->soname && soname && strcmp(w->soname, soname) == 0)))
+		return w;
+	w->said = true;
+	w->soname = soname;
+	w->what[0] = '\0';
+	ct_library_version_of(c->path, soname, w->ver, sizeof(w->ver));
+	if (ct_library_renamed(c->path, soname)) {
+		int minor, cuda = ct_library_cuda(soname, w->ver, &minor);
+
+		/* Named as what it is: the name it was loaded by lies. */
+		ct_renamed_words(base(c->path), soname, cuda, minor, w->what, sizeof(w->what));
+		memmove(w->what + 2, w->what, strlen(w->what) + 1);
+		memcpy(w->what, ", ", 2);
+	} else if (!strchr(w->ver, '.')) {
+		w->ver[0] = '\0'; /* a bare major only repeats the name */
+	}
+	return w;
 }
 
 /* One process's tree, indexed by the objects' positions in p->objects. */
@@ -184,9 +243,9 @@ static void reach(const struct index *x, const bool *source, const bool *blocked
 	free(dist);
 }
 
-static void index_build(struct index *x, const struct ct_proc *p, const struct ct_tree_findings *tf)
+static void index_build(struct index *x, const struct ct_proc *p, struct ct_trees *tr)
 {
-	const struct ct_diagnosis *d = tf->d;
+	const struct ct_diagnosis *d = tr->d;
 	size_t n = p->nobjects, i, *at;
 	bool *self, *shim, *found;
 
@@ -219,9 +278,9 @@ static void index_build(struct index *x, const struct ct_proc *p, const struct c
 	for (i = 0; i < n; i++) {
 		const struct ct_loaded *o = &p->objects[i];
 
-		found[i] = in_finding(tf, o);
+		found[i] = in_finding(tr, o);
 		shim[i] = o->shim;
-		self[i] = ct_cuda_library(o->path) ||
+		self[i] = words_of(tr, o->path)->cuda ||
 			  (d && !o->main && (ct_diagnosis_code(d, o->path) || found[i]));
 	}
 	reach(x, self, shim, x->shown);
@@ -293,7 +352,7 @@ struct budget {
 	size_t left, hidden;
 };
 
-static void print_node(FILE *out, const struct index *x, size_t o, const struct ct_diagnosis *d,
+static void print_node(FILE *out, const struct index *x, size_t o, struct ct_trees *tr,
 		       const char *prefix, int depth, struct budget *b)
 {
 	struct child **kids;
@@ -305,22 +364,11 @@ static void print_node(FILE *out, const struct index *x, size_t o, const struct 
 	for (i = 0; i < n; i++) {
 		const struct ct_loaded *c = kids[i]->first;
 		size_t ci = (size_t)(c - x->p->objects);
-		char ver[64], next[256], how[128], what[512] = "", times[48] = "";
-		const char *soname;
+		const struct words *w = said_of(tr, c);
+		const char *ver = w->ver, *what = w->what;
+		char next[256], how[128], times[48] = "";
 		bool last = i + 1 == n;
 
-		soname = d ? ct_diagnosis_soname(d, c) : c->soname;
-		ct_library_version_of(c->path, soname, ver, sizeof(ver));
-		if (ct_library_renamed(c->path, soname)) {
-			int minor, cuda = ct_library_cuda(soname, ver, &minor);
-
-			/* Named as what it is: the name it was loaded by lies. */
-			ct_renamed_words(base(c->path), soname, cuda, minor, what, sizeof(what));
-			memmove(what + 2, what, strlen(what) + 1);
-			memcpy(what, ", ", 2);
-		} else if (!strchr(ver, '.')) {
-			ver[0] = '\0'; /* a bare major only repeats the name */
-		}
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
 		if (kids[i]->times > 1)
@@ -329,32 +377,31 @@ static void print_node(FILE *out, const struct index *x, size_t o, const struct 
 		if (b->left == 0 && !x->leads[ci]) {
 			b->hidden++;
 			snprintf(next, sizeof(next), "%s", prefix);
-			print_node(out, x, ci, d, next, depth + 1, b);
+			print_node(out, x, ci, tr, next, depth + 1, b);
 			free(kids[i]);
 			continue;
 		}
 		b->left -= b->left > 0;
 		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
 			how, ct_rule_words(c->via), what,
-			ver[0] && !what[0] && ct_cuda_library(c->path) ? ", version " : "",
-			ct_cuda_library(c->path) && !what[0] ? ver : "",
+			ver[0] && !what[0] && w->cuda ? ", version " : "",
+			w->cuda && !what[0] ? ver : "",
 			c->lmid ? ", another namespace" : "", times,
 			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
 		snprintf(next, sizeof(next), "%s%s", prefix, last ? "    " : "|   ");
-		print_node(out, x, ci, d, next, depth + 1, b);
+		print_node(out, x, ci, tr, next, depth + 1, b);
 		free(kids[i]);
 	}
 	free(kids);
 }
 
-void ct_tree_print(FILE *out, const struct ct_proc *p, const struct ct_tree_findings *tf,
-		   bool verbose)
+void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool verbose)
 {
 	struct budget b = { verbose ? (size_t)-1 : CT_FACTS_TREE_LINES, 0 };
 	size_t i, orphans = 0, main_obj = NONE;
 	struct index x;
 
-	index_build(&x, p, tf);
+	index_build(&x, p, tr);
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].main)
 			main_obj = i;
@@ -363,7 +410,7 @@ void ct_tree_print(FILE *out, const struct ct_proc *p, const struct ct_tree_find
 		goto out;
 	}
 	ct_tprintf(out, "  %s\n", p->objects[main_obj].path);
-	print_node(out, &x, main_obj, tf->d, "  ", 0, &b);
+	print_node(out, &x, main_obj, tr, "  ", 0, &b);
 	if (b.hidden)
 		ct_tprintf(out, "  (%zu more in the tree: -v)\n", b.hidden);
 	/* Objects whose asker is not in the trace (another namespace, a preload). */

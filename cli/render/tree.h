@@ -14,14 +14,16 @@
 struct ct_diagnosis;
 
 /*
- * What the findings of a diagnosis are about (the objects they name and
- * those that asked for them), gathered once for every process of a
- * trace. d may be NULL (no findings, no device code). Borrows d and its
- * strings: free it before d is released.
+ * What every process's tree asks, kept for the trees of one trace: the
+ * objects the findings of d name and those that asked for them, and what
+ * a tree's line says of each library (its version, the name it really
+ * has: the file's real path, read once). d may be NULL (no findings, no
+ * device code). Borrows d and the trace's strings: free it before either
+ * is released. Not thread-safe.
  */
-struct ct_tree_findings;
-struct ct_tree_findings *ct_tree_findings_new(const struct ct_diagnosis *d);
-void ct_tree_findings_free(struct ct_tree_findings *tf);
+struct ct_trees;
+struct ct_trees *ct_trees_new(const struct ct_diagnosis *d);
+void ct_trees_free(struct ct_trees *trees);
 
 /*
  * p's library tree under its program, cut at CT_FACTS_TREE_LINES lines
@@ -30,7 +32,6 @@ void ct_tree_findings_free(struct ct_tree_findings *tf);
  * Costs what p's objects cost, not their square: a job's -v report prints
  * it for every rank.
  */
-void ct_tree_print(FILE *out, const struct ct_proc *p, const struct ct_tree_findings *tf,
-		   bool verbose);
+void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *trees, bool verbose);
 
 #endif
