@@ -694,6 +694,72 @@ static bool ended_badly(const struct ct_proc *p)
 	return ct_ending_abnormal(&e);
 }
 
+/* Processes that can fold into one another's (alike, ended alike): one kind. */
+struct kind {
+	uint64_t key;
+	size_t *procs;  /* the trace's indexes, in order */
+	size_t n;
+	UT_hash_handle hh;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+/*
+ * What alike and ended_alike compare but the program (a process that
+ * names none is like any), hashed: equal for processes that fold.
+ */
+static uint64_t kind_key(const struct ct_proc *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct ct_ending e;
+	const char *c;
+	size_t i;
+
+	h = mix(h, p->nobjects);
+	h = mix(h, p->nsearches);
+	h = mix(h, p->nmodules);
+	h = mix(h, (uint64_t)p->cuinit);
+	h = mix(h, p->driver.present);
+	for (i = 0; i < p->nobjects; i++)
+		for (h = mix(h, '/'), c = p->objects[i].path; *c; c++)
+			h = mix(h, (unsigned char)*c);
+	for (i = 0; i < p->nmodules; i++)
+		h = mix(h, (uint64_t)p->modules[i].result);
+	ct_proc_ending(p, &e);
+	h = mix(h, e.kind);
+	h = mix(h, (uint64_t)e.status);
+	return mix(h, (uint64_t)e.signal);
+}
+
+/*
+ * Is an earlier process like the trace's i-th (one of kinds)? Adds it to
+ * its kind. Ranks of one job are one kind: each is asked of its own kind
+ * only, not of every process before it.
+ */
+static bool folds(struct kind **kinds, const struct ct_trace *t, size_t i)
+{
+	const struct ct_proc *p = &t->procs[i];
+	uint64_t key = kind_key(p);
+	struct kind *e;
+	size_t k;
+
+	HASH_FIND(hh, *kinds, &key, sizeof(key), e);
+	if (!e) {
+		e = ct_xcalloc(1, sizeof(*e));
+		e->key = key;
+		HASH_ADD(hh, *kinds, key, sizeof(e->key), e);
+	}
+	for (k = 0; k < e->n; k++)
+		if (alike(&t->procs[e->procs[k]], p) && ended_alike(&t->procs[e->procs[k]], p))
+			break;
+	e->procs = ct_xrealloc(e->procs, (e->n + 1) * sizeof(*e->procs));
+	e->procs[e->n++] = i;
+	return k < e->n - 1;
+}
+
 /*
  * Does the trace span several hosts? A process that names none counts as
  * a host of its own.
@@ -717,9 +783,10 @@ static bool many_hosts(const struct ct_trace *t)
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
 		    bool verbose)
 {
-	size_t i, k, quiet = 0, shown = 0, similar = 0;
+	size_t i, quiet = 0, shown = 0, similar = 0;
 	/* Name the host in headings only when the trace spans several. */
 	bool hosts = many_hosts(t), *active;
+	struct kind *kinds = NULL, *e, *tmp;
 	struct ctx c;
 
 	if (t->nprocs == 0) {
@@ -742,10 +809,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them (-v: all). */
-		for (k = 0; k < i && !verbose; k++)
-			if (active[k] && alike(&t->procs[k], p) && ended_alike(&t->procs[k], p))
-				break;
-		if (!verbose && k < i) {
+		if (!verbose && folds(&kinds, t, i)) {
 			similar++;
 			continue;
 		}
@@ -773,6 +837,11 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		print_driver(out, p);
 		print_modules(out, p, d);
 		print_ending(out, p);
+	}
+	HASH_ITER(hh, kinds, e, tmp) {
+		HASH_DEL(kinds, e);
+		free(e->procs);
+		free(e);
 	}
 	free(active);
 	ctx_release(&c);

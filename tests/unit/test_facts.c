@@ -15,6 +15,8 @@
  *   - a job of 24 alike ranks on 3 hosts: -v prints each rank exactly as
  *     the process alone, under its own heading; the default report one
  *     rank and "23 more processes like the one shown".
+ *   - ranks of three kinds (another library, another exit status): the
+ *     default report shows the first of each kind.
  *
  * Texts are written with @R for the test's directory and @F for the
  * committed fixtures; records also with ' for ".
@@ -141,9 +143,10 @@ static int world_teardown(void **state)
 
 /*
  * The records of the process every test prints, after its start record:
- * see the comment at the top.
+ * see the comment at the top; with one more library (extra), and the
+ * exit status given.
  */
-static char *tree_records(void)
+static char *tree_records(bool extra, int status)
 {
 	char *out = NULL;
 	size_t len = 0, i;
@@ -202,20 +205,23 @@ static char *tree_records(void)
 		OPEN(path, by, "runpath");
 	}
 	OPEN("@R/lib/libcusolver.so.11", "@R/lib/d33.so", "runpath");
+	if (extra)
+		OPEN("@R/lib/libcudnn.so.9", "@R/bin/app", "runpath");
 #undef OPEN
-	fputs("{'ev':'cuinit','result':0,'caller':'@R/lib/libcudart.so.12'}\n"
-	      "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000,'init':0,"
-	      "'devices':[{'index':0,'name':'NVIDIA H100','cc':'9.0','uuid':'GPU-0'}]}\n"
-	      "{'ev':'exit','status':0}\n",
-	      m);
+	fprintf(m, "{'ev':'cuinit','result':0,'caller':'@R/lib/libcudart.so.12'}\n"
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000,'init':0,"
+		   "'devices':[{'index':0,'name':'NVIDIA H100','cc':'9.0','uuid':'GPU-0'}]}\n"
+		   "{'ev':'exit','status':%d}\n",
+		status);
 	assert_int_equal(fclose(m), 0);
 	return out;
 }
 
 /* One process image of the tree process on host, with a rank (or none). */
-static void write_proc(struct world *w, const char *host, int pid, int rank)
+static void write_proc(struct world *w, const char *host, int pid, int rank, bool extra,
+		       int status)
 {
-	char path[PATH_MAX], ranks[64] = "", *records = tree_records(), *text, *body;
+	char path[PATH_MAX], ranks[64] = "", *records = tree_records(extra, status), *text, *body;
 	int n = w->nfiles++;
 	FILE *fp;
 
@@ -401,7 +407,7 @@ static void test_tree(void **state)
 	struct world *w = *state;
 	char *v, *brief;
 
-	write_proc(w, "h0", 100, -1);
+	write_proc(w, "h0", 100, -1, false, 0);
 	judge(w);
 	v = facts(w, true);
 	brief = facts(w, false);
@@ -428,7 +434,7 @@ static void test_job(void **state)
 		char host[16];
 
 		snprintf(host, sizeof(host), "h%d", r / 8);
-		write_proc(w, host, 200 + r % 8, r);
+		write_proc(w, host, 200 + r % 8, r, false, 0);
 	}
 	judge(w);
 	assert_int_equal(w->t.nprocs, 24);
@@ -448,11 +454,56 @@ static void test_job(void **state)
 	free(brief);
 }
 
+/* The headings of a report and its last line; malloc'd. */
+static char *headings(const char *text)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	const char *line, *last = text;
+
+	assert_non_null(m);
+	for (line = text; *line; line = strchr(line, '\n') + 1) {
+		if (strncmp(line, "process ", 8) == 0)
+			fprintf(m, "%.*s", (int)(strchr(line, '\n') + 1 - line), line);
+		last = line;
+	}
+	fputs(last, m);
+	assert_int_equal(fclose(m), 0);
+	return out;
+}
+
+/*
+ * Ranks of three kinds: even ranks the process, odd ones with one more
+ * library, and of those rank 5 exits with status 1 (never folded into a
+ * clean exit). The default report shows the first of each kind.
+ */
+static void test_kinds(void **state)
+{
+	struct world *w = *state;
+	char *brief, *got;
+	int r;
+
+	for (r = 0; r < 12; r++)
+		write_proc(w, "h0", 300 + r, r, r % 2, r == 5);
+	judge(w);
+	brief = facts(w, false);
+	got = headings(brief);
+	expect_text(w, got, "process 300, rank 0: app --run\n"
+			    "process 301, rank 1: app --run\n"
+			    "process 305, rank 5: app --run\n"
+			    "9 more processes like those shown (same program, same libraries, same driver "
+			    "results)\n");
+	free(got);
+	free(brief);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tree, world_setup, world_teardown),
 		cmocka_unit_test_setup_teardown(test_job, world_setup, world_teardown),
+		cmocka_unit_test_setup_teardown(test_kinds, world_setup, world_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
