@@ -392,6 +392,12 @@ static void print_env(FILE *out, const struct ct_trace *t)
 	size_t v, i, k, j;
 
 	for (v = 0; v < sizeof(kept_env) / sizeof(kept_env[0]); v++) {
+		/* Each value's place, found by hashing: a job's CUDATRACE_RUN differs in every rank. */
+		struct env_value {
+			const char *value;
+			size_t at;
+			UT_hash_handle hh;
+		} *seen = NULL, *e, *tmp;
 		const char **values = NULL;
 		size_t *count = NULL, n = 0, procs = 0;
 
@@ -405,15 +411,22 @@ static void print_env(FILE *out, const struct ct_trace *t)
 			if (!val)
 				continue;
 			procs++;
-			for (j = 0; j < n && strcmp(values[j], val) != 0; j++)
-				;
-			if (j == n) {
+			HASH_FIND_STR(seen, val, e);
+			if (!e) {
 				values = ct_xrealloc(values, (n + 1) * sizeof(*values));
 				count = ct_xrealloc(count, (n + 1) * sizeof(*count));
 				values[n] = val;
-				count[n++] = 0;
+				count[n] = 0;
+				e = ct_xcalloc(1, sizeof(*e));
+				e->value = val;
+				e->at = n++;
+				HASH_ADD_KEYPTR(hh, seen, e->value, strlen(e->value), e);
 			}
-			count[j]++;
+			count[e->at]++;
+		}
+		HASH_ITER(hh, seen, e, tmp) {
+			HASH_DEL(seen, e);
+			free(e);
 		}
 		for (j = 0; j < n; j++) {
 			char *m = ct_mask_value(kept_env[v], values[j]);
