@@ -83,20 +83,30 @@ struct module_words {
 	UT_hash_handle hh;
 };
 
+/* A CUDA library's version, from its real path: resolved once, not once per rank. */
+struct lib_version {
+	const char *path;
+	char ver[64];
+	UT_hash_handle hh;
+};
+
 /*
  * What the processes of a job ask alike, worked out once for the report:
- * their files' device code, and the images of the modules their files
- * register (read from the files, hundreds a rank).
+ * their files' device code, the images of the modules their files
+ * register (read from the files, hundreds a rank), their libraries'
+ * versions.
  */
 struct json_memo {
 	struct code_words *files;
 	struct module_words *modules;
+	struct lib_version *versions;
 };
 
 static void memo_release(struct json_memo *memo)
 {
 	struct code_words *c, *ctmp;
 	struct module_words *m, *mtmp;
+	struct lib_version *v, *vtmp;
 
 	HASH_ITER(hh, memo->files, c, ctmp) {
 		HASH_DEL(memo->files, c);
@@ -107,6 +117,24 @@ static void memo_release(struct json_memo *memo)
 		free(m->key);
 		free(m);
 	}
+	HASH_ITER(hh, memo->versions, v, vtmp) {
+		HASH_DEL(memo->versions, v);
+		free(v);
+	}
+}
+
+static const char *version_of(struct json_memo *memo, const char *path)
+{
+	struct lib_version *v;
+
+	HASH_FIND_STR(memo->versions, path, v);
+	if (v)
+		return v->ver;
+	v = ct_xcalloc(1, sizeof(*v));
+	v->path = path;
+	ct_library_version(path, v->ver, sizeof(v->ver));
+	HASH_ADD_KEYPTR(hh, memo->versions, v->path, strlen(v->path), v);
+	return v->ver;
 }
 
 static const struct code_words *code_words_of(struct json_memo *memo, const struct elfscan_file *f,
@@ -247,7 +275,6 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
-		char ver[64];
 
 		if (o->shim || o->main)
 			continue;
@@ -259,9 +286,8 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_kv_string(j, "requested_by", o->request ? o->request->caller : o->by);
 		ct_json_kv_string(j, "api", o->request ? o->request->api : "needed");
 		ct_json_kv_bool(j, "cuda", ct_cuda_library(o->path));
-		ct_json_kv_string(j, "version", ct_cuda_library(o->path)
-							 ? ct_library_version(o->path, ver, sizeof(ver))
-							 : NULL);
+		ct_json_kv_string(j, "version", ct_cuda_library(o->path) ? version_of(memo, o->path)
+									    : NULL);
 		ct_json_kv_bool(j, "closed", o->closed);
 		ct_json_object_end(j);
 	}
@@ -343,7 +369,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 
 static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
 {
-	struct json_memo memo = { NULL, NULL };
+	struct json_memo memo = { NULL, NULL, NULL };
 	struct ct_json j;
 	size_t i;
 
