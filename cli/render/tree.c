@@ -145,9 +145,9 @@ static const struct words *said_of(struct ct_trees *tr, const struct ct_loaded *
 		int minor, cuda = ct_library_cuda(soname, w->ver, &minor);
 
 		/* Named as what it is: the name it was loaded by lies. */
-		ct_renamed_words(base(c->path), soname, cuda, minor, w->what, sizeof(w->what));
-		memmove(w->what + 2, w->what, strlen(w->what) + 1);
 		memcpy(w->what, ", ", 2);
+		ct_renamed_words(base(c->path), soname, cuda, minor, w->what + 2,
+				 sizeof(w->what) - 2);
 	} else if (!strchr(w->ver, '.')) {
 		w->ver[0] = '\0'; /* a bare major only repeats the name */
 	}

@@ -6,15 +6,17 @@
  * they indexed each process's tree and each file's device code once; they
  * must not change:
  *   - one process whose tree has every shape the printer knows: a library
- *     loaded three times, the shim (never shown), an object whose asker is
- *     not in the trace ("also loaded"), two objects that ask for each
- *     other, a chain of 31 objects to a CUDA library (shown, the tree cut
- *     at 32 levels) and one of 33 (too deep: not shown), an object with
- *     device code a finding is about, reached past the default report's
- *     budget of lines;
+ *     loaded three times, one loaded under another major of its name, an
+ *     object that names itself as its asker, the shim (never shown), an
+ *     object whose asker is not in the trace ("also loaded"), two objects
+ *     that ask for each other, a chain of 31 objects to a CUDA library
+ *     (shown, the tree cut at 32 levels) and one of 33 (too deep: not
+ *     shown), an object with device code a finding is about, reached past
+ *     the default report's budget of lines, more objects with device code
+ *     than the default report's matrix has rows for;
  *   - a job of 24 alike ranks on 3 hosts: -v prints each rank exactly as
  *     the process alone, under its own heading; the default report one
- *     rank and "23 more processes like the one shown".
+ *     rank and "23 more processes like the one shown";
  *   - ranks of three kinds (another library, another exit status): the
  *     default report shows the first of each kind.
  *
@@ -160,6 +162,10 @@ static char *tree_records(bool extra, int status)
 	/* The first of two loads of a path is its own asker: the second is. */
 	OPEN("@R/lib/libcupti.so.12", "@R/lib/libcupti.so.12", "runpath");
 	OPEN("@R/lib/libcupti.so.12", "@R/bin/app", "runpath");
+	/* A major renamed: named as what it is. */
+	fputs("{'ev':'open','path':'@R/lib/libcublasLt.so.12','lmid':0,"
+	      "'soname':'libcublasLt.so.13','by':'@R/bin/app','via':'runpath'}\n",
+	      m);
 	OPEN("@R/lib/liba.so", "@R/bin/app", "runpath");
 	OPEN("@R/lib/libcublas.so.12", "@R/lib/liba.so", "runpath");
 	OPEN("@R/lib/libcudatrace.so", "@R/bin/app", "preload");
@@ -289,6 +295,7 @@ static void expect_text(const struct world *w, const char *got, const char *want
 	"  |-- @R/lib/libcudart.so.12 [ld.so.cache]\n" \
 	"  |-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
 	"  |   `-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
+	"  |-- @R/lib/libcublasLt.so.12 [RUNPATH, 'libcublasLt.so.12' is libcublasLt.so.13, renamed]\n" \
 	"  |-- @R/lib/liba.so [RUNPATH]\n" \
 	"  |   |-- @R/lib/libcublas.so.12 [RUNPATH]\n" \
 	"  |   `-- @F/fatbins-sm90.so [path given]\n" \
@@ -354,6 +361,7 @@ static void expect_text(const struct world *w, const char *got, const char *want
 	"  |-- @R/lib/libcudart.so.12 [ld.so.cache]\n" \
 	"  |-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
 	"  |   `-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
+	"  |-- @R/lib/libcublasLt.so.12 [RUNPATH, 'libcublasLt.so.12' is libcublasLt.so.13, renamed]\n" \
 	"  |-- @R/lib/liba.so [RUNPATH]\n" \
 	"  |   |-- @R/lib/libcublas.so.12 [RUNPATH]\n" \
 	"  |   `-- @F/fatbins-sm90.so [path given]\n" \
