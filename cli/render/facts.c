@@ -16,6 +16,7 @@
 #include "facts.h"
 #include "libnames.h"
 #include "text.h"
+#include "tree.h"
 
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
@@ -45,40 +46,167 @@ static bool alike(const struct ct_proc *a, const struct ct_proc *b)
 	return true;
 }
 
+/* The places findings were seen at one pid. */
+struct pid_places {
+	int64_t pid;
+	const struct ct_where **where;
+	size_t n;
+	UT_hash_handle hh;
+};
+
+/* Each image arch of a file with SASS or PTX, for a column of the matrix. */
+struct arch_code {
+	unsigned arch;
+	bool sass, ptx;
+};
+
+/*
+ * The matrix's archs: a process keeps the first MATRIX_ARCHS it meets, so
+ * a file's first 2 * MATRIX_ARCHS are all it can add (at most
+ * MATRIX_ARCHS - 1 of them are there already while there is room).
+ */
+#define MATRIX_ARCHS 64
+#define FILE_ARCHS (2 * MATRIX_ARCHS)
+
+/* A file's device code as the matrix shows it, worked out once for every process. */
+struct file_cols {
+	const struct elfscan_file *f;
+	struct arch_code *code;   /* every arch with SASS or PTX, sorted */
+	size_t ncode;
+	unsigned order[FILE_ARCHS]; /* those archs as first seen in the file */
+	size_t norder;
+	long pick[CT_MAX_TARGETS]; /* the image the driver picks for each target */
+	UT_hash_handle hh;
+};
+
+/*
+ * What printing every process asks of the diagnosis, gathered once for
+ * the trace: a job's ranks load the same files and share the findings.
+ */
+struct ctx {
+	const struct ct_diagnosis *d;
+	struct ct_trees *trees;   /* what every tree asks */
+	struct pid_places *places;   /* where each finding was seen, by pid */
+	struct file_cols *files;     /* by elfscan_file */
+};
+
+static void ctx_init(struct ctx *c, const struct ct_diagnosis *d)
+{
+	size_t i, k;
+
+	memset(c, 0, sizeof(*c));
+	c->d = d;
+	c->trees = ct_trees_new(d);
+	for (i = 0; d && i < d->findings.n; i++)
+		for (k = 0; k < d->findings.f[i].nwhere; k++) {
+			const struct ct_where *w = &d->findings.f[i].where[k];
+			struct pid_places *e;
+
+			HASH_FIND(hh, c->places, &w->pid, sizeof(w->pid), e);
+			if (!e) {
+				e = ct_xcalloc(1, sizeof(*e));
+				e->pid = w->pid;
+				HASH_ADD(hh, c->places, pid, sizeof(e->pid), e);
+			}
+			e->where = ct_xrealloc(e->where, (e->n + 1) * sizeof(*e->where));
+			e->where[e->n++] = w;
+		}
+}
+
+static void ctx_release(struct ctx *c)
+{
+	struct pid_places *e, *etmp;
+	struct file_cols *fc, *ftmp;
+
+	ct_trees_free(c->trees);
+	HASH_ITER(hh, c->places, e, etmp) {
+		HASH_DEL(c->places, e);
+		free(e->where);
+		free(e);
+	}
+	HASH_ITER(hh, c->files, fc, ftmp) {
+		HASH_DEL(c->files, fc);
+		free(fc->code);
+		free(fc);
+	}
+}
+
+static int code_cmp(const void *a, const void *b)
+{
+	const struct arch_code *x = a, *y = b;
+
+	return x->arch < y->arch ? -1 : x->arch > y->arch;
+}
+
+static struct arch_code *code_find(const struct file_cols *fc, unsigned arch)
+{
+	struct arch_code key = { arch, false, false };
+
+	return fc->ncode ? bsearch(&key, fc->code, fc->ncode, sizeof(key), code_cmp) : NULL;
+}
+
+/* f's archs and picks, from the cache or worked out now. */
+static const struct file_cols *cols_of(struct ctx *c, const struct elfscan_file *f)
+{
+	struct file_cols *fc;
+	size_t k, n = 0;
+	bool *seen;
+
+	HASH_FIND_PTR(c->files, &f, fc);
+	if (fc)
+		return fc;
+	fc = ct_xcalloc(1, sizeof(*fc));
+	fc->f = f;
+	fc->code = ct_xcalloc(f->nimages + 1, sizeof(*fc->code));
+	for (k = 0; k < f->nimages; k++)
+		if (f->images[k].kind == ELFSCAN_KIND_SASS || f->images[k].kind == ELFSCAN_KIND_PTX)
+			fc->code[n++].arch = f->images[k].arch;
+	qsort(fc->code, n, sizeof(*fc->code), code_cmp);
+	for (k = 0; k < n; k++)
+		if (!fc->ncode || fc->code[fc->ncode - 1].arch != fc->code[k].arch)
+			fc->code[fc->ncode++] = fc->code[k];
+	seen = ct_xcalloc(fc->ncode + 1, sizeof(*seen));
+	for (k = 0; k < f->nimages; k++) {
+		const struct elfscan_image *img = &f->images[k];
+		struct arch_code *a;
+
+		if (img->kind != ELFSCAN_KIND_SASS && img->kind != ELFSCAN_KIND_PTX)
+			continue;
+		a = code_find(fc, img->arch);
+		a->sass |= img->kind == ELFSCAN_KIND_SASS;
+		a->ptx |= img->kind == ELFSCAN_KIND_PTX;
+		if (!seen[a - fc->code] && fc->norder < FILE_ARCHS) {
+			seen[a - fc->code] = true;
+			fc->order[fc->norder++] = img->arch;
+		}
+	}
+	free(seen);
+	for (k = 0; c->d && k < c->d->ntargets; k++)
+		fc->pick[k] = elfscan_pick_image(f->images, f->nimages, &c->d->targets[k]);
+	HASH_ADD_PTR(c->files, f, fc);
+	return fc;
+}
+
 /*
  * Was a finding seen in p? A pid names the program before and after an
  * exec: the command line tells them apart (the engine's, same width).
  */
-static bool has_finding(const struct ct_proc *p, const struct ct_diagnosis *d)
+static bool has_finding(const struct ct_proc *p, const struct ctx *c)
 {
-	size_t i, k;
+	struct pid_places *e;
 	char cmd[160];
+	size_t k;
 
+	HASH_FIND(hh, c->places, &p->pid, sizeof(p->pid), e);
+	if (!e)
+		return false;
 	ct_proc_command(p, cmd, sizeof(cmd), 60);
-	for (i = 0; d && i < d->findings.n; i++)
-		for (k = 0; k < d->findings.f[i].nwhere; k++) {
-			const struct ct_where *w = &d->findings.f[i].where[k];
+	for (k = 0; k < e->n; k++) {
+		const struct ct_where *w = e->where[k];
 
-			if (w->pid == p->pid && (!w->host || !p->host || strcmp(w->host, p->host) == 0) &&
-			    (!w->program || strcmp(w->program, cmd) == 0))
-				return true;
-		}
-	return false;
-}
-
-/* Is o the object a finding is about, or one that asked for it? */
-static bool in_finding(const struct ct_loaded *o, const struct ct_diagnosis *d)
-{
-	size_t i, k;
-
-	for (i = 0; d && i < d->findings.n; i++) {
-		const struct ct_finding *f = &d->findings.f[i];
-
-		if (f->object && strcmp(f->object, o->path) == 0)
+		if ((!w->host || !p->host || strcmp(w->host, p->host) == 0) &&
+		    (!w->program || strcmp(w->program, cmd) == 0))
 			return true;
-		for (k = 0; k < f->nneeded_by; k++)
-			if (strcmp(f->needed_by[k].object, o->path) == 0)
-				return true;
 	}
 	return false;
 }
@@ -88,11 +216,11 @@ static bool in_finding(const struct ct_loaded *o, const struct ct_diagnosis *d)
  * process with a finding is shown too: an extension without device code
  * can be what fails.
  */
-static bool cuda_activity(const struct ct_proc *p, const struct ct_diagnosis *d)
+static bool cuda_activity(const struct ct_proc *p, const struct ctx *c)
 {
 	size_t i;
 
-	if (has_finding(p, d))
+	if (has_finding(p, c))
 		return true;
 	if (p->nmodules || p->driver.present || p->ncuinit || p->dropped ||
 	    p->bad_lines || p->cut)
@@ -107,195 +235,6 @@ static bool cuda_activity(const struct ct_proc *p, const struct ct_diagnosis *d)
 		if (ct_cuda_library(p->searches[i].name))
 			return true;
 	return false;
-}
-
-/* The object that asked for o to be loaded: its dlopen caller or its needer. */
-static const struct ct_loaded *parent_of(const struct ct_proc *p, const struct ct_loaded *o)
-{
-	const char *by = o->request ? o->request->caller : o->by;
-	size_t i;
-
-	if (!by || !by[0])
-		return NULL;
-	for (i = 0; i < p->nobjects; i++)
-		if (&p->objects[i] != o && strcmp(p->objects[i].path, by) == 0)
-			return &p->objects[i];
-	return NULL;
-}
-
-/*
- * Shown in the tree: CUDA libraries, objects with device code, objects a
- * finding is about, and their askers.
- */
-static bool wanted(const struct ct_proc *p, const struct ct_loaded *o, const struct ct_diagnosis *d,
-		   int depth)
-{
-	size_t i;
-
-	if (o->shim || depth > 32)
-		return false;
-	if (ct_cuda_library(o->path) ||
-	    (d && !o->main && (ct_diagnosis_code(d, o->path) || in_finding(o, d))))
-		return true;
-	for (i = 0; i < p->nobjects; i++)
-		if (parent_of(p, &p->objects[i]) == o && &p->objects[i] != o &&
-		    wanted(p, &p->objects[i], d, depth + 1))
-			return true;
-	return false;
-}
-
-/* Is o, or an object o brought, what a finding is about? */
-static bool leads_to_finding(const struct ct_proc *p, const struct ct_loaded *o,
-			     const struct ct_diagnosis *d, int depth)
-{
-	size_t i;
-
-	if (depth > 32 || !d)
-		return false;
-	if (in_finding(o, d))
-		return true;
-	for (i = 0; i < p->nobjects; i++)
-		if (parent_of(p, &p->objects[i]) == o && &p->objects[i] != o &&
-		    leads_to_finding(p, &p->objects[i], d, depth + 1))
-			return true;
-	return false;
-}
-
-/* A child of a node: a path and how often it was loaded there. */
-struct child {
-	const char *path;
-	const struct ct_loaded *first;
-	size_t times;
-	UT_hash_handle hh;
-};
-
-/*
- * o's children in the tree, once per file in the order first loaded, with
- * how many times each was loaded: a program that loads and unloads the
- * same libraries 50 times gets each line once, "loaded 50 times".
- */
-static struct child **children_of(const struct ct_proc *p, const struct ct_loaded *o,
-				  const struct ct_diagnosis *d, size_t *n)
-{
-	struct child *set = NULL, *c, *tmp, **list = NULL;
-	size_t i;
-
-	*n = 0;
-	for (i = 0; i < p->nobjects; i++) {
-		const struct ct_loaded *k = &p->objects[i];
-
-		if (k->main || parent_of(p, k) != o)
-			continue;
-		HASH_FIND_STR(set, k->path, c);
-		if (c) {
-			c->times++;
-			continue;
-		}
-		if (!wanted(p, k, d, 0))
-			continue;
-		c = ct_xcalloc(1, sizeof(*c));
-		c->path = k->path;
-		c->first = k;
-		c->times = 1;
-		HASH_ADD_KEYPTR(hh, set, c->path, strlen(c->path), c);
-		list = ct_xrealloc(list, (*n + 1) * sizeof(*list));
-		list[(*n)++] = c;
-	}
-	HASH_ITER(hh, set, c, tmp)
-		HASH_DEL(set, c);
-	return list;
-}
-
-/*
- * Lines of the tree still to print (the default report stays on one
- * screen; -v prints all), and the libraries left out.
- */
-struct budget {
-	size_t left, hidden;
-};
-
-static void print_node(FILE *out, const struct ct_proc *p, const struct ct_loaded *o,
-		       const struct ct_diagnosis *d, const char *prefix, int depth,
-		       struct budget *b)
-{
-	struct child **kids;
-	size_t i, n;
-
-	if (depth >= 32)
-		return;
-	kids = children_of(p, o, d, &n);
-	for (i = 0; i < n; i++) {
-		const struct ct_loaded *c = kids[i]->first;
-		char ver[64], next[256], how[128], what[512] = "", times[48] = "";
-		const char *soname;
-		bool last = i + 1 == n;
-
-		soname = d ? ct_diagnosis_soname(d, c) : c->soname;
-		ct_library_version_of(c->path, soname, ver, sizeof(ver));
-		if (ct_library_renamed(c->path, soname)) {
-			int minor, cuda = ct_library_cuda(soname, ver, &minor);
-
-			/* Named as what it is: the name it was loaded by lies. */
-			ct_renamed_words(base(c->path), soname, cuda, minor, what, sizeof(what));
-			memmove(what + 2, what, strlen(what) + 1);
-			memcpy(what, ", ", 2);
-		} else if (!strchr(ver, '.')) {
-			ver[0] = '\0'; /* a bare major only repeats the name */
-		}
-		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
-			 c->request ? ", " : "");
-		if (kids[i]->times > 1)
-			snprintf(times, sizeof(times), ", loaded %zu times", kids[i]->times);
-		/* Past the budget, what a finding is about still shows, with the way to it. */
-		if (b->left == 0 && !leads_to_finding(p, c, d, 0)) {
-			b->hidden++;
-			snprintf(next, sizeof(next), "%s", prefix);
-			print_node(out, p, c, d, next, depth + 1, b);
-			free(kids[i]);
-			continue;
-		}
-		b->left -= b->left > 0;
-		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
-			how, ct_rule_words(c->via), what,
-			ver[0] && !what[0] && ct_cuda_library(c->path) ? ", version " : "",
-			ct_cuda_library(c->path) && !what[0] ? ver : "",
-			c->lmid ? ", another namespace" : "", times,
-			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
-		snprintf(next, sizeof(next), "%s%s", prefix, last ? "    " : "|   ");
-		print_node(out, p, c, d, next, depth + 1, b);
-		free(kids[i]);
-	}
-	free(kids);
-}
-
-static void print_libraries(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
-			    bool verbose)
-{
-	size_t i, orphans = 0;
-	const struct ct_loaded *main_obj = NULL;
-	struct budget b = { verbose ? (size_t)-1 : CT_FACTS_TREE_LINES, 0 };
-
-	for (i = 0; i < p->nobjects; i++)
-		if (p->objects[i].main)
-			main_obj = &p->objects[i];
-	if (!main_obj || !wanted(p, main_obj, d, 0)) {
-		ct_tprintf(out, "  CUDA libraries: none loaded\n");
-		return;
-	}
-	ct_tprintf(out, "  %s\n", main_obj->path);
-	print_node(out, p, main_obj, d, "  ", 0, &b);
-	if (b.hidden)
-		ct_tprintf(out, "  (%zu more in the tree: -v)\n", b.hidden);
-	/* Objects whose asker is not in the trace (another namespace, a preload). */
-	for (i = 0; i < p->nobjects; i++) {
-		const struct ct_loaded *o = &p->objects[i];
-
-		if (o->main || parent_of(p, o) || !wanted(p, o, d, 0))
-			continue;
-		if (!orphans++)
-			ct_tprintf(out, "  also loaded:\n");
-		ct_tprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
-	}
 }
 
 /* A file already seen, for first_loads. */
@@ -340,17 +279,14 @@ static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img
 	return driver > 0 && (isa < 0 || isa > driver);
 }
 
-/* Does f run SASS on every target? */
-static bool runs_sass(const struct elfscan_file *f, const struct ct_diagnosis *d)
+/* Does a file run SASS on every target? */
+static bool runs_sass(const struct file_cols *fc, const struct ct_diagnosis *d)
 {
 	size_t t;
 
-	for (t = 0; t < d->ntargets; t++) {
-		long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
-
-		if (pick < 0 || f->images[pick].kind != ELFSCAN_KIND_SASS)
+	for (t = 0; t < d->ntargets; t++)
+		if (fc->pick[t] < 0 || fc->f->images[fc->pick[t]].kind != ELFSCAN_KIND_SASS)
 			return false;
-	}
 	return true;
 }
 
@@ -360,9 +296,10 @@ static bool runs_sass(const struct elfscan_file *f, const struct ct_diagnosis *d
  * the objects that do not run SASS on every target, the first few (-v:
  * every row).
  */
-static void matrix_brief(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
-			 const bool *first, size_t rows, bool *row)
+static void matrix_brief(FILE *out, const struct ct_proc *p, struct ctx *c, const bool *first,
+			 size_t rows, bool *row)
 {
+	const struct ct_diagnosis *d = c->d;
 	size_t i, good = 0, shown = 0;
 
 	for (i = 0; i < p->nobjects; i++) {
@@ -372,7 +309,7 @@ static void matrix_brief(FILE *out, const struct ct_proc *p, const struct ct_dia
 		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
 		    !first[i])
 			continue;
-		if (d->ntargets && runs_sass(f, d)) {
+		if (d->ntargets && runs_sass(cols_of(c, f), d)) {
 			good++;
 		} else if (d->ntargets && shown < CT_FACTS_MATRIX_ROWS) {
 			row[i] = true;
@@ -396,10 +333,10 @@ static void matrix_brief(FILE *out, const struct ct_proc *p, const struct ct_dia
  * column per arch present (S: SASS, P: PTX), then a column per device or
  * target with what the driver would run there.
  */
-static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
-			 bool verbose)
+static void print_matrix(FILE *out, const struct ct_proc *p, struct ctx *c, bool verbose)
 {
-	unsigned archs[64];
+	const struct ct_diagnosis *d = c->d;
+	unsigned archs[MATRIX_ARCHS];
 	size_t narchs = 0, i, k, t, rows = 0, width = 12;
 	bool *first, *row = NULL;
 
@@ -408,6 +345,7 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 	first = first_loads(p);
 	for (i = 0; i < p->nobjects; i++) {
 		const struct elfscan_file *f;
+		const struct file_cols *fc;
 
 		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
 		    !first[i])
@@ -415,20 +353,19 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 		rows++;
 		if (strlen(base(p->objects[i].path)) > width)
 			width = strlen(base(p->objects[i].path));
-		for (k = 0; k < f->nimages; k++) {
+		fc = cols_of(c, f);
+		for (k = 0; k < fc->norder; k++) {
 			size_t j;
 
-			if (f->images[k].kind != ELFSCAN_KIND_SASS && f->images[k].kind != ELFSCAN_KIND_PTX)
-				continue;
-			for (j = 0; j < narchs && archs[j] != f->images[k].arch; j++)
+			for (j = 0; j < narchs && archs[j] != fc->order[k]; j++)
 				;
-			if (j == narchs && narchs < 64) {
+			if (j == narchs && narchs < MATRIX_ARCHS) {
 				/* Keep them sorted. */
-				while (j > 0 && archs[j - 1] > f->images[k].arch) {
+				while (j > 0 && archs[j - 1] > fc->order[k]) {
 					archs[j] = archs[j - 1];
 					j--;
 				}
-				archs[j] = f->images[k].arch;
+				archs[j] = fc->order[k];
 				narchs++;
 			}
 		}
@@ -440,7 +377,7 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 	width = width > 40 ? 40 : width;
 	if (!verbose && rows > CT_FACTS_MATRIX_ROWS) {
 		row = ct_xcalloc(p->nobjects + 1, sizeof(*row));
-		matrix_brief(out, p, d, first, rows, row);
+		matrix_brief(out, p, c, first, rows, row);
 		for (i = 0; i < p->nobjects && !row[i]; i++)
 			;
 		if (i == p->nobjects)
@@ -461,24 +398,22 @@ static void print_matrix(FILE *out, const struct ct_proc *p, const struct ct_dia
 	ct_tprintf(out, "\n");
 	for (i = 0; i < p->nobjects; i++) {
 		const struct elfscan_file *f;
+		const struct file_cols *fc;
 
 		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)) ||
 		    !first[i] || (row && !row[i]))
 			continue;
+		fc = cols_of(c, f);
 		ct_tprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
 		for (k = 0; k < narchs; k++) {
-			bool sass = false, ptx = false;
-			size_t m;
+			const struct arch_code *a = code_find(fc, archs[k]);
+			bool sass = a && a->sass, ptx = a && a->ptx;
 
-			for (m = 0; m < f->nimages; m++) {
-				sass |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_SASS;
-				ptx |= f->images[m].arch == archs[k] && f->images[m].kind == ELFSCAN_KIND_PTX;
-			}
 			ct_tprintf(out, k + 1 < narchs || d->ntargets ? " %-4s" : " %s",
 				sass && ptx ? "S+P" : sass ? "S" : ptx ? "P" : "-");
 		}
 		for (t = 0; t < d->ntargets; t++) {
-			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+			long pick = fc->pick[t];
 			const char *w = pick < 0 ? "none"
 					: f->images[pick].kind == ELFSCAN_KIND_SASS ? "SASS"
 					: ptx_too_new(p, &f->images[pick]) ? "none (PTX too new for the driver)"
@@ -759,47 +694,129 @@ static bool ended_badly(const struct ct_proc *p)
 	return ct_ending_abnormal(&e);
 }
 
+/* Processes that can fold into one another's (alike, ended alike): one kind. */
+struct kind {
+	uint64_t key;
+	size_t *procs;  /* the trace's indexes, in order */
+	size_t n;
+	UT_hash_handle hh;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+/*
+ * What alike and ended_alike compare but the program (a process that
+ * names none is like any), hashed: equal for processes that fold.
+ */
+static uint64_t kind_key(const struct ct_proc *p)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct ct_ending e;
+	const char *c;
+	size_t i;
+
+	h = mix(h, p->nobjects);
+	h = mix(h, p->nsearches);
+	h = mix(h, p->nmodules);
+	h = mix(h, (uint64_t)p->cuinit);
+	h = mix(h, p->driver.present);
+	for (i = 0; i < p->nobjects; i++)
+		for (h = mix(h, '/'), c = p->objects[i].path; *c; c++)
+			h = mix(h, (unsigned char)*c);
+	for (i = 0; i < p->nmodules; i++)
+		h = mix(h, (uint64_t)p->modules[i].result);
+	ct_proc_ending(p, &e);
+	h = mix(h, e.kind);
+	h = mix(h, (uint64_t)e.status);
+	return mix(h, (uint64_t)e.signal);
+}
+
+/*
+ * Is an earlier process like the trace's i-th (one of kinds)? Adds it to
+ * its kind. Ranks of one job are one kind: each is asked of its own kind
+ * only, not of every process before it.
+ */
+static bool folds(struct kind **kinds, const struct ct_trace *t, size_t i)
+{
+	const struct ct_proc *p = &t->procs[i];
+	uint64_t key = kind_key(p);
+	struct kind *e;
+	size_t k;
+
+	HASH_FIND(hh, *kinds, &key, sizeof(key), e);
+	if (!e) {
+		e = ct_xcalloc(1, sizeof(*e));
+		e->key = key;
+		HASH_ADD(hh, *kinds, key, sizeof(e->key), e);
+	}
+	for (k = 0; k < e->n; k++)
+		if (alike(&t->procs[e->procs[k]], p) && ended_alike(&t->procs[e->procs[k]], p))
+			break;
+	e->procs = ct_xrealloc(e->procs, (e->n + 1) * sizeof(*e->procs));
+	e->procs[e->n++] = i;
+	return k < e->n - 1;
+}
+
+/*
+ * Does the trace span several hosts? A process that names none counts as
+ * a host of its own.
+ */
+static bool many_hosts(const struct ct_trace *t)
+{
+	const char *first = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nprocs && n < 2; i++) {
+		const char *h = t->procs[i].host;
+
+		if (!h || !first || strcmp(first, h) != 0)
+			n++;
+		if (h && !first)
+			first = h;
+	}
+	return n > 1;
+}
+
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
 		    bool verbose)
 {
-	size_t i, k, quiet = 0, shown = 0, similar = 0, hosts = 0;
-
+	size_t i, quiet = 0, shown = 0, similar = 0;
 	/* Name the host in headings only when the trace spans several. */
-	for (i = 0; i < t->nprocs; i++) {
-		for (k = 0; k < i; k++)
-			if (t->procs[k].host && t->procs[i].host &&
-			    strcmp(t->procs[k].host, t->procs[i].host) == 0)
-				break;
-		hosts += k == i;
-	}
+	bool hosts = many_hosts(t), *active;
+	struct kind *kinds = NULL, *e, *tmp;
+	struct ctx c;
 
 	if (t->nprocs == 0) {
 		ct_tprintf(out, "no process was traced%s\n",
 			t->bad_files ? " (the trace files are unreadable)" : "");
 		return;
 	}
+	ctx_init(&c, d);
+	/* Shown: what did something with CUDA, or ended badly. */
+	active = ct_xcalloc(t->nprocs, sizeof(*active));
+	for (i = 0; i < t->nprocs; i++)
+		active[i] = cuda_activity(&t->procs[i], &c) || ended_badly(&t->procs[i]);
 	for (i = 0; i < t->nprocs; i++) {
 		const struct ct_proc *p = &t->procs[i];
 		char cmd[128];
 
-		if (!cuda_activity(p, d) && !ended_badly(p)) {
+		if (!active[i]) {
 			quiet++;
 			continue;
 		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them (-v: all). */
-		for (k = 0; k < i && !verbose; k++)
-			if ((cuda_activity(&t->procs[k], d) || ended_badly(&t->procs[k])) &&
-			    alike(&t->procs[k], p) && ended_alike(&t->procs[k], p))
-				break;
-		if (!verbose && k < i) {
+		if (!verbose && folds(&kinds, t, i)) {
 			similar++;
 			continue;
 		}
 		if (shown++)
 			fputc('\n', out);
 		ct_tprintf(out, "process %lld%s%s%s%s: %s", (long long)p->pid,
-			hosts > 1 && p->host ? " on " : "", hosts > 1 && p->host ? p->host : "",
+			hosts && p->host ? " on " : "", hosts && p->host ? p->host : "",
 			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "", cmd);
 		if (p->parent && p->parent->pid == p->pid)
 			ct_tprintf(out, " (exec'd by %s)",
@@ -814,13 +831,20 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			ct_ending_print(out, p);
 			continue;
 		}
-		print_libraries(out, p, d, verbose);
-		print_matrix(out, p, d, verbose);
+		ct_tree_print(out, p, c.trees, verbose);
+		print_matrix(out, p, &c, verbose);
 		print_failures(out, p, d, verbose);
 		print_driver(out, p);
 		print_modules(out, p, d);
 		print_ending(out, p);
 	}
+	HASH_ITER(hh, kinds, e, tmp) {
+		HASH_DEL(kinds, e);
+		free(e->procs);
+		free(e);
+	}
+	free(active);
+	ctx_release(&c);
 	if (similar)
 		ct_tprintf(out, "\n%zu more process%s like %s shown (same program, same "
 			     "libraries, same driver results)\n",

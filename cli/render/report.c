@@ -16,6 +16,9 @@
 #include "summary.h"
 #include "text.h"
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 bool ct_want_colour(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
@@ -65,7 +68,124 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 
 /* ---- JSON -------------------------------------------------------------------- */
 
-static void json_device_code(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d)
+/* What the JSON says of a file's device code: the same for every process that loaded it. */
+struct code_words {
+	const struct elfscan_file *f;
+	char sass[1024], ptx[1024], ltoir[1024];
+	long pick[CT_MAX_TARGETS];
+	UT_hash_handle hh;
+};
+
+/* The archs of a module's images read from its file, by where they are. */
+struct module_words {
+	char *key;   /* "offset size object" */
+	char words[512];
+	UT_hash_handle hh;
+};
+
+/* A CUDA library's version, from its real path: resolved once, not once per rank. */
+struct lib_version {
+	const char *path;
+	char ver[64];
+	UT_hash_handle hh;
+};
+
+/*
+ * What the processes of a job ask alike, worked out once for the report:
+ * their files' device code, the images of the modules their files
+ * register (read from the files, hundreds a rank), their libraries'
+ * versions.
+ */
+struct json_memo {
+	struct code_words *files;
+	struct module_words *modules;
+	struct lib_version *versions;
+};
+
+static void memo_release(struct json_memo *memo)
+{
+	struct code_words *c, *ctmp;
+	struct module_words *m, *mtmp;
+	struct lib_version *v, *vtmp;
+
+	HASH_ITER(hh, memo->files, c, ctmp) {
+		HASH_DEL(memo->files, c);
+		free(c);
+	}
+	HASH_ITER(hh, memo->modules, m, mtmp) {
+		HASH_DEL(memo->modules, m);
+		free(m->key);
+		free(m);
+	}
+	HASH_ITER(hh, memo->versions, v, vtmp) {
+		HASH_DEL(memo->versions, v);
+		free(v);
+	}
+}
+
+static const char *version_of(struct json_memo *memo, const char *path)
+{
+	struct lib_version *v;
+
+	HASH_FIND_STR(memo->versions, path, v);
+	if (v)
+		return v->ver;
+	v = ct_xcalloc(1, sizeof(*v));
+	v->path = path;
+	ct_library_version(path, v->ver, sizeof(v->ver));
+	HASH_ADD_KEYPTR(hh, memo->versions, v->path, strlen(v->path), v);
+	return v->ver;
+}
+
+static const struct code_words *code_words_of(struct json_memo *memo, const struct elfscan_file *f,
+					      const struct ct_diagnosis *d)
+{
+	struct code_words *c;
+	struct ct_summary s;
+	size_t t;
+
+	HASH_FIND_PTR(memo->files, &f, c);
+	if (c)
+		return c;
+	c = ct_xcalloc(1, sizeof(*c));
+	c->f = f;
+	ct_summary_build(&s, f, 0, f->nimages);
+	ct_summary_archs(&s, ELFSCAN_KIND_SASS, c->sass, sizeof(c->sass));
+	ct_summary_archs(&s, ELFSCAN_KIND_PTX, c->ptx, sizeof(c->ptx));
+	ct_summary_archs(&s, ELFSCAN_KIND_LTOIR, c->ltoir, sizeof(c->ltoir));
+	ct_summary_release(&s);
+	for (t = 0; t < d->ntargets; t++)
+		c->pick[t] = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+	HASH_ADD_PTR(memo->files, f, c);
+	return c;
+}
+
+/* m's images in words (ct_module_images_words), read from a file once for every rank. */
+static const char *module_words_of(struct json_memo *memo, const struct ct_module *m,
+				   const struct ct_diagnosis *d, char *buf, size_t size)
+{
+	struct module_words *e;
+	char *key;
+
+	if (m->nimages || !m->object || m->offset < 0)
+		return ct_module_images_words(d, m, buf, size);
+	if (asprintf(&key, "%lld %lld %s", (long long)m->offset, (long long)m->size, m->object) < 0)
+		ct_out_of_memory();
+	HASH_FIND_STR(memo->modules, key, e);
+	if (e) {
+		free(key);
+	} else {
+		e = ct_xcalloc(1, sizeof(*e));
+		e->key = key;
+		ct_module_images_words(d, m, e->words, sizeof(e->words));
+		HASH_ADD_KEYPTR(hh, memo->modules, e->key, strlen(e->key), e);
+	}
+	snprintf(buf, size, "%s", e->words);
+	return buf;
+}
+
+static void json_device_code(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d,
+			     struct json_memo *memo)
 {
 	size_t i, t;
 
@@ -73,22 +193,21 @@ static void json_device_code(struct ct_json *j, const struct ct_proc *p, const s
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {
 		const struct elfscan_file *f;
-		struct ct_summary s;
-		char words[1024];
+		const struct code_words *c;
 
 		if (p->objects[i].shim || !(f = ct_diagnosis_code(d, p->objects[i].path)))
 			continue;
-		ct_summary_build(&s, f, 0, f->nimages);
+		c = code_words_of(memo, f, d);
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "object", p->objects[i].path);
 		ct_json_kv_u64(j, "images", f->nimages);
-		ct_json_words(j, "sass", ct_summary_archs(&s, ELFSCAN_KIND_SASS, words, sizeof(words)));
-		ct_json_words(j, "ptx", ct_summary_archs(&s, ELFSCAN_KIND_PTX, words, sizeof(words)));
-		ct_json_words(j, "ltoir", ct_summary_archs(&s, ELFSCAN_KIND_LTOIR, words, sizeof(words)));
+		ct_json_words(j, "sass", c->sass);
+		ct_json_words(j, "ptx", c->ptx);
+		ct_json_words(j, "ltoir", c->ltoir);
 		ct_json_key(j, "verdicts");
 		ct_json_array_begin(j);
 		for (t = 0; t < d->ntargets; t++) {
-			long pick = elfscan_pick_image(f->images, f->nimages, &d->targets[t]);
+			long pick = c->pick[t];
 			char name[ELFSCAN_ARCH_NAME_MAX];
 
 			ct_json_object_begin(j);
@@ -107,12 +226,12 @@ static void json_device_code(struct ct_json *j, const struct ct_proc *p, const s
 		}
 		ct_json_array_end(j);
 		ct_json_object_end(j);
-		ct_summary_release(&s);
 	}
 	ct_json_array_end(j);
 }
 
-static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d)
+static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d,
+			 struct json_memo *memo)
 {
 	struct ct_ending end;
 	size_t i, k;
@@ -156,7 +275,6 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {
 		const struct ct_loaded *o = &p->objects[i];
-		char ver[64];
 
 		if (o->shim || o->main)
 			continue;
@@ -168,9 +286,8 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_kv_string(j, "requested_by", o->request ? o->request->caller : o->by);
 		ct_json_kv_string(j, "api", o->request ? o->request->api : "needed");
 		ct_json_kv_bool(j, "cuda", ct_cuda_library(o->path));
-		ct_json_kv_string(j, "version", ct_cuda_library(o->path)
-							 ? ct_library_version(o->path, ver, sizeof(ver))
-							 : NULL);
+		ct_json_kv_string(j, "version", ct_cuda_library(o->path) ? version_of(memo, o->path)
+									    : NULL);
 		ct_json_kv_bool(j, "closed", o->closed);
 		ct_json_object_end(j);
 	}
@@ -241,17 +358,18 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			ct_json_null(j);
 		else
 			ct_json_i64(j, m->result);
-		ct_module_images_words(d, m, words, sizeof(words));
+		module_words_of(memo, m, d, words, sizeof(words));
 		ct_json_words(j, "images", words[0] ? words : "none");
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);
-	json_device_code(j, p, d);
+	json_device_code(j, p, d, memo);
 	ct_json_object_end(j);
 }
 
 static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
 {
+	struct json_memo memo = { NULL, NULL, NULL };
 	struct ct_json j;
 	size_t i;
 
@@ -273,7 +391,8 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_key(&j, "processes");
 	ct_json_array_begin(&j);
 	for (i = 0; i < t->nprocs; i++)
-		json_process(&j, &t->procs[i], d);
+		json_process(&j, &t->procs[i], d, &memo);
+	memo_release(&memo);
 	ct_json_array_end(&j);
 	ct_json_key(&j, "findings");
 	ct_findings_json(&j, &d->findings);
@@ -299,6 +418,12 @@ static void print_env(FILE *out, const struct ct_trace *t)
 	size_t v, i, k, j;
 
 	for (v = 0; v < sizeof(kept_env) / sizeof(kept_env[0]); v++) {
+		/* Each value's place, found by hashing: a job's CUDATRACE_RUN differs in every rank. */
+		struct env_value {
+			const char *value;
+			size_t at;
+			UT_hash_handle hh;
+		} *seen = NULL, *e, *tmp;
 		const char **values = NULL;
 		size_t *count = NULL, n = 0, procs = 0;
 
@@ -312,15 +437,22 @@ static void print_env(FILE *out, const struct ct_trace *t)
 			if (!val)
 				continue;
 			procs++;
-			for (j = 0; j < n && strcmp(values[j], val) != 0; j++)
-				;
-			if (j == n) {
+			HASH_FIND_STR(seen, val, e);
+			if (!e) {
 				values = ct_xrealloc(values, (n + 1) * sizeof(*values));
 				count = ct_xrealloc(count, (n + 1) * sizeof(*count));
 				values[n] = val;
-				count[n++] = 0;
+				count[n] = 0;
+				e = ct_xcalloc(1, sizeof(*e));
+				e->value = val;
+				e->at = n++;
+				HASH_ADD_KEYPTR(hh, seen, e->value, strlen(e->value), e);
 			}
-			count[j]++;
+			count[e->at]++;
+		}
+		HASH_ITER(hh, seen, e, tmp) {
+			HASH_DEL(seen, e);
+			free(e);
 		}
 		for (j = 0; j < n; j++) {
 			char *m = ct_mask_value(kept_env[v], values[j]);
