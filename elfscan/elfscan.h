@@ -175,6 +175,15 @@ struct elfscan_file {
 	size_t len;
 	void *map;
 	size_t map_len;
+	/*
+	 * Private: while scan_path scans, the open file (peek_fd - 1; 0 when
+	 * none) and a small window of it read with pread, so that walking
+	 * headers far apart touches no page of the mapping.
+	 */
+	int peek_fd;
+	unsigned char *peek;
+	size_t peek_cap, peek_len;
+	uint64_t peek_off;
 	size_t cap_sections, cap_containers, cap_images, cap_problems;
 };
 
