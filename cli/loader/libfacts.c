@@ -1,11 +1,14 @@
 /* A file's CUDA facts; see libfacts.h. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elfinfo.h"
 #include "libfacts.h"
 #include "libnames.h"
 #include "summary.h"
+#include "util.h"
 
 void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 {
@@ -46,4 +49,138 @@ void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 		ct_summary_release(&s);
 	}
 	elfscan_file_release(&f);
+}
+
+/* ---- reading several files side by side ------------------------------------ */
+
+enum { QUEUED, READING, READ };
+
+struct facts_item {
+	char *path;
+	int state;
+	struct ct_cuda_facts facts;
+};
+
+struct ct_facts_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct facts_item **items;
+	size_t n, cap, next; /* next: the first item that may be QUEUED */
+	bool stopping;
+	pthread_t *threads;
+	size_t nthreads;
+};
+
+/* Called locked; returns unlocked with the item read. */
+static void read_item(struct ct_facts_pool *p, struct facts_item *it)
+{
+	it->state = READING;
+	pthread_mutex_unlock(&p->lock);
+	ct_cuda_facts_read(&it->facts, it->path);
+	pthread_mutex_lock(&p->lock);
+	it->state = READ;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void *facts_thread(void *arg)
+{
+	struct ct_facts_pool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (p->next < p->n && p->items[p->next]->state != QUEUED)
+			p->next++;
+		if (p->stopping)
+			break;
+		if (p->next == p->n) {
+			pthread_cond_wait(&p->changed, &p->lock);
+			continue;
+		}
+		read_item(p, p->items[p->next]);
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+struct ct_facts_pool *ct_facts_start(size_t threads)
+{
+	struct ct_facts_pool *p = ct_xcalloc(1, sizeof(*p));
+	size_t i;
+
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->changed, NULL);
+	p->threads = ct_xcalloc(threads + 1, sizeof(*p->threads));
+	/* A thread that cannot start is one less; the caller reads the rest. */
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&p->threads[p->nthreads], NULL, facts_thread, p) == 0)
+			p->nthreads++;
+	return p;
+}
+
+/* Called locked. */
+static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path)
+{
+	struct facts_item *it;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (strcmp(p->items[i]->path, path) == 0)
+			return p->items[i];
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->items = ct_xrealloc(p->items, p->cap * sizeof(*p->items));
+	}
+	it = ct_xcalloc(1, sizeof(*it));
+	it->path = ct_xstrdup(path);
+	p->items[p->n++] = it;
+	pthread_cond_broadcast(&p->changed);
+	return it;
+}
+
+void ct_facts_add(struct ct_facts_pool *p, const char *path)
+{
+	pthread_mutex_lock(&p->lock);
+	find_or_add(p, path);
+	pthread_mutex_unlock(&p->lock);
+}
+
+const struct ct_cuda_facts *ct_facts_get(struct ct_facts_pool *p, const char *path)
+{
+	struct facts_item *it;
+
+	pthread_mutex_lock(&p->lock);
+	it = find_or_add(p, path);
+	if (it->state == QUEUED) {
+		read_item(p, it);
+		return &it->facts;
+	}
+	while (it->state != READ)
+		pthread_cond_wait(&p->changed, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	return &it->facts;
+}
+
+void ct_facts_stop(struct ct_facts_pool *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (i = 0; i < p->n; i++) {
+		free(p->items[i]->path);
+		free(p->items[i]);
+	}
+	free(p->items);
+	free(p->threads);
+	pthread_cond_destroy(&p->changed);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
 }
