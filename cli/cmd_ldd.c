@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -322,25 +321,6 @@ static void print_json(struct ldd *d)
 	ct_json_finish(&j);
 }
 
-/*
- * Threads that read device code beside this one while it models the
- * loader: CUDATRACE_THREADS less this one, else one per processor this
- * process may use, less this one, at most 3. The headers of cuBLASLt's
- * 5,737 images alone take about 6 ms to read.
- */
-static size_t facts_threads(void)
-{
-	size_t n = ct_cmd_threads();
-
-	if (!n) {
-		cpu_set_t set;
-
-		n = sched_getaffinity(0, sizeof(set), &set) == 0 ? (size_t)CPU_COUNT(&set) : 1;
-		n = n > 4 ? 4 : n;
-	}
-	return n ? n - 1 : 0;
-}
-
 /* Whether path starts as an ELF file does: only then is it read early. */
 static bool starts_elf(const char *path)
 {
@@ -423,7 +403,8 @@ int ct_cmd_ldd(int argc, char **argv)
 	}
 	d.file = argv[optind];
 	/* The file's own device code is read while the loader is asked. */
-	d.facts = ct_facts_start(facts_threads());
+	/* Threads beside this one (the headers of cuBLASLt's 5,737 images take ms). */
+	d.facts = ct_facts_start(ct_threads(4) - 1);
 	if (starts_elf(d.file))
 		ct_facts_add(d.facts, d.file);
 	rc = ct_loader_open(&d.L, d.file, &env, &why);

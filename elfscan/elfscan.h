@@ -190,6 +190,12 @@ struct elfscan_file {
 /* Options for a scan. Zero-initialise, then set what you need. */
 struct elfscan_options {
 	bool no_magic_scan; /* only the known fatbin sections */
+	/*
+	 * Threads that scan sections beside the caller's (0: none). They are
+	 * started only when the magic scan has enough bytes to share
+	 * (cuBLASLt: 193 MB in five sections); results do not depend on it.
+	 */
+	unsigned threads;
 };
 
 void elfscan_file_init(struct elfscan_file *f);

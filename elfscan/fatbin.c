@@ -292,7 +292,7 @@ int es_add_problem(struct elfscan_file *f, enum elfscan_problem_code code,
 	return 0;
 }
 
-static int add_image(struct elfscan_file *f, const struct elfscan_image *img)
+int es_append_image(struct elfscan_file *f, const struct elfscan_image *img)
 {
 	if (grow((void **)&f->images, f->nimages, &f->cap_images,
 		 sizeof(*img)))
@@ -301,8 +301,7 @@ static int add_image(struct elfscan_file *f, const struct elfscan_image *img)
 	return 0;
 }
 
-static int add_container(struct elfscan_file *f,
-			 const struct elfscan_container *c)
+int es_append_container(struct elfscan_file *f, const struct elfscan_container *c)
 {
 	if (grow((void **)&f->containers, f->ncontainers, &f->cap_containers,
 		 sizeof(*c)))
@@ -369,7 +368,7 @@ int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
 	ct.section = section;
 	ct.found = found;
 	ct.first_image = f->nimages;
-	if ((rc = add_container(f, &ct)))
+	if ((rc = es_append_container(f, &ct)))
 		return rc;
 	f->sections[section].ncontainers++;
 
@@ -415,7 +414,7 @@ int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
 				return rc;
 		}
 		if (r == 0 || p != ELFSCAN_P_ENTRY_BAD_VERSION) {
-			if ((rc = add_image(f, &img)))
+			if ((rc = es_append_image(f, &img)))
 				return rc;
 			if (!known_kind(img.kind) &&
 			    (rc = es_add_problem(f, ELFSCAN_P_ENTRY_UNKNOWN_KIND,

@@ -111,7 +111,8 @@ static int deliver(struct walk *w, const char *path, struct elfscan_file *f,
 static int scan_file(struct walk *w, const char *path)
 {
 	struct elfscan_file f;
-	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan };
+	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan,
+				     .threads = (unsigned)ct_threads(4) - 1 };
 	int rc;
 
 	elfscan_file_init(&f);
