@@ -406,7 +406,7 @@ int ct_cmd_ldd(int argc, char **argv)
 	/* Threads beside this one (the headers of cuBLASLt's 5,737 images take ms). */
 	d.facts = ct_facts_start(ct_threads(4) - 1);
 	if (starts_elf(d.file))
-		ct_facts_add(d.facts, d.file);
+		ct_facts_add(d.facts, d.file, NULL);
 	rc = ct_loader_open(&d.L, d.file, &env, &why);
 	if (rc < 0) {
 		ct_facts_stop(d.facts);
@@ -437,7 +437,10 @@ int ct_cmd_ldd(int argc, char **argv)
 	ct_loader_load_all(&d.L);
 	for (i = 0; i < d.L.nlookups; i++)
 		if (d.L.lookups[i]->new_object)
-			ct_facts_add(d.facts, d.L.lookups[i]->object->path);
+			ct_facts_add(d.facts, d.L.lookups[i]->object->path,
+				     d.L.lookups[i]->object->info.soname
+					     ? d.L.lookups[i]->object->info.soname
+					     : "");
 
 	d.depth = ct_xcalloc(d.L.nobjs + 1, sizeof(*d.depth));
 	for (i = 0; i < d.L.nlookups; i++) {

@@ -629,7 +629,7 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 	else
 		for (i = 0; i < njobs; i++)
 			free_job(&jobs[i]);
-	if (rc == 0 && seg_scn) {
+	if (rc == 0 && seg_scn && !opt->no_registration) {
 		GElf_Shdr *s = &seg_sh;
 
 		rc = es_add_section(f, ".nvFatBinSegment", s->sh_offset,

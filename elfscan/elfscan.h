@@ -191,6 +191,12 @@ struct elfscan_file {
 struct elfscan_options {
 	bool no_magic_scan; /* only the known fatbin sections */
 	/*
+	 * Skip the .nvFatBinSegment cross-check (registered stays false, no
+	 * wrapper problem): for a caller that only lists images. It reads
+	 * every dynamic relocation: 9 MB of them in cuBLASLt.
+	 */
+	bool no_registration;
+	/*
 	 * Threads that scan sections beside the caller's (0: none). They are
 	 * started only when the magic scan has enough bytes to share
 	 * (cuBLASLt: 193 MB in five sections); results do not depend on it.

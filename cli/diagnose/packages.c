@@ -55,7 +55,7 @@ static bool same_file(const char *a, const char *b)
 
 static bool has_device_code(const char *path)
 {
-	struct elfscan_options opt = { .no_magic_scan = true };
+	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
 	struct elfscan_file f;
 	bool yes;
 

@@ -12,7 +12,12 @@
 
 void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 {
-	struct elfscan_options opt = { .no_magic_scan = true };
+	ct_cuda_facts_read_named(c, path, NULL);
+}
+
+void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname)
+{
+	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
 	struct elfscan_file f;
 
 	memset(c, 0, sizeof(*c));
@@ -20,12 +25,16 @@ void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 	c->cuda_minor = -1;
 	snprintf(c->name, sizeof(c->name), "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (c->cuda_library) {
-		struct ct_elfinfo e;
+		if (soname) {
+			snprintf(c->soname, sizeof(c->soname), "%s", soname);
+		} else {
+			struct ct_elfinfo e;
 
-		ct_elfinfo_init(&e);
-		if (ct_elfinfo_read(&e, path) == 0 && e.soname)
-			snprintf(c->soname, sizeof(c->soname), "%s", e.soname);
-		ct_elfinfo_release(&e);
+			ct_elfinfo_init(&e);
+			if (ct_elfinfo_read(&e, path) == 0 && e.soname)
+				snprintf(c->soname, sizeof(c->soname), "%s", e.soname);
+			ct_elfinfo_release(&e);
+		}
 		ct_library_version_of(path, c->soname, c->version, sizeof(c->version));
 		c->renamed = ct_library_renamed(path, c->soname);
 		c->cuda = ct_library_cuda(c->soname[0] ? c->soname : path, c->version,
@@ -57,6 +66,7 @@ enum { QUEUED, READING, READ };
 
 struct facts_item {
 	char *path;
+	char *soname;           /* as the loader read it; NULL: read it */
 	int state;
 	struct ct_cuda_facts facts;
 };
@@ -76,7 +86,7 @@ static void read_item(struct ct_facts_pool *p, struct facts_item *it)
 {
 	it->state = READING;
 	pthread_mutex_unlock(&p->lock);
-	ct_cuda_facts_read(&it->facts, it->path);
+	ct_cuda_facts_read_named(&it->facts, it->path, it->soname);
 	pthread_mutex_lock(&p->lock);
 	it->state = READ;
 	pthread_cond_broadcast(&p->changed);
@@ -120,7 +130,8 @@ struct ct_facts_pool *ct_facts_start(size_t threads)
 }
 
 /* Called locked. */
-static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path)
+static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path,
+				      const char *soname)
 {
 	struct facts_item *it;
 	size_t i;
@@ -134,15 +145,16 @@ static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path)
 	}
 	it = ct_xcalloc(1, sizeof(*it));
 	it->path = ct_xstrdup(path);
+	it->soname = soname ? ct_xstrdup(soname) : NULL;
 	p->items[p->n++] = it;
 	pthread_cond_broadcast(&p->changed);
 	return it;
 }
 
-void ct_facts_add(struct ct_facts_pool *p, const char *path)
+void ct_facts_add(struct ct_facts_pool *p, const char *path, const char *soname)
 {
 	pthread_mutex_lock(&p->lock);
-	find_or_add(p, path);
+	find_or_add(p, path, soname);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -151,7 +163,7 @@ const struct ct_cuda_facts *ct_facts_get(struct ct_facts_pool *p, const char *pa
 	struct facts_item *it;
 
 	pthread_mutex_lock(&p->lock);
-	it = find_or_add(p, path);
+	it = find_or_add(p, path, NULL);
 	if (it->state == QUEUED) {
 		read_item(p, it);
 		return &it->facts;
@@ -176,6 +188,7 @@ void ct_facts_stop(struct ct_facts_pool *p)
 		pthread_join(p->threads[i], NULL);
 	for (i = 0; i < p->n; i++) {
 		free(p->items[i]->path);
+		free(p->items[i]->soname);
 		free(p->items[i]);
 	}
 	free(p->items);
