@@ -144,26 +144,33 @@ static void scan_pending(struct walk *w, struct pending *p)
 		p->rc = elfscan_verify(&p->f);
 }
 
+/*
+ * Called locked: scan the first file still queued from p on, unlocked
+ * meanwhile. Returns false when none is queued.
+ */
+static bool scan_queued(struct walk *w, struct pending *p)
+{
+	while (p && p->state != QUEUED)
+		p = p->next;
+	if (!p)
+		return false;
+	p->state = SCANNING;
+	pthread_mutex_unlock(&w->lock);
+	scan_pending(w, p);
+	pthread_mutex_lock(&w->lock);
+	p->state = SCANNED;
+	pthread_cond_broadcast(&w->changed);
+	return true;
+}
+
 static void *worker(void *arg)
 {
 	struct walk *w = arg;
-	struct pending *p;
 
 	pthread_mutex_lock(&w->lock);
-	while (!w->quit) {
-		for (p = w->head; p && p->state != QUEUED; p = p->next)
-			;
-		if (!p) {
+	while (!w->quit)
+		if (!scan_queued(w, w->head))
 			pthread_cond_wait(&w->changed, &w->lock);
-			continue;
-		}
-		p->state = SCANNING;
-		pthread_mutex_unlock(&w->lock);
-		scan_pending(w, p);
-		pthread_mutex_lock(&w->lock);
-		p->state = SCANNED;
-		pthread_cond_broadcast(&w->changed);
-	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
@@ -174,23 +181,13 @@ static void *worker(void *arg)
  */
 static void hand_over(struct walk *w)
 {
-	struct pending *p, *q;
+	struct pending *p;
 
 	pthread_mutex_lock(&w->lock);
-	for (p = w->head; p->state != SCANNED;) {
-		for (q = p; q && q->state != QUEUED; q = q->next)
-			;
-		if (!q) {
+	p = w->head;
+	while (p->state != SCANNED)
+		if (!scan_queued(w, p))
 			pthread_cond_wait(&w->changed, &w->lock);
-			continue;
-		}
-		q->state = SCANNING;
-		pthread_mutex_unlock(&w->lock);
-		scan_pending(w, q);
-		pthread_mutex_lock(&w->lock);
-		q->state = SCANNED;
-		pthread_cond_broadcast(&w->changed);
-	}
 	w->head = p->next;
 	if (!w->head)
 		w->tail = NULL;
