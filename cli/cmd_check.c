@@ -608,7 +608,7 @@ int ct_cmd_check(int argc, char **argv)
 	};
 	struct check_ctx *ctx = ct_xcalloc(1, sizeof(*ctx));
 	struct ct_walk_options wo = { 0 };
-	int c, i, rc;
+	int c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
@@ -665,8 +665,8 @@ int ct_cmd_check(int argc, char **argv)
 		ct_json_key(&ctx->j, "files");
 		ct_json_array_begin(&ctx->j);
 	}
-	for (i = optind; i < argc; i++)
-		ct_walk(argv[i], &wo, on_object, ctx);
+	wo.threads = (unsigned)ct_threads(4) - 1;
+	ct_walk(argv + optind, (size_t)(argc - optind), &wo, on_object, ctx);
 	if (ctx->json) {
 		ct_json_array_end(&ctx->j);
 		ct_json_object_end(&ctx->j);

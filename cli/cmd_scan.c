@@ -381,7 +381,7 @@ int ct_cmd_scan(int argc, char **argv)
 	};
 	struct scan_ctx ctx = { 0 };
 	struct ct_walk_options wo = { 0 };
-	int c, i;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -418,8 +418,8 @@ int ct_cmd_scan(int argc, char **argv)
 		ct_json_key(&ctx.j, "files");
 		ct_json_array_begin(&ctx.j);
 	}
-	for (i = optind; i < argc; i++)
-		ct_walk(argv[i], &wo, on_object, &ctx);
+	wo.threads = (unsigned)ct_threads(4) - 1;
+	ct_walk(argv + optind, (size_t)(argc - optind), &wo, on_object, &ctx);
 	if (ctx.json) {
 		ct_json_array_end(&ctx.j);
 		ct_json_object_end(&ctx.j);

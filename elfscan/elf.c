@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -351,13 +352,182 @@ static int scan_segments(struct elfscan_file *f, Elf *elf)
 	return rc;
 }
 
+/*
+ * One section's scan, run into a file of its own (its containers, images
+ * and problems, numbered from 0) and merged into the scanned file in
+ * section order, so that threads scanning sections side by side give the
+ * results one thread gives.
+ */
+struct section_job {
+	size_t section;
+	uint64_t offset, size;   /* size clamped to the file */
+	uint64_t sh_size;        /* as the header says */
+	uint64_t delta;
+	int known;
+	int outside;             /* the header puts it (partly) past the end */
+	struct elfscan_file out;
+	int rc;
+};
+
+struct job_queue {
+	pthread_mutex_t lock;
+	struct section_job **order; /* largest first */
+	size_t n, next;
+};
+
+static void run_job(const struct elfscan_file *f, struct section_job *j)
+{
+	struct elfscan_file *o = &j->out;
+	int rc = 0;
+
+	elfscan_file_init(o);
+	o->type = f->type;
+	o->buf = f->buf;
+	o->len = f->len;
+	o->peek_fd = f->peek_fd;
+	/* Shared: each job counts containers in its own section only. */
+	o->sections = f->sections;
+	o->nsections = f->nsections;
+	if (j->outside)
+		rc = es_add_problem(o, ELFSCAN_P_SECTION_OUTSIDE_FILE, j->offset,
+				    j->sh_size, -1, -1, j->section);
+	if (rc == 0 && j->size)
+		rc = j->known ? es_walk_section(o, j->offset, j->offset + j->size,
+						j->delta, j->section)
+			      : es_magic_scan(o, j->offset, j->offset + j->size,
+					      j->delta, j->section);
+	j->rc = rc;
+}
+
+static void *job_thread(void *arg)
+{
+	struct job_queue *q = ((void **)arg)[0];
+	const struct elfscan_file *f = ((void **)arg)[1];
+
+	for (;;) {
+		struct section_job *j;
+
+		pthread_mutex_lock(&q->lock);
+		j = q->next < q->n ? q->order[q->next++] : NULL;
+		pthread_mutex_unlock(&q->lock);
+		if (!j)
+			return NULL;
+		run_job(f, j);
+	}
+}
+
+static int cmp_job_size(const void *a, const void *b)
+{
+	const struct section_job *x = *(struct section_job *const *)a;
+	const struct section_job *y = *(struct section_job *const *)b;
+
+	/*
+	 * Known sections read headers only: cuBLASLt's 140 MB .nv_fatbin takes
+	 * what 4 MB of magic scan take (3.7 ms against 13.5 ms for .ldata's
+	 * 96 MB).
+	 */
+	uint64_t wx = x->known ? x->size / 32 : x->size;
+	uint64_t wy = y->known ? y->size / 32 : y->size;
+
+	return wx < wy ? 1 : wx > wy ? -1 : (x->section > y->section) - (x->section < y->section);
+}
+
+/* Append src (a job's results, numbered from 0) to f, renumbered. */
+static int merge_job(struct elfscan_file *f, struct elfscan_file *src)
+{
+	size_t c0 = f->ncontainers, i0 = f->nimages, k;
+	int rc = 0;
+
+	for (k = 0; k < src->ncontainers && rc == 0; k++) {
+		struct elfscan_container c = src->containers[k];
+
+		c.first_image += i0;
+		rc = es_append_container(f, &c);
+	}
+	for (k = 0; k < src->nimages && rc == 0; k++) {
+		struct elfscan_image img = src->images[k];
+
+		img.container += c0;
+		rc = es_append_image(f, &img);
+	}
+	for (k = 0; k < src->nproblems && rc == 0; k++) {
+		const struct elfscan_problem *p = &src->problems[k];
+
+		rc = es_add_problem(f, p->code, p->offset, p->value,
+				    p->image < 0 ? -1 : p->image + (long)i0,
+				    p->container < 0 ? -1 : p->container + (long)c0,
+				    p->section);
+	}
+	f->magic_scanned += src->magic_scanned;
+	f->magic_hops += src->magic_hops;
+	return rc;
+}
+
+static void free_job(struct section_job *j)
+{
+	free(j->out.containers);
+	free(j->out.images);
+	free(j->out.problems);
+	free(j->out.peek);
+}
+
+/* Bytes of magic scan worth a second thread: one costs about 0.1 ms. */
+uint64_t es_thread_scan_min = 16u << 20;
+
+static int run_jobs(struct elfscan_file *f, struct section_job *jobs, size_t n,
+		    unsigned threads)
+{
+	struct job_queue q;
+	pthread_t *t = NULL;
+	void *arg[2];
+	uint64_t magic = 0;
+	size_t i, started = 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++)
+		magic += jobs[i].known ? 0 : jobs[i].size;
+	memset(&q, 0, sizeof(q));
+	q.n = n;
+	q.order = calloc(n ? n : 1, sizeof(*q.order));
+	if (!q.order)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		q.order[i] = &jobs[i];
+	if (n > 1)
+		qsort(q.order, n, sizeof(*q.order), cmp_job_size);
+	pthread_mutex_init(&q.lock, NULL);
+	arg[0] = &q;
+	arg[1] = f;
+	if (threads && n > 1 && magic >= es_thread_scan_min) {
+		if (threads > n - 1)
+			threads = (unsigned)(n - 1);
+		t = calloc(threads, sizeof(*t));
+		for (i = 0; t && i < threads; i++)
+			if (pthread_create(&t[started], NULL, job_thread, arg) == 0)
+				started++;
+	}
+	job_thread(arg);
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	pthread_mutex_destroy(&q.lock);
+	free(q.order);
+	for (i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = jobs[i].rc ? jobs[i].rc : merge_job(f, &jobs[i].out);
+		free_job(&jobs[i]);
+	}
+	return rc;
+}
+
 int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 {
 	Elf *elf;
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
-	size_t shstrndx, shnum, seg_scn = 0, seg_section = NO_SECTION;
+	size_t shstrndx, shnum, seg_scn = 0, seg_section = NO_SECTION, njobs = 0, i;
 	GElf_Shdr seg_sh = { 0 };
+	struct section_job *jobs = NULL;
 	int rc = 0;
 
 	elf_version(EV_CURRENT);
@@ -403,11 +573,15 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 		goto out;
 	}
 
+	jobs = calloc(shnum ? shnum : 1, sizeof(*jobs));
+	if (!jobs) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	while (rc == 0 && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
-		uint64_t size, delta;
-		size_t idx;
+		struct section_job *j;
 		int known;
 
 		if (!gelf_getshdr(scn, &sh))
@@ -429,31 +603,33 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 						    FATBIN_ENTRY_HEADER_MIN ||
 			       never_fatbin(name)))
 			continue;
+		if (njobs == shnum)
+			break;
+		j = &jobs[njobs];
 		rc = es_add_section(f, name, sh.sh_offset, sh.sh_size,
-				    sh.sh_addr, &idx);
+				    sh.sh_addr, &j->section);
 		if (rc)
 			break;
-		size = sh.sh_size;
-		if (!in_range(sh.sh_offset, size, f->len)) {
-			rc = es_add_problem(f, ELFSCAN_P_SECTION_OUTSIDE_FILE,
-					    sh.sh_offset, sh.sh_size, -1, -1,
-					    idx);
-			if (rc || sh.sh_offset >= f->len)
-				continue;
-			size = f->len - sh.sh_offset;
+		njobs++;
+		j->known = known;
+		j->offset = sh.sh_offset;
+		j->sh_size = sh.sh_size;
+		j->size = sh.sh_size;
+		if (!in_range(sh.sh_offset, sh.sh_size, f->len)) {
+			j->outside = 1;
+			j->size = sh.sh_offset >= f->len ? 0 : f->len - sh.sh_offset;
 		}
 		/* Alignment is a property of the address the loader uses. */
-		delta = (f->elf_type != ET_REL && (sh.sh_flags & SHF_ALLOC))
-				? sh.sh_addr - sh.sh_offset
-				: (uint64_t)0 - sh.sh_offset;
-		if (known)
-			rc = es_walk_section(f, sh.sh_offset, sh.sh_offset + size,
-					     delta, idx);
-		else
-			rc = es_magic_scan(f, sh.sh_offset, sh.sh_offset + size,
-					   delta, idx);
+		j->delta = (f->elf_type != ET_REL && (sh.sh_flags & SHF_ALLOC))
+				   ? sh.sh_addr - sh.sh_offset
+				   : (uint64_t)0 - sh.sh_offset;
 	}
-	if (rc == 0 && seg_scn) {
+	if (rc == 0)
+		rc = run_jobs(f, jobs, njobs, opt->threads);
+	else
+		for (i = 0; i < njobs; i++)
+			free_job(&jobs[i]);
+	if (rc == 0 && seg_scn && !opt->no_registration) {
 		GElf_Shdr *s = &seg_sh;
 
 		rc = es_add_section(f, ".nvFatBinSegment", s->sh_offset,
@@ -462,6 +638,7 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 			rc = check_wrappers(f, elf, seg_scn, s, seg_section);
 	}
 out:
+	free(jobs);
 	if (elf)
 		elf_end(elf);
 	return rc;

@@ -43,7 +43,27 @@ static inline int in_range(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
+/*
+ * n bytes at file offset off (in_range(off, n, f->len) checked by the
+ * caller). While scan_path has the file open, they come from a small
+ * window read with pread: a fatbin header costs a copy of its bytes
+ * instead of a page fault that maps (and later unmaps) the pages around
+ * it. Otherwise, or when the read fails, they are the mapping's bytes.
+ * The pointer is valid until the next call; pointers kept in results
+ * must be rebased onto f->buf.
+ */
+const unsigned char *es_at(struct elfscan_file *f, uint64_t off, size_t n);
+
+/*
+ * Bytes of magic scan in one file below which no thread is started
+ * (elfscan_options.threads); the tests lower it to run threads on small
+ * fixtures.
+ */
+extern uint64_t es_thread_scan_min;
+
 /* Append helpers; return 0 or -ENOMEM. */
+int es_append_container(struct elfscan_file *f, const struct elfscan_container *c);
+int es_append_image(struct elfscan_file *f, const struct elfscan_image *img);
 int es_add_problem(struct elfscan_file *f, enum elfscan_problem_code code,
 		   uint64_t offset, uint64_t value, long image, long container,
 		   size_t section);

@@ -24,6 +24,7 @@ void elfscan_file_release(struct elfscan_file *f)
 	free(f->containers);
 	free(f->images);
 	free(f->problems);
+	free(f->peek);
 	if (f->map)
 		munmap(f->map, f->map_len);
 	elfscan_file_init(f);
@@ -134,12 +135,18 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	rc = map == MAP_FAILED ? -errno : 0;
-	close(fd);
-	if (rc)
+	if (rc) {
+		close(fd);
 		return rc;
+	}
 	f->map = map;
 	f->map_len = (size_t)st.st_size;
-	return elfscan_scan_buffer(f, map, (size_t)st.st_size, opt);
+	f->peek_fd = fd + 1;
+	rc = elfscan_scan_buffer(f, map, (size_t)st.st_size, opt);
+	f->peek_fd = 0;
+	f->peek_len = 0;
+	close(fd);
+	return rc;
 }
 
 static const struct {

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,12 +31,37 @@ struct seen {
 	UT_hash_handle hh;
 };
 
+/*
+ * A file on its way to fn: scanned by a worker thread while the files
+ * before it are handed over, so that a folder of libraries is read by
+ * every processor and fn still sees them in walk order.
+ */
+struct pending {
+	char *path;
+	char *error;           /* set instead of a scan: handed over as is */
+	struct elfscan_file f;
+	int rc;
+	int state;             /* QUEUED, SCANNING, SCANNED */
+	struct pending *next;  /* in walk order */
+};
+
+enum { QUEUED, SCANNING, SCANNED };
+
 struct walk {
 	const struct ct_walk_options *opt;
 	ct_object_fn fn;
 	void *ctx;
 	struct seen *dirs;  /* directories entered: loops end here */
 	struct seen *files; /* files scanned: two names, one scan */
+	/* The pipeline: head is handed over next; workers take QUEUED ones. */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct pending *head, *tail;
+	size_t npending, ahead; /* ahead: how many may wait at most */
+	pthread_t *workers;
+	size_t nworkers;
+	bool one_file;      /* a single regular file: threads for its sections */
+	int stop, quit;
 };
 
 /* Adds id to the set; returns 1 when it was already there. */
@@ -67,11 +93,12 @@ static void seen_free(struct seen **set)
 	}
 }
 
+static int enqueue(struct walk *w, const char *path, const char *error);
+
+/* In walk order: after the files before it are handed over. */
 static int report_error(struct walk *w, const char *path, const char *why)
 {
-	struct ct_object obj = { path, NULL, why };
-
-	return w->fn(w->ctx, &obj);
+	return enqueue(w, path, why);
 }
 
 static const char *scan_error_text(int rc)
@@ -96,27 +123,124 @@ static int deliver(struct walk *w, const char *path, struct elfscan_file *f,
 		obj.scan = NULL;
 		obj.error = elfscan_problem_describe(f, &f->problems[0], why,
 						     sizeof(why));
-	} else if (rc == 0 && w->opt->verify) {
-		rc = elfscan_verify(f);
 	}
 	if (rc) {
 		obj.scan = NULL;
 		obj.error = scan_error_text(rc);
 	}
 	stop = w->fn(w->ctx, &obj);
-	elfscan_file_release(f);
 	return stop;
+}
+
+static void scan_pending(struct walk *w, struct pending *p)
+{
+	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan,
+				     .threads = w->one_file ? w->opt->threads : 0 };
+
+	elfscan_file_init(&p->f);
+	p->rc = elfscan_scan_path(&p->f, p->path, &o);
+	if (p->rc == 0 && w->opt->verify &&
+	    !(p->f.nproblems && elfscan_problem_is_fatal(p->f.problems[0].code)))
+		p->rc = elfscan_verify(&p->f);
+}
+
+/*
+ * Called locked: scan the first file still queued from p on, unlocked
+ * meanwhile. Returns false when none is queued.
+ */
+static bool scan_queued(struct walk *w, struct pending *p)
+{
+	while (p && p->state != QUEUED)
+		p = p->next;
+	if (!p)
+		return false;
+	p->state = SCANNING;
+	pthread_mutex_unlock(&w->lock);
+	scan_pending(w, p);
+	pthread_mutex_lock(&w->lock);
+	p->state = SCANNED;
+	pthread_cond_broadcast(&w->changed);
+	return true;
+}
+
+static void *worker(void *arg)
+{
+	struct walk *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->quit)
+		if (!scan_queued(w, w->head))
+			pthread_cond_wait(&w->changed, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/*
+ * Hand the oldest pending file to fn. While a worker still scans it, this
+ * thread scans the files queued after it instead of waiting.
+ */
+static void hand_over(struct walk *w)
+{
+	struct pending *p;
+
+	pthread_mutex_lock(&w->lock);
+	p = w->head;
+	while (p->state != SCANNED)
+		if (!scan_queued(w, p))
+			pthread_cond_wait(&w->changed, &w->lock);
+	w->head = p->next;
+	if (!w->head)
+		w->tail = NULL;
+	w->npending--;
+	pthread_mutex_unlock(&w->lock);
+	if (!w->stop) {
+		if (p->error) {
+			struct ct_object obj = { p->path, NULL, p->error };
+
+			w->stop = w->fn(w->ctx, &obj);
+		} else {
+			w->stop = deliver(w, p->path, &p->f, p->rc);
+		}
+	}
+	if (!p->error)
+		elfscan_file_release(&p->f);
+	free(p->path);
+	free(p->error);
+	free(p);
+}
+
+/* Everything queued, handed over in order; returns the stop value. */
+static int drain(struct walk *w)
+{
+	while (w->head)
+		hand_over(w);
+	return w->stop;
+}
+
+static int enqueue(struct walk *w, const char *path, const char *error)
+{
+	struct pending *p = ct_xcalloc(1, sizeof(*p));
+
+	p->path = ct_xstrdup(path);
+	p->error = error ? ct_xstrdup(error) : NULL;
+	p->state = error ? SCANNED : QUEUED;
+	pthread_mutex_lock(&w->lock);
+	if (w->tail)
+		w->tail->next = p;
+	else
+		w->head = p;
+	w->tail = p;
+	w->npending++;
+	pthread_cond_broadcast(&w->changed);
+	pthread_mutex_unlock(&w->lock);
+	while (w->npending > w->ahead && !w->stop)
+		hand_over(w);
+	return w->stop;
 }
 
 static int scan_file(struct walk *w, const char *path)
 {
-	struct elfscan_file f;
-	struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan };
-	int rc;
-
-	elfscan_file_init(&f);
-	rc = elfscan_scan_path(&f, path, &o);
-	return deliver(w, path, &f, rc);
+	return enqueue(w, path, NULL);
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -160,6 +284,15 @@ static enum magic file_magic(const char *path)
 	return classify(b, n > 0 ? (size_t)n : 0);
 }
 
+/* Straight to fn: the queue is empty (a wheel's members, after drain). */
+static int report_now(struct walk *w, const char *path, const char *why)
+{
+	struct ct_object obj = { path, NULL, why };
+
+	w->stop = w->fn(w->ctx, &obj);
+	return w->stop;
+}
+
 static int scan_wheel(struct walk *w, const char *path)
 {
 	const struct ct_zip *z;
@@ -168,8 +301,11 @@ static int scan_wheel(struct walk *w, const char *path)
 	int err = 0, stop = 0;
 	char why[256];
 
+	/* Members are handed over here, in order: after every file before. */
+	if (drain(w))
+		return w->stop;
 	if (!(z = ct_zip_load(why, sizeof(why))))
-		return report_error(w, path, why);
+		return report_now(w, path, why);
 	za = z->zip_open(path, ZIP_RDONLY, &err);
 	if (!za) {
 		zip_error_t ze;
@@ -178,7 +314,7 @@ static int scan_wheel(struct walk *w, const char *path)
 		snprintf(why, sizeof(why), "cannot read as a wheel: %s",
 			 z->zip_error_strerror(&ze));
 		z->zip_error_fini(&ze);
-		return report_error(w, path, why);
+		return report_now(w, path, why);
 	}
 	n = z->zip_get_num_entries(za, 0);
 	for (i = 0; i < n && !stop; i++) {
@@ -204,7 +340,7 @@ static int scan_wheel(struct walk *w, const char *path)
 		if (!zf) {
 			snprintf(why, sizeof(why), "cannot read wheel member: %s",
 				 z->zip_strerror(za));
-			stop = report_error(w, mpath, why);
+			stop = report_now(w, mpath, why);
 			free(mpath);
 			continue;
 		}
@@ -218,7 +354,7 @@ static int scan_wheel(struct walk *w, const char *path)
 		}
 		if (st.size > MEMBER_MAX) {
 			z->zip_fclose(zf);
-			stop = report_error(w, mpath, "wheel member too large");
+			stop = report_now(w, mpath, "wheel member too large");
 			free(mpath);
 			continue;
 		}
@@ -229,7 +365,7 @@ static int scan_wheel(struct walk *w, const char *path)
 			snprintf(why, sizeof(why), "cannot read wheel member: %s",
 				 z->zip_file_strerror(zf));
 			z->zip_fclose(zf);
-			stop = report_error(w, mpath, why);
+			stop = report_now(w, mpath, why);
 			free(buf);
 			free(mpath);
 			continue;
@@ -237,11 +373,16 @@ static int scan_wheel(struct walk *w, const char *path)
 		z->zip_fclose(zf);
 		elfscan_file_init(&f);
 		rc = elfscan_scan_buffer(&f, buf, (size_t)st.size, &o);
+		if (rc == 0 && w->opt->verify &&
+		    !(f.nproblems && elfscan_problem_is_fatal(f.problems[0].code)))
+			rc = elfscan_verify(&f);
 		stop = deliver(w, mpath, &f, rc);
+		elfscan_file_release(&f);
 		free(buf);
 		free(mpath);
 	}
 	z->zip_discard(za);
+	w->stop = stop;
 	return stop;
 }
 
@@ -339,13 +480,45 @@ static int walk_path(struct walk *w, const char *path, int explicit_arg)
 	return scan_file(w, path);
 }
 
-int ct_walk(const char *path, const struct ct_walk_options *opt,
+int ct_walk(char *const *paths, size_t n, const struct ct_walk_options *opt,
 	    ct_object_fn fn, void *ctx)
 {
-	struct walk w = { opt, fn, ctx, NULL, NULL };
-	int stop = walk_path(&w, path, 1);
+	struct walk w;
+	struct stat st;
+	size_t i;
+	int stop;
 
-	seen_free(&w.dirs);
-	seen_free(&w.files);
+	memset(&w, 0, sizeof(w));
+	w.opt = opt;
+	w.fn = fn;
+	w.ctx = ctx;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.changed, NULL);
+	/* One file: its sections share the threads. Else the files do. */
+	w.one_file = n == 1 && stat(paths[0], &st) == 0 && S_ISREG(st.st_mode);
+	if (opt->threads && !w.one_file) {
+		w.workers = ct_xcalloc(opt->threads, sizeof(*w.workers));
+		for (i = 0; i < opt->threads; i++)
+			if (pthread_create(&w.workers[w.nworkers], NULL, worker, &w) == 0)
+				w.nworkers++;
+	}
+	/* Scanned ahead: enough to keep every thread busy, few mappings held. */
+	w.ahead = 4 * (w.nworkers + 1);
+	for (i = 0; i < n && !w.stop; i++) {
+		/* Each PATH on its own: one given twice is listed twice. */
+		walk_path(&w, paths[i], 1);
+		seen_free(&w.dirs);
+		seen_free(&w.files);
+	}
+	stop = drain(&w);
+	pthread_mutex_lock(&w.lock);
+	w.quit = 1;
+	pthread_cond_broadcast(&w.changed);
+	pthread_mutex_unlock(&w.lock);
+	for (i = 0; i < w.nworkers; i++)
+		pthread_join(w.workers[i], NULL);
+	free(w.workers);
+	pthread_cond_destroy(&w.changed);
+	pthread_mutex_destroy(&w.lock);
 	return stop;
 }

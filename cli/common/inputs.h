@@ -6,6 +6,7 @@
 #define CT_INPUTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "elfscan.h"
 
@@ -21,16 +22,24 @@ typedef int (*ct_object_fn)(void *ctx, const struct ct_object *obj);
 struct ct_walk_options {
 	bool verify;        /* run elfscan_verify() on each object */
 	bool no_magic_scan; /* only .nv_fatbin and __nv_relfatbin */
+	/*
+	 * Threads beside the caller's: they scan (and verify) the files ahead
+	 * of the one fn is given, or, for a single file, its sections
+	 * (elfscan_options.threads). fn is always called from the caller's
+	 * thread, in walk order; 0: none.
+	 */
+	unsigned threads;
 };
 
 /*
- * Calls fn for each object under path: the file itself, every device-code
- * candidate below a directory (symlinked directories followed once, files
- * reached twice scanned once), or every ELF, cubin, fatbin or PTX member
- * of a wheel, read in memory. Unreadable paths reach fn with error set.
- * Returns fn's nonzero value, or 0.
+ * Calls fn for each object under each of the n paths, in order: the file
+ * itself, every device-code candidate below a directory (symlinked
+ * directories followed once, files reached twice scanned once), or every
+ * ELF, cubin, fatbin or PTX member of a wheel, read in memory. Unreadable
+ * paths reach fn with error set. Stops at fn's first nonzero value and
+ * returns it, or 0.
  */
-int ct_walk(const char *path, const struct ct_walk_options *opt,
+int ct_walk(char *const *paths, size_t n, const struct ct_walk_options *opt,
 	    ct_object_fn fn, void *ctx);
 
 #endif

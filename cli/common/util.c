@@ -1,5 +1,6 @@
 /* Small helpers every layer of the CLI uses (util.h). */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -181,4 +182,23 @@ bool ct_word_in(const char *list, const char *word)
 		p++;
 	}
 	return false;
+}
+
+size_t ct_threads(size_t max)
+{
+	const char *v = getenv("CUDATRACE_THREADS");
+	cpu_set_t set;
+	size_t n;
+
+	if (v && *v) {
+		char *end;
+		unsigned long u;
+
+		errno = 0;
+		u = strtoul(v, &end, 10);
+		if (errno == 0 && *end == '\0' && u >= 1 && u <= 64)
+			return (size_t)u;
+	}
+	n = sched_getaffinity(0, sizeof(set), &set) == 0 ? (size_t)CPU_COUNT(&set) : 1;
+	return n < 1 ? 1 : n > max ? max : n;
 }

@@ -55,4 +55,10 @@ char *ct_read_small_file(const char *path, size_t max);
 /* Is word one of the space-separated words of list? */
 bool ct_word_in(const char *list, const char *word);
 
+/*
+ * How many threads a command may keep busy: CUDATRACE_THREADS (1 to 64)
+ * when set, else the processors this process may run on, at most max.
+ */
+size_t ct_threads(size_t max);
+
 #endif

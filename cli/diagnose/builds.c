@@ -229,8 +229,10 @@ static const struct elfscan_file *path_code(void *arg, const char *path)
 
 	path_facts_set(p, path);
 	if (!p->code_read) {
+		struct elfscan_options o = { .threads = (unsigned)ct_threads(4) - 1 };
+
 		elfscan_file_init(&p->code);
-		p->code_ok = elfscan_scan_path(&p->code, path, NULL) == 0;
+		p->code_ok = elfscan_scan_path(&p->code, path, &o) == 0;
 		p->code_read = true;
 	}
 	return p->code_ok ? &p->code : NULL;

@@ -214,7 +214,7 @@ static void evidence_instead(struct ct_finding *f, const struct expected *x, con
 	for (i = 0; i < count && i < 3; i++) {
 		char words[1024];
 
-		symbol_words(x->table->defs[first + i].name, words, sizeof(words));
+		symbol_words(ct_symtab_sorted(x->table, first + i)->name, words, sizeof(words));
 		ct_finding_evidence(f, "it defines instead: %s", words);
 	}
 }

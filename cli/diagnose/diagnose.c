@@ -75,6 +75,7 @@ static struct ct_devcode *code_of(const struct ct_diagnosis *d, const char *path
 static struct ct_devfile *file_of(struct ct_diagnosis *d, const char *path)
 {
 	struct ct_devfile *f = NULL;
+	struct elfscan_options o = { 0 };
 	struct stat st;
 	bool keyed = stat(path, &st) == 0;
 
@@ -90,7 +91,8 @@ static struct ct_devfile *file_of(struct ct_diagnosis *d, const char *path)
 	}
 	f = ct_xcalloc(1, sizeof(*f));
 	elfscan_file_init(&f->f);
-	f->ok = elfscan_scan_path(&f->f, path, NULL) == 0 && f->f.nimages > 0;
+	o.threads = (unsigned)ct_threads(4) - 1;
+	f->ok = elfscan_scan_path(&f->f, path, &o) == 0 && f->f.nimages > 0;
 	ct_elfinfo_init(&f->info);
 	f->info_ok = ct_elfinfo_read(&f->info, path) == 0;
 	f->next = d->all_files;

@@ -55,7 +55,7 @@ static bool same_file(const char *a, const char *b)
 
 static bool has_device_code(const char *path)
 {
-	struct elfscan_options opt = { .no_magic_scan = true };
+	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
 	struct elfscan_file f;
 	bool yes;
 
@@ -656,6 +656,7 @@ out:
 static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *m)
 {
 	const struct ct_pkg_machine *M = J->m;
+	struct elfscan_options o = { 0 };
 	struct elfscan_file f;
 	size_t t, i, len = 0;
 	bool per_gpu = ct_cuda_library_per_gpu(base(m->path));
@@ -664,7 +665,8 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 	char toolkit[128];
 
 	elfscan_file_init(&f);
-	if (elfscan_scan_path(&f, m->path, NULL) != 0 || !f.nimages)
+	o.threads = (unsigned)ct_threads(4) - 1;
+	if (elfscan_scan_path(&f, m->path, &o) != 0 || !f.nimages)
 		goto out;
 	m->device_code = true;
 	/* The archs once each, in the order first met. */

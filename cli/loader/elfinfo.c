@@ -418,17 +418,54 @@ static void find_dynsyms(Elf *elf, struct dynsyms *d)
 	}
 }
 
+struct ct_symslot {
+	uint32_t hash;
+	uint32_t index; /* into defs, plus one; 0: free */
+};
+
+struct ct_symorder {
+	const struct ct_symdef **by_name; /* NULL until first asked */
+};
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static void index_names(struct ct_symtab *t)
+{
+	size_t i, cap = 16;
+
+	while (cap < 2 * t->n)
+		cap *= 2;
+	t->slots = ct_xcalloc(cap, sizeof(*t->slots));
+	t->mask = cap - 1;
+	for (i = 0; i < t->n; i++) {
+		uint32_t h = name_hash(t->defs[i].name);
+		size_t at = h & t->mask;
+
+		while (t->slots[at].index)
+			at = (at + 1) & t->mask;
+		t->slots[at].hash = h;
+		t->slots[at].index = (uint32_t)i + 1;
+	}
+}
+
 int ct_symtab_read(struct ct_symtab *t, const char *path)
 {
 	int fd = open_regular(path), rc = 0;
 	Elf *elf;
 	struct dynsyms ds;
 	const GElf_Shdr *symsh = &ds.symsh;
-	char **names = NULL;
-	size_t nnames = 0, i, n;
-	Elf_Data *sd, *vd;
+	size_t i, n;
+	Elf_Data *sd, *vd, *strs;
 
 	memset(t, 0, sizeof(*t));
+	t->order = ct_xcalloc(1, sizeof(*t->order));
 	if (fd < 0)
 		return fd;
 	elf_version(EV_CURRENT);
@@ -440,8 +477,15 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 	find_dynsyms(elf, &ds);
 	if (!ds.dynsym || symsh->sh_entsize == 0 || !(sd = elf_getdata(ds.dynsym, NULL)))
 		goto out;
+	strs = elf_getdata(elf_getscn(elf, symsh->sh_link), NULL);
+	if (!strs || !strs->d_buf)
+		goto out;
+	/* One copy of the names, ended by a NUL of our own. */
+	t->strings = ct_xmalloc(strs->d_size + 1);
+	memcpy(t->strings, strs->d_buf, strs->d_size);
+	t->strings[strs->d_size] = '\0';
 	if (ds.verdef)
-		names = verdef_names(elf, ds.verdef, &ds.vdsh, &nnames);
+		t->vernames = verdef_names(elf, ds.verdef, &ds.vdsh, &t->nvernames);
 	t->versioned = ds.verdef != NULL;
 	vd = ds.versym ? elf_getdata(ds.versym, NULL) : NULL;
 	n = symsh->sh_size / symsh->sh_entsize;
@@ -449,27 +493,22 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Versym ver = 1;
-		const char *name;
 		unsigned idx;
 
 		if (!gelf_getsym(sd, (int)i, &sym))
 			break;
-		if (sym.st_shndx == SHN_UNDEF || !(name = elf_strptr(elf, symsh->sh_link, sym.st_name)) ||
-		    !*name)
+		if (sym.st_shndx == SHN_UNDEF || sym.st_name >= strs->d_size ||
+		    !t->strings[sym.st_name])
 			continue;
 		if (vd)
 			gelf_getversym(vd, (int)i, &ver);
 		idx = ver & 0x7fff;
-		t->defs[t->n].name = ct_xstrdup(name);
-		t->defs[t->n].version = idx < nnames && names[idx] ? ct_xstrdup(names[idx]) : NULL;
+		t->defs[t->n].name = t->strings + sym.st_name;
+		t->defs[t->n].version = idx < t->nvernames ? t->vernames[idx] : NULL;
 		t->n++;
 	}
-	if (t->n > 1)
-		qsort(t->defs, t->n, sizeof(*t->defs), cmp_symdef);
 out:
-	for (i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
+	index_names(t);
 	if (elf)
 		elf_end(elf);
 	close(fd);
@@ -480,44 +519,74 @@ void ct_symtab_release(struct ct_symtab *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n; i++) {
-		free(t->defs[i].name);
-		free(t->defs[i].version);
-	}
+	for (i = 0; i < t->nvernames; i++)
+		free(t->vernames[i]);
+	free(t->vernames);
+	free(t->strings);
 	free(t->defs);
+	free(t->slots);
+	if (t->order)
+		free(t->order->by_name);
+	free(t->order);
 	memset(t, 0, sizeof(*t));
 }
 
 bool ct_symtab_has(const struct ct_symtab *t, const char *symbol, const char *version)
 {
-	size_t lo = 0, hi = t->n;
+	uint32_t h = name_hash(symbol);
+	size_t at;
 
-	/* The first definition of the name, then every version of it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!t->slots)
+		return false;
+	/* Every definition of the name: one per version. */
+	for (at = h & t->mask; t->slots[at].index; at = (at + 1) & t->mask) {
+		const struct ct_symdef *d = &t->defs[t->slots[at].index - 1];
 
-		if (strcmp(t->defs[mid].name, symbol) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < t->n && strcmp(t->defs[lo].name, symbol) == 0; lo++)
-		if (!t->versioned || !version ||
-		    (t->defs[lo].version && strcmp(t->defs[lo].version, version) == 0))
+		if (t->slots[at].hash == h && strcmp(d->name, symbol) == 0 &&
+		    (!t->versioned || !version ||
+		     (d->version && strcmp(d->version, version) == 0)))
 			return true;
+	}
 	return false;
+}
+
+static int cmp_symdef_ptr(const void *a, const void *b)
+{
+	return cmp_symdef(*(const struct ct_symdef *const *)a, *(const struct ct_symdef *const *)b);
+}
+
+static const struct ct_symdef **by_name(const struct ct_symtab *t)
+{
+	size_t i;
+
+	if (!t->order)
+		return NULL;
+	if (!t->order->by_name) {
+		t->order->by_name = ct_xcalloc(t->n + 1, sizeof(*t->order->by_name));
+		for (i = 0; i < t->n; i++)
+			t->order->by_name[i] = &t->defs[i];
+		if (t->n > 1)
+			qsort(t->order->by_name, t->n, sizeof(*t->order->by_name), cmp_symdef_ptr);
+	}
+	return t->order->by_name;
+}
+
+const struct ct_symdef *ct_symtab_sorted(const struct ct_symtab *t, size_t i)
+{
+	return by_name(t)[i];
 }
 
 size_t ct_symtab_count_prefix(const struct ct_symtab *t, const char *prefix, size_t len,
 			      size_t *first)
 {
-	size_t lo = 0, hi = t->n, start;
+	const struct ct_symdef **v = by_name(t);
+	size_t lo = 0, hi = v ? t->n : 0, start;
 
-	/* The names are sorted: the ones with the prefix are one run. */
+	/* In name order, the ones with the prefix are one run. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strncmp(t->defs[mid].name, prefix, len) < 0)
+		if (strncmp(v[mid]->name, prefix, len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -525,11 +594,11 @@ size_t ct_symtab_count_prefix(const struct ct_symtab *t, const char *prefix, siz
 	start = lo;
 	if (first)
 		*first = start;
-	hi = t->n;
+	hi = v ? t->n : 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (strncmp(t->defs[mid].name, prefix, len) <= 0)
+		if (strncmp(v[mid]->name, prefix, len) <= 0)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -25,16 +25,29 @@ struct ct_verneed {
 	bool weak;      /* VER_FLG_WEAK: a missing weak version is no error */
 };
 
-/* The symbols an object defines, with their versions, sorted by name. */
+/* A symbol an object defines, with its version. */
 struct ct_symdef {
-	char *name;
-	char *version;  /* NULL: unversioned (or the file's base version) */
+	const char *name;
+	const char *version;  /* NULL: unversioned (or the file's base version) */
 };
 
+/*
+ * The symbols an object defines, in its table's order. Names are looked
+ * up through a hash of them, built as the table is read (a sort of
+ * libstdc++'s 6,000 names was a third of `cudatrace ldd`); name order is
+ * made on the first prefix question (ct_symtab_count_prefix).
+ */
 struct ct_symtab {
 	struct ct_symdef *defs;
 	size_t n;
 	bool versioned; /* the object has version definitions */
+	/* Private. */
+	char *strings;           /* a copy of the dynamic string table */
+	char **vernames;         /* VERDEF index -> name */
+	size_t nvernames;
+	struct ct_symslot *slots; /* open addressing, mask + 1 of them */
+	size_t mask;
+	struct ct_symorder *order; /* name order, made when first asked */
 };
 
 struct ct_elfinfo {
@@ -95,10 +108,14 @@ bool ct_symtab_has(const struct ct_symtab *t, const char *symbol, const char *ve
 /*
  * How many symbols t defines whose names start with prefix (len bytes):
  * what a library exports of one C++ namespace ("_ZN3c104cuda"). They are
- * t->defs[*first ..) when first is not NULL.
+ * ct_symtab_sorted(t, *first ..) when first is not NULL. The first call
+ * sorts the names (t's private order, hence not for tables shared between
+ * threads).
  */
 size_t ct_symtab_count_prefix(const struct ct_symtab *t, const char *prefix, size_t len,
 			      size_t *first);
+/* The i-th definition in name order (then version order); i < t->n. */
+const struct ct_symdef *ct_symtab_sorted(const struct ct_symtab *t, size_t i);
 
 /*
  * The symbols an object leaves for others to define without naming a

@@ -1,15 +1,23 @@
 /* A file's CUDA facts; see libfacts.h. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elfinfo.h"
 #include "libfacts.h"
 #include "libnames.h"
 #include "summary.h"
+#include "util.h"
 
 void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 {
-	struct elfscan_options opt = { .no_magic_scan = true };
+	ct_cuda_facts_read_named(c, path, NULL);
+}
+
+void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname)
+{
+	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
 	struct elfscan_file f;
 
 	memset(c, 0, sizeof(*c));
@@ -17,12 +25,16 @@ void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 	c->cuda_minor = -1;
 	snprintf(c->name, sizeof(c->name), "%s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (c->cuda_library) {
-		struct ct_elfinfo e;
+		if (soname) {
+			snprintf(c->soname, sizeof(c->soname), "%s", soname);
+		} else {
+			struct ct_elfinfo e;
 
-		ct_elfinfo_init(&e);
-		if (ct_elfinfo_read(&e, path) == 0 && e.soname)
-			snprintf(c->soname, sizeof(c->soname), "%s", e.soname);
-		ct_elfinfo_release(&e);
+			ct_elfinfo_init(&e);
+			if (ct_elfinfo_read(&e, path) == 0 && e.soname)
+				snprintf(c->soname, sizeof(c->soname), "%s", e.soname);
+			ct_elfinfo_release(&e);
+		}
 		ct_library_version_of(path, c->soname, c->version, sizeof(c->version));
 		c->renamed = ct_library_renamed(path, c->soname);
 		c->cuda = ct_library_cuda(c->soname[0] ? c->soname : path, c->version,
@@ -46,4 +58,142 @@ void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
 		ct_summary_release(&s);
 	}
 	elfscan_file_release(&f);
+}
+
+/* ---- reading several files side by side ------------------------------------ */
+
+enum { QUEUED, READING, READ };
+
+struct facts_item {
+	char *path;
+	char *soname;           /* as the loader read it; NULL: read it */
+	int state;
+	struct ct_cuda_facts facts;
+};
+
+struct ct_facts_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct facts_item **items;
+	size_t n, cap, next; /* next: the first item that may be QUEUED */
+	bool stopping;
+	pthread_t *threads;
+	size_t nthreads;
+};
+
+/* Called locked; returns unlocked with the item read. */
+static void read_item(struct ct_facts_pool *p, struct facts_item *it)
+{
+	it->state = READING;
+	pthread_mutex_unlock(&p->lock);
+	ct_cuda_facts_read_named(&it->facts, it->path, it->soname);
+	pthread_mutex_lock(&p->lock);
+	it->state = READ;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void *facts_thread(void *arg)
+{
+	struct ct_facts_pool *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (p->next < p->n && p->items[p->next]->state != QUEUED)
+			p->next++;
+		if (p->stopping)
+			break;
+		if (p->next == p->n) {
+			pthread_cond_wait(&p->changed, &p->lock);
+			continue;
+		}
+		read_item(p, p->items[p->next]);
+		pthread_mutex_lock(&p->lock);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+struct ct_facts_pool *ct_facts_start(size_t threads)
+{
+	struct ct_facts_pool *p = ct_xcalloc(1, sizeof(*p));
+	size_t i;
+
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->changed, NULL);
+	p->threads = ct_xcalloc(threads + 1, sizeof(*p->threads));
+	/* A thread that cannot start is one less; the caller reads the rest. */
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&p->threads[p->nthreads], NULL, facts_thread, p) == 0)
+			p->nthreads++;
+	return p;
+}
+
+/* Called locked. */
+static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path,
+				      const char *soname)
+{
+	struct facts_item *it;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (strcmp(p->items[i]->path, path) == 0)
+			return p->items[i];
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->items = ct_xrealloc(p->items, p->cap * sizeof(*p->items));
+	}
+	it = ct_xcalloc(1, sizeof(*it));
+	it->path = ct_xstrdup(path);
+	it->soname = soname ? ct_xstrdup(soname) : NULL;
+	p->items[p->n++] = it;
+	pthread_cond_broadcast(&p->changed);
+	return it;
+}
+
+void ct_facts_add(struct ct_facts_pool *p, const char *path, const char *soname)
+{
+	pthread_mutex_lock(&p->lock);
+	find_or_add(p, path, soname);
+	pthread_mutex_unlock(&p->lock);
+}
+
+const struct ct_cuda_facts *ct_facts_get(struct ct_facts_pool *p, const char *path)
+{
+	struct facts_item *it;
+
+	pthread_mutex_lock(&p->lock);
+	it = find_or_add(p, path, NULL);
+	if (it->state == QUEUED) {
+		read_item(p, it);
+		return &it->facts;
+	}
+	while (it->state != READ)
+		pthread_cond_wait(&p->changed, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	return &it->facts;
+}
+
+void ct_facts_stop(struct ct_facts_pool *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = true;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	for (i = 0; i < p->n; i++) {
+		free(p->items[i]->path);
+		free(p->items[i]->soname);
+		free(p->items[i]);
+	}
+	free(p->items);
+	free(p->threads);
+	pthread_cond_destroy(&p->changed);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
 }

@@ -26,5 +26,23 @@ struct ct_cuda_facts {
 
 /* path: as found (a copy's or a link's own name: what it is asked by). */
 void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path);
+/* The same, with the DT_SONAME already read ("" for none; NULL: read it). */
+void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname);
+
+/*
+ * Facts of several files read side by side: threads read the files added,
+ * in the order added, while the caller does other work; ct_facts_get
+ * reads a file itself when no thread has started it, so the caller helps
+ * instead of waiting. With 0 threads everything is read by ct_facts_get.
+ */
+struct ct_facts_pool;
+
+struct ct_facts_pool *ct_facts_start(size_t threads);
+/* Queue path (copied) unless it is queued already; soname as for ct_cuda_facts_read_named. */
+void ct_facts_add(struct ct_facts_pool *p, const char *path, const char *soname);
+/* path's facts (queued now if it was not), valid until ct_facts_stop. */
+const struct ct_cuda_facts *ct_facts_get(struct ct_facts_pool *p, const char *path);
+/* Joins the threads (a file not started is left unread) and frees. */
+void ct_facts_stop(struct ct_facts_pool *p);
 
 #endif

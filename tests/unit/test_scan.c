@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "internal.h"
 
 struct want_image {
 	unsigned kind;
@@ -460,6 +461,112 @@ static void test_problem_texts(void **state)
 	free(b);
 }
 
+static void same_results(const char *what, const struct elfscan_file *a,
+			 const struct elfscan_file *b)
+{
+	size_t i;
+
+	if (a->ncontainers != b->ncontainers || a->nimages != b->nimages ||
+	    a->nproblems != b->nproblems || a->nsections != b->nsections ||
+	    a->magic_scanned != b->magic_scanned || a->magic_hops != b->magic_hops)
+		fail_msg("%s: counts differ", what);
+	for (i = 0; i < a->nsections; i++)
+		assert_int_equal(a->sections[i].ncontainers, b->sections[i].ncontainers);
+	for (i = 0; i < a->ncontainers; i++) {
+		const struct elfscan_container *x = &a->containers[i], *y = &b->containers[i];
+
+		if (x->offset != y->offset || x->size != y->size || x->section != y->section ||
+		    x->found != y->found || x->registered != y->registered ||
+		    x->wrapper_version != y->wrapper_version ||
+		    x->first_image != y->first_image || x->nimages != y->nimages)
+			fail_msg("%s: container %zu differs", what, i);
+	}
+	for (i = 0; i < a->nimages; i++) {
+		const struct elfscan_image *x = &a->images[i], *y = &b->images[i];
+
+		if (x->kind != y->kind || x->arch != y->arch || x->variant != y->variant ||
+		    x->codec != y->codec || x->flags != y->flags || x->offset != y->offset ||
+		    x->header_size != y->header_size || x->stored_size != y->stored_size ||
+		    x->size != y->size || x->container != y->container ||
+		    x->ident_len != y->ident_len || x->options_len != y->options_len ||
+		    (x->ident && memcmp(x->ident, y->ident, x->ident_len)) ||
+		    (x->options && memcmp(x->options, y->options, x->options_len)))
+			fail_msg("%s: image %zu differs", what, i);
+	}
+	for (i = 0; i < a->nproblems; i++) {
+		const struct elfscan_problem *x = &a->problems[i], *y = &b->problems[i];
+
+		if (x->code != y->code || x->offset != y->offset || x->value != y->value ||
+		    x->image != y->image || x->container != y->container ||
+		    x->section != y->section)
+			fail_msg("%s: problem %zu differs", what, i);
+	}
+}
+
+/*
+ * Scan buf with no thread and with three, each section a job of its own;
+ * adds to *magic the containers the magic scan found, to *problems the
+ * problems.
+ */
+static void scan_both_ways(const char *what, const unsigned char *buf, size_t len,
+			   size_t *magic, size_t *problems)
+{
+	struct elfscan_options one = { 0 }, three = { .threads = 3 };
+	struct elfscan_file a, b;
+	uint64_t keep = es_thread_scan_min;
+	size_t i;
+
+	es_thread_scan_min = 0;
+	elfscan_file_init(&a);
+	elfscan_file_init(&b);
+	assert_int_equal(elfscan_scan_buffer(&a, buf, len, &one), 0);
+	assert_int_equal(elfscan_scan_buffer(&b, buf, len, &three), 0);
+	same_results(what, &a, &b);
+	for (i = 0; i < a.ncontainers; i++)
+		*magic += a.containers[i].found == ELFSCAN_FOUND_MAGIC;
+	*problems += a.nproblems;
+	elfscan_file_release(&a);
+	elfscan_file_release(&b);
+	es_thread_scan_min = keep;
+}
+
+/*
+ * Sections scanned by threads side by side give what one thread gives, in
+ * the same order: every fixture, and each with its first container's
+ * version broken (junk in .nv_fatbin: a problem, then a resynchronising
+ * magic scan) and a small container planted in what were its payloads.
+ */
+static void test_threads_same_results(void **state)
+{
+	size_t i, magic = 0, problems = 0;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(fixtures); i++) {
+		size_t len, k;
+		unsigned char *b = read_fixture(fixtures[i].name, &len);
+
+		if (fixtures[i].type != ELFSCAN_FILE_ELF) {
+			free(b);
+			continue;
+		}
+		scan_both_ways(fixtures[i].name, b, len, &magic, &problems);
+		for (k = 0; k + 16 <= len; k += 8)
+			if (get_le(b + k, 4) == 0xBA55ED50u)
+				break;
+		if (k + 0x100 + 80 <= len) {
+			/* A minimal container inside the first one's payloads. */
+			container_init(b + k + 0x100, 64);
+			entry_init(b + k + 0x110, 64, 0);
+			put16(b + k + 4, 7);
+			scan_both_ways(fixtures[i].name, b, len, &magic, &problems);
+		}
+		free(b);
+	}
+	/* The damage was there to be found. */
+	assert_true(magic > 0);
+	assert_true(problems > 0);
+}
+
 static void test_arch_names(void **state)
 {
 	struct elfscan_image img;
@@ -503,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_magic_scan_option),
 		cmocka_unit_test(test_problem_texts),
 		cmocka_unit_test(test_arch_names),
+		cmocka_unit_test(test_threads_same_results),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
