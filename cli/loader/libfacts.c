@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elfinfo.h"
 #include "libfacts.h"
@@ -67,6 +68,7 @@ enum { QUEUED, READING, READ };
 struct facts_item {
 	char *path;
 	char *soname;           /* as the loader read it; NULL: read it */
+	uint64_t size;          /* the file's: the larger, the more headers, first */
 	int state;
 	struct ct_cuda_facts facts;
 };
@@ -75,7 +77,7 @@ struct ct_facts_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	struct facts_item **items;
-	size_t n, cap, next; /* next: the first item that may be QUEUED */
+	size_t n, cap;
 	bool stopping;
 	pthread_t *threads;
 	size_t nthreads;
@@ -93,21 +95,33 @@ static void read_item(struct ct_facts_pool *p, struct facts_item *it)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/*
+ * Called locked: the largest file still queued, or NULL. Read largest
+ * first, cuBLASLt's 5,737 headers do not come last and alone.
+ */
+static struct facts_item *largest_queued(const struct ct_facts_pool *p)
+{
+	struct facts_item *best = NULL;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->items[i]->state == QUEUED && (!best || p->items[i]->size > best->size))
+			best = p->items[i];
+	return best;
+}
+
 static void *facts_thread(void *arg)
 {
 	struct ct_facts_pool *p = arg;
+	struct facts_item *it;
 
 	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		while (p->next < p->n && p->items[p->next]->state != QUEUED)
-			p->next++;
-		if (p->stopping)
-			break;
-		if (p->next == p->n) {
+	while (!p->stopping) {
+		if (!(it = largest_queued(p))) {
 			pthread_cond_wait(&p->changed, &p->lock);
 			continue;
 		}
-		read_item(p, p->items[p->next]);
+		read_item(p, it);
 		pthread_mutex_lock(&p->lock);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -134,6 +148,7 @@ static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path,
 				      const char *soname)
 {
 	struct facts_item *it;
+	struct stat st;
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
@@ -146,6 +161,8 @@ static struct facts_item *find_or_add(struct ct_facts_pool *p, const char *path,
 	it = ct_xcalloc(1, sizeof(*it));
 	it->path = ct_xstrdup(path);
 	it->soname = soname ? ct_xstrdup(soname) : NULL;
+	if (stat(path, &st) == 0)
+		it->size = (uint64_t)st.st_size;
 	p->items[p->n++] = it;
 	pthread_cond_broadcast(&p->changed);
 	return it;
@@ -160,7 +177,7 @@ void ct_facts_add(struct ct_facts_pool *p, const char *path, const char *soname)
 
 const struct ct_cuda_facts *ct_facts_get(struct ct_facts_pool *p, const char *path)
 {
-	struct facts_item *it;
+	struct facts_item *it, *other;
 
 	pthread_mutex_lock(&p->lock);
 	it = find_or_add(p, path, NULL);
@@ -168,8 +185,15 @@ const struct ct_cuda_facts *ct_facts_get(struct ct_facts_pool *p, const char *pa
 		read_item(p, it);
 		return &it->facts;
 	}
-	while (it->state != READ)
-		pthread_cond_wait(&p->changed, &p->lock);
+	/* A thread reads it: read another file meanwhile rather than wait. */
+	while (it->state != READ) {
+		if ((other = largest_queued(p))) {
+			read_item(p, other);
+			pthread_mutex_lock(&p->lock);
+		} else {
+			pthread_cond_wait(&p->changed, &p->lock);
+		}
+	}
 	pthread_mutex_unlock(&p->lock);
 	return &it->facts;
 }

@@ -31,9 +31,10 @@ void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const c
 
 /*
  * Facts of several files read side by side: threads read the files added,
- * in the order added, while the caller does other work; ct_facts_get
- * reads a file itself when no thread has started it, so the caller helps
- * instead of waiting. With 0 threads everything is read by ct_facts_get.
+ * the largest first (the more headers), while the caller does other work;
+ * ct_facts_get reads the file itself when no thread has started it, and
+ * reads others while a thread finishes it, so the caller helps instead of
+ * waiting. With 0 threads everything is read by ct_facts_get.
  */
 struct ct_facts_pool;
 
