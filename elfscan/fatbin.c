@@ -565,8 +565,21 @@ static int scan_range(struct elfscan_file *f, uint64_t start, uint64_t stop,
 			f->magic_scanned += 8;
 			continue;
 		}
-		rc = es_add_container(f, pos, limit, section,
-				      ELFSCAN_FOUND_MAGIC, &next, &chain_end);
+		{
+			/*
+			 * The validation just read this container's headers
+			 * through the mapping: walk them there, not again with
+			 * pread (cuFFT's 23,983 containers in .ldata: 69 ms
+			 * against 20).
+			 */
+			int peek_fd = f->peek_fd;
+
+			f->peek_fd = 0;
+			rc = es_add_container(f, pos, limit, section,
+					      ELFSCAN_FOUND_MAGIC, &next,
+					      &chain_end);
+			f->peek_fd = peek_fd;
+		}
 		if (rc)
 			return rc;
 		f->magic_hops += hopped;
