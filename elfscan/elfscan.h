@@ -198,8 +198,9 @@ struct elfscan_options {
 	bool no_registration;
 	/*
 	 * Threads that scan sections beside the caller's (0: none). They are
-	 * started only when the magic scan has enough bytes to share
-	 * (cuBLASLt: 193 MB in five sections); results do not depend on it.
+	 * started only when two sections or more have much to search
+	 * (cuBLASLt: .ldata, .cask_resource, .rodata); results do not
+	 * depend on it.
 	 */
 	unsigned threads;
 };

@@ -55,9 +55,9 @@ static inline int in_range(uint64_t off, uint64_t len, uint64_t size)
 const unsigned char *es_at(struct elfscan_file *f, uint64_t off, size_t n);
 
 /*
- * Bytes of magic scan in one file below which no thread is started
- * (elfscan_options.threads); the tests lower it to run threads on small
- * fixtures.
+ * What the second largest section's scan must weigh (bytes of magic scan)
+ * for a thread to be started (elfscan_options.threads); the tests lower it
+ * to run threads on small fixtures.
  */
 extern uint64_t es_thread_scan_min;
 
