@@ -1,6 +1,8 @@
 /* The loader's own facts; see platform.h. */
 #include <elf.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,16 +55,57 @@ static char *value_of(const char *text, const char *key)
 }
 
 /*
+ * The loader's glibc version, "2.41", as its --version says it
+ * ("... stable release version 2.41."), read from its file; or NULL.
+ */
+static char *file_version(const char *rtld)
+{
+	static const char tag[] = "release version ";
+	int fd = open(rtld, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	char *buf = NULL, *hit, *out = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int major, minor;
+
+	if (fd < 0)
+		return NULL;
+	/* A loader is a few hundred kB; anything else is not one to read. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    st.st_size < (16 << 20)) {
+		buf = ct_xmalloc((size_t)st.st_size + 1);
+		while (len < (size_t)st.st_size &&
+		       (n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
+			len += (size_t)n;
+		buf[len] = '\0';
+		if ((hit = memmem(buf, len, tag, sizeof(tag) - 1)) &&
+		    sscanf(hit + sizeof(tag) - 1, "%3d.%3d", &major, &minor) == 2) {
+			out = ct_xmalloc(16);
+			snprintf(out, 16, "%d.%d", major, minor);
+		}
+	}
+	free(buf);
+	close(fd);
+	return out;
+}
+
+/*
  * Every subdirectory the loader tries in a directory, in its order: let
  * it search an empty directory for our own dependencies with LD_DEBUG=libs
  * in list mode (it maps, it does not run) and read its search path.
+ *
+ * Asked alone (probe_only), the same question answers the rest: the
+ * library path TMP/a:TMP/b/$LIB:TMP/c/$PLATFORM shows what the loader
+ * expands $LIB and $PLATFORM to, and a preloaded name found nowhere makes
+ * it print its cache and its system search path.
  */
 static void probe_start(struct ct_platform_question *q)
 {
-	char self[PATH_MAX];
-	char *argv[6];
+	char self[PATH_MAX], path[sizeof(q->tmp) * 3 + 32];
+	char *argv[8];
 	char *envp[] = { (char *)"LD_DEBUG=libs", NULL };
 	ssize_t n;
+	int k = 0;
 
 	q->probing = false;
 	snprintf(q->tmp, sizeof(q->tmp), "/tmp/cudatrace-probe.XXXXXX");
@@ -74,52 +117,141 @@ static void probe_start(struct ct_platform_question *q)
 		return;
 	}
 	self[n] = '\0';
-	argv[0] = q->rtld;
-	argv[1] = (char *)"--library-path";
-	argv[2] = q->tmp;
-	argv[3] = (char *)"--list";
-	argv[4] = self;
-	argv[5] = NULL;
+	argv[k++] = q->rtld;
+	argv[k++] = (char *)"--library-path";
+	if (q->probe_only) {
+		snprintf(path, sizeof(path), "%s/a:%s/b/$LIB:%s/c/$PLATFORM", q->tmp, q->tmp, q->tmp);
+		argv[k++] = path;
+		argv[k++] = (char *)"--preload";
+		argv[k++] = (char *)"cudatrace-probe-missing.so.0";
+	} else {
+		argv[k++] = q->tmp;
+	}
+	argv[k++] = (char *)"--list";
+	argv[k++] = self;
+	argv[k] = NULL;
 	if (ct_run_start(argv, envp, true, &q->probe) == 0)
 		q->probing = true;
 	else
 		rmdir(q->tmp);
 }
 
-static void probe_finish(struct ct_platform *p, struct ct_platform_question *q)
+/* The entries of a "search path=" value, from s to end, one by one. */
+static const char *next_entry(const char **s, const char *end, size_t *len)
 {
-	const char *tmp = q->tmp;
-	char *out, *line;
+	const char *start = *s, *colon;
+
+	if (start >= end)
+		return NULL;
+	colon = memchr(start, ':', (size_t)(end - start));
+	*len = (size_t)((colon ? colon : end) - start);
+	*s = colon ? colon + 1 : end;
+	return start;
+}
+
+/* The value of the first "search path=" line whose label is one of labels. */
+static const char *search_line(const char *out, const char *const *labels, const char **end)
+{
+	const char *line;
+	size_t i;
+
+	for (line = strstr(out, "search path="); line; line = strstr(line + 1, "search path=")) {
+		const char *s = line + strlen("search path="), *e = strpbrk(s, "\t\n");
+
+		for (i = 0; e && labels[i]; i++)
+			if (strncmp(e, labels[i], strlen(labels[i])) == 0) {
+				*end = e;
+				return s;
+			}
+	}
+	return NULL;
+}
+
+static bool ends_with_subdir(const struct ct_platform *p, const char *e, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsubdirs; i++) {
+		size_t n = strlen(p->subdirs[i]);
+
+		if (len > n + 1 && e[len - n - 1] == '/' && memcmp(e + len - n, p->subdirs[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The probe's answers. Returns true when, asked alone, it answered all
+ * that --list-diagnostics would have: $LIB, $PLATFORM, the cache and the
+ * system directories.
+ */
+static bool probe_finish(struct ct_platform *p, struct ct_platform_question *q)
+{
+	/* Older loaders name it LD_LIBRARY_PATH, newer --library-path. */
+	static const char *const lp[] = { "\t\t(LD_LIBRARY_PATH)", "\t\t(--library-path)", NULL };
+	static const char *const sys[] = { "\t\t(system search path)", NULL };
+	const char *tmp = q->tmp, *s, *end, *e, *c;
+	char dir[sizeof(q->tmp) + 8];
+	char *out, *lib = NULL, *platform = NULL;
+	size_t tlen, len;
 	int status;
 
 	if (!q->probing)
-		return;
+		return false;
 	q->probing = false;
 	out = ct_run_wait(&q->probe, &status);
 	rmdir(tmp);
 	if (!out)
-		return;
-	for (line = strstr(out, "search path="); line; line = strstr(line + 1, "search path=")) {
-		const char *s = line + strlen("search path="), *end = strpbrk(s, "\t\n");
-		size_t tlen = strlen(tmp);
+		return false;
+	snprintf(dir, sizeof(dir), q->probe_only ? "%s/a" : "%s", tmp);
+	tlen = strlen(dir);
+	if ((s = search_line(out, lp, &end))) {
+		while ((e = next_entry(&s, end, &len))) {
+			if (len > tlen + 1 && strncmp(e, dir, tlen) == 0 && e[tlen] == '/')
+				push(&p->subdirs, &p->nsubdirs, e + tlen + 1, len - tlen - 1);
+			/* A directory comes after its subdirectories: the last one is it. */
+			else if (q->probe_only && len > strlen(tmp) + 3 &&
+				 strncmp(e, tmp, strlen(tmp)) == 0 && e[strlen(tmp)] == '/' &&
+				 (e[strlen(tmp) + 1] == 'b' || e[strlen(tmp) + 1] == 'c') &&
+				 e[strlen(tmp) + 2] == '/') {
+				char **v = e[strlen(tmp) + 1] == 'b' ? &lib : &platform;
 
-		/* Older loaders name it LD_LIBRARY_PATH, newer --library-path. */
-		if (!end || (strncmp(end, "\t\t(LD_LIBRARY_PATH)", 19) != 0 &&
-			     strncmp(end, "\t\t(--library-path)", 18) != 0))
-			continue;
-		while (s < end) {
-			const char *colon = memchr(s, ':', (size_t)(end - s));
-			const char *e = colon ? colon : end;
-
-			if ((size_t)(e - s) > tlen + 1 && strncmp(s, tmp, tlen) == 0 &&
-			    s[tlen] == '/')
-				push(&p->subdirs, &p->nsubdirs, s + tlen + 1,
-				     (size_t)(e - s) - tlen - 1);
-			s = colon ? colon + 1 : end;
+				free(*v);
+				*v = ct_xmalloc(len - strlen(tmp) - 3 + 1);
+				memcpy(*v, e + strlen(tmp) + 3, len - strlen(tmp) - 3);
+				(*v)[len - strlen(tmp) - 3] = '\0';
+			}
 		}
-		break;
+	}
+	if (!q->probe_only) {
+		free(out);
+		return false;
+	}
+	if ((s = search_line(out, sys, &end)))
+		while ((e = next_entry(&s, end, &len)))
+			if (len && !ends_with_subdir(p, e, len))
+				push(&p->system_dirs, &p->nsystem_dirs, e,
+				     len > 1 && e[len - 1] == '/' ? len - 1 : len);
+	if ((c = strstr(out, "search cache=")) && (end = strpbrk(c, "\t\n"))) {
+		c += strlen("search cache=");
+		p->cache = ct_xmalloc((size_t)(end - c) + 1);
+		memcpy(p->cache, c, (size_t)(end - c));
+		p->cache[end - c] = '\0';
 	}
 	free(out);
+	if (!lib || !platform || !p->nsystem_dirs || !p->cache) {
+		free(lib);
+		free(platform);
+		return false;
+	}
+	p->lib = lib;
+	p->platform = platform;
+	/* The glibc-hwcaps subdirectories it tries are the active ones, best first. */
+	for (len = 0; len < p->nsubdirs; len++)
+		if (strncmp(p->subdirs[len], "glibc-hwcaps/", 13) == 0)
+			push(&p->hwcaps, &p->nhwcaps, p->subdirs[len] + 13,
+			     strlen(p->subdirs[len] + 13));
+	return true;
 }
 
 static void defaults(struct ct_platform *p)
@@ -157,11 +289,22 @@ static void defaults(struct ct_platform *p)
 		p->cache = ct_xstrdup("/etc/ld.so.cache");
 }
 
-void ct_platform_ask(struct ct_platform_question *q, const char *rtld)
+/* Ask --list-diagnostics (done at once, or when the probe alone fell short). */
+static void diag_start(struct ct_platform_question *q)
 {
 	char *argv[3];
 	char *envp[] = { NULL };
+
+	argv[0] = q->rtld;
+	argv[1] = (char *)"--list-diagnostics";
+	argv[2] = NULL;
+	q->asking = ct_run_start(argv, envp, false, &q->diag) == 0;
+}
+
+void ct_platform_ask(struct ct_platform_question *q, const char *rtld)
+{
 	struct ct_elfinfo ei;
+	int major = 0, minor = 0;
 
 	memset(q, 0, sizeof(*q));
 	if (rtld) {
@@ -181,17 +324,81 @@ void ct_platform_ask(struct ct_platform_question *q, const char *rtld)
 		q->elf_class = ei.elf_class;
 	}
 	ct_elfinfo_release(&ei);
-	argv[0] = q->rtld;
-	argv[1] = "--list-diagnostics";
-	argv[2] = NULL;
+	/*
+	 * glibc 2.37 dropped the legacy hwcaps (tls/, haswell/, AT_HWCAP
+	 * bits), the one thing only --list-diagnostics tells; its x86 CPUID
+	 * dump costs 2.41 0.7 s of CPU in a virtual machine, against 1.4 ms
+	 * for 2.36. From 2.37 on the probe is asked alone.
+	 */
+	q->version = file_version(q->rtld);
+	if (q->version && sscanf(q->version, "%d.%d", &major, &minor) == 2 &&
+	    (major > 2 || (major == 2 && minor >= 37)))
+		q->probe_only = true;
 	/* Both questions to the loader at once. */
 	probe_start(q);
-	q->asking = ct_run_start(argv, envp, false, &q->diag) == 0;
+	if (!q->probe_only)
+		diag_start(q);
+}
+
+static void parse_diagnostics(struct ct_platform *p, const char *text)
+{
+	char key[64], *v;
+	size_t i;
+
+	p->from_loader = true;
+	p->lib = value_of(text, "dl_dst_lib");
+	p->platform = value_of(text, "dl_platform");
+	p->version = value_of(text, "version.version");
+	for (i = 0;; i++) {
+		snprintf(key, sizeof(key), "path.system_dirs[0x%zx]", i);
+		if (!(v = value_of(text, key)))
+			break;
+		/* The loader spells them with a trailing slash. */
+		push(&p->system_dirs, &p->nsystem_dirs, v,
+		     strlen(v) > 1 && v[strlen(v) - 1] == '/' ? strlen(v) - 1 : strlen(v));
+		free(v);
+	}
+	if ((v = value_of(text, "path.sysconfdir"))) {
+		p->cache = ct_xmalloc(strlen(v) + 16);
+		sprintf(p->cache, "%s/ld.so.cache", v);
+		free(v);
+	}
+	if ((v = value_of(text, "dl_hwcap"))) {
+		p->hwcap = strtoull(v, NULL, 0);
+		free(v);
+	}
+	if ((v = value_of(text, "dl_hwcap_important"))) {
+		p->hwcap_mask = strtoull(v, NULL, 0);
+		free(v);
+	}
+	if ((v = value_of(text, "dl_hwcaps_subdirs"))) {
+		char *active = value_of(text, "dl_hwcaps_subdirs_active");
+		unsigned long mask = active ? strtoul(active, NULL, 0) : ~0UL;
+		char *s = v, *tok;
+		unsigned bit = 0;
+
+		for (tok = strsep(&s, ":"); tok; tok = strsep(&s, ":"), bit++)
+			if (*tok && (mask & (1UL << bit)))
+				push(&p->hwcaps, &p->nhwcaps, tok, strlen(tok));
+		free(active);
+		free(v);
+	}
+}
+
+static void free_strings(char ***v, size_t *n)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		free((*v)[i]);
+	free(*v);
+	*v = NULL;
+	*n = 0;
 }
 
 void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 {
-	char *text = NULL, *v;
+	char *text = NULL;
 	int status = -1;
 
 	memset(p, 0, sizeof(*p));
@@ -199,64 +406,80 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 	q->rtld = NULL;
 	p->machine = q->machine;
 	p->elf_class = q->elf_class;
+	if (p->rtld && q->probe_only) {
+		if (probe_finish(p, q)) {
+			p->from_loader = true;
+			p->version = q->version;
+			q->version = NULL;
+		} else {
+			/* Not all answered: what the probe told of the subdirectories stays. */
+			free_strings(&p->system_dirs, &p->nsystem_dirs);
+			free_strings(&p->hwcaps, &p->nhwcaps);
+			free(p->cache);
+			p->cache = NULL;
+			diag_start(q);
+		}
+	}
 	if (q->asking) {
 		q->asking = false;
 		text = ct_run_wait(&q->diag, &status);
 	}
 	if (p->rtld) {
-		if (text && status == 0 && strstr(text, "dl_dst_lib=")) {
-			char key[64];
-			size_t i;
-
-			p->from_loader = true;
-			p->lib = value_of(text, "dl_dst_lib");
-			p->platform = value_of(text, "dl_platform");
-			p->version = value_of(text, "version.version");
-			for (i = 0;; i++) {
-				snprintf(key, sizeof(key), "path.system_dirs[0x%zx]", i);
-				if (!(v = value_of(text, key)))
-					break;
-				/* The loader spells them with a trailing slash. */
-				push(&p->system_dirs, &p->nsystem_dirs, v,
-				     strlen(v) > 1 && v[strlen(v) - 1] == '/' ? strlen(v) - 1
-									      : strlen(v));
-				free(v);
-			}
-			if ((v = value_of(text, "path.sysconfdir"))) {
-				p->cache = ct_xmalloc(strlen(v) + 16);
-				sprintf(p->cache, "%s/ld.so.cache", v);
-				free(v);
-			}
-			if ((v = value_of(text, "dl_hwcap"))) {
-				p->hwcap = strtoull(v, NULL, 0);
-				free(v);
-			}
-			if ((v = value_of(text, "dl_hwcap_important"))) {
-				p->hwcap_mask = strtoull(v, NULL, 0);
-				free(v);
-			}
-			if ((v = value_of(text, "dl_hwcaps_subdirs"))) {
-				char *active = value_of(text, "dl_hwcaps_subdirs_active");
-				unsigned long mask = active ? strtoul(active, NULL, 0) : ~0UL;
-				char *s = v, *tok;
-				unsigned bit = 0;
-
-				for (tok = strsep(&s, ":"); tok; tok = strsep(&s, ":"), bit++)
-					if (*tok && (mask & (1UL << bit)))
-						push(&p->hwcaps, &p->nhwcaps, tok, strlen(tok));
-				free(active);
-				free(v);
-			}
-		}
+		if (text && status == 0 && strstr(text, "dl_dst_lib="))
+			parse_diagnostics(p, text);
 		free(text);
-		probe_finish(p, q);
+		if (!q->probe_only)
+			probe_finish(p, q);
 	}
+	free(q->version);
+	q->version = NULL;
 	defaults(p);
 	if (!p->machine) {
 		p->machine = EM_X86_64;
 		p->elf_class = 64;
 	}
 	sscanf(p->version, "%d.%d", &p->major, &p->minor);
+}
+
+bool ct_platform_load_probed(struct ct_platform *p, const char *rtld)
+{
+	struct ct_platform_question q;
+	int status;
+	bool ok;
+
+	ct_platform_ask(&q, rtld);
+	if (q.asking) {
+		char *text = ct_run_wait(&q.diag, &status);
+
+		free(text);
+		q.asking = false;
+	}
+	if (q.probing && !q.probe_only) {
+		/* Ask again, the probe's way. */
+		char *text = ct_run_wait(&q.probe, &status);
+
+		free(text);
+		rmdir(q.tmp);
+		q.probing = false;
+		q.probe_only = true;
+		probe_start(&q);
+	}
+	q.probe_only = true;
+	memset(p, 0, sizeof(*p));
+	p->rtld = q.rtld;
+	q.rtld = NULL;
+	p->machine = q.machine;
+	p->elf_class = q.elf_class;
+	ok = probe_finish(p, &q);
+	if (ok) {
+		p->from_loader = true;
+		p->version = q.version;
+		q.version = NULL;
+	}
+	free(q.version);
+	defaults(p);
+	sscanf(p->version, "%d.%d", &p->major, &p->minor);
+	return ok;
 }
 
 void ct_platform_load(struct ct_platform *p, const char *rtld)

@@ -47,11 +47,13 @@ void ct_platform_load(struct ct_platform *p, const char *rtld);
 
 /*
  * The same in two steps, so that the caller works while the loader
- * answers (the loader's helpers are processes of their own: asking
- * --list-diagnostics costs glibc 2.41 close to a second of CPUID in a
- * virtual machine). ct_platform_ask starts the questions; every
- * question asked must be answered with ct_platform_answer, which waits
- * for the answers, fills p as ct_platform_load does and frees q.
+ * answers (the loader's helpers are processes of their own). Up to glibc
+ * 2.36 the loader is asked --list-diagnostics and an LD_DEBUG probe of its
+ * search path; from 2.37 on the probe alone (--list-diagnostics costs
+ * glibc 2.41 0.7 s of CPUID in a virtual machine), and --list-diagnostics
+ * only when the probe falls short. ct_platform_ask starts the questions;
+ * every question asked must be answered with ct_platform_answer, which
+ * waits for the answers, fills p as ct_platform_load does and frees q.
  */
 struct ct_platform_question {
 	char *rtld;
@@ -61,8 +63,20 @@ struct ct_platform_question {
 	bool asking;
 	struct ct_capture probe;     /* ld.so --list, for the subdirectories */
 	bool probing;
+	/*
+	 * glibc 2.37 and later: the probe alone answers (see platform.c), and
+	 * --list-diagnostics is asked only when it cannot.
+	 */
+	bool probe_only;
+	char *version;               /* read from the loader's file, or NULL */
 	char tmp[64];                /* the probe's empty folder */
 };
+
+/*
+ * For the tests: the facts from the probe alone (probe_only), whatever the
+ * loader's version, false when it did not answer them all.
+ */
+bool ct_platform_load_probed(struct ct_platform *p, const char *rtld);
 
 void ct_platform_ask(struct ct_platform_question *q, const char *rtld);
 void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q);

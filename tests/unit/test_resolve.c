@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "describe.h"
+#include "platform.h"
 #include "libnames.h"
 #include "resolve.h"
 #include "rules.h"
@@ -389,10 +390,52 @@ static void test_rules_vocabulary(void **state)
 	assert_false(ct_rule_is_own_path(CT_RULE_LD_LIBRARY_PATH));
 }
 
+static void same_strings(const char *what, char **a, size_t na, char **b, size_t nb)
+{
+	size_t i;
+
+	if (na != nb)
+		fail_msg("%s: %zu against %zu", what, na, nb);
+	for (i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			fail_msg("%s[%zu]: '%s' against '%s'", what, i, a[i], b[i]);
+}
+
+/*
+ * What glibc 2.37 and later are asked (the LD_DEBUG probe alone) says what
+ * --list-diagnostics says, on this machine's loader: $LIB, $PLATFORM, the
+ * system directories, the cache, the active glibc-hwcaps, the version.
+ * (tests/real/loader-facts checks the same in the trixie root, where the
+ * probe alone is what cudatrace asks.)
+ */
+static void test_platform_probed(void **state)
+{
+	struct ct_platform d, p;
+
+	(void)state;
+	ct_platform_load(&d, NULL);
+	if (!d.from_loader) {
+		ct_platform_release(&d);
+		skip();
+	}
+	assert_true(ct_platform_load_probed(&p, NULL));
+	assert_true(p.from_loader);
+	assert_string_equal(p.lib, d.lib);
+	assert_string_equal(p.platform, d.platform);
+	assert_string_equal(p.cache, d.cache);
+	assert_string_equal(p.version, d.version);
+	same_strings("system_dirs", p.system_dirs, p.nsystem_dirs, d.system_dirs, d.nsystem_dirs);
+	same_strings("hwcaps", p.hwcaps, p.nhwcaps, d.hwcaps, d.nhwcaps);
+	same_strings("subdirs", p.subdirs, p.nsubdirs, d.subdirs, d.nsubdirs);
+	ct_platform_release(&p);
+	ct_platform_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runpath),
+		cmocka_unit_test(test_platform_probed),
 		cmocka_unit_test(test_ld_library_path_before_runpath),
 		cmocka_unit_test(test_rpath_before_ld_library_path),
 		cmocka_unit_test(test_not_found),
