@@ -62,7 +62,7 @@ int ct_cmd_report(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	ct_trace_init(&t);
-	t.threads = ct_cmd_threads();
+	t.threads = ct_threads(8);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {

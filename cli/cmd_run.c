@@ -522,7 +522,7 @@ int ct_cmd_run(int argc, char **argv)
 	if (quiet < 2 || json_file) {
 		ct_trace_init(&trace);
 		trace.only_run = run; /* this run's processes, not the folder's others */
-		trace.threads = ct_cmd_threads();
+		trace.threads = ct_threads(8);
 		if (ct_run_dir_read(&dir, &trace, why, sizeof(why)) != 0) {
 			ct_error("%s", why);
 			failed = true;

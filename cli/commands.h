@@ -28,13 +28,6 @@ int ct_cmd_exit(int rc, bool program_status);
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);
 
-/*
- * The threads that read trace files (struct ct_trace's threads): the
- * number in CUDATRACE_THREADS (1 to 64), else 0, as many as there are
- * processors. The report is the same whatever the number.
- */
-size_t ct_cmd_threads(void);
-
 struct ct_loader;
 /*
  * The loader model of this machine (its loader's facts, ld.so.cache and

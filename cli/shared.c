@@ -72,19 +72,6 @@ int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 	return -1;
 }
 
-size_t ct_cmd_threads(void)
-{
-	const char *v = getenv("CUDATRACE_THREADS");
-	char *end;
-	unsigned long n;
-
-	if (!v || !*v)
-		return 0;
-	errno = 0;
-	n = strtoul(v, &end, 10);
-	return errno == 0 && *end == '\0' && n >= 1 && n <= 64 ? (size_t)n : 0;
-}
-
 void ct_machine_ask(struct ct_platform_question *q)
 {
 	ct_platform_ask(q, NULL);

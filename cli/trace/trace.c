@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1066,17 +1065,11 @@ static void *work(void *arg)
 	}
 }
 
-/* How many threads read: t->threads, else the processors this process may use (at most 8). */
+/* How many threads read: t->threads, else ct_threads (CUDATRACE_THREADS, or the processors, at most 8). */
 static size_t reading_threads(const struct ct_trace *t, size_t files)
 {
-	size_t n = t->threads;
+	size_t n = t->threads ? t->threads : ct_threads(8);
 
-	if (!n) {
-		cpu_set_t set;
-
-		n = sched_getaffinity(0, sizeof(set), &set) == 0 ? (size_t)CPU_COUNT(&set) : 1;
-		n = n > 8 ? 8 : n;
-	}
 	return n > files ? files : n ? n : 1;
 }
 

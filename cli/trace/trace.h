@@ -244,8 +244,8 @@ struct ct_trace {
 	size_t records_max;          /* the records in all (set before reading); 0:
 					CT_TRACE_RECORDS_MAX. Tests lower it */
 	size_t threads;              /* threads that read files (set before reading):
-					0: as many as the processors this process may
-					use, at most 8; the trace read is the same */
+					0: ct_threads(8), CUDATRACE_THREADS or the
+					processors; the trace read is the same */
 	size_t nrecords;             /* records read, every file (CT_TRACE_RECORDS_MAX) */
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;

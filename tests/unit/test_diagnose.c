@@ -23,8 +23,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "helpers.h"
-#include "machine.h"
+#include "world.h"
 
 #include "demangle.h"
 #include "diagnose.h"
@@ -33,42 +32,7 @@
 #include "resolve.h"
 #include "trace.h"
 
-struct world {
-	char root[64];
-	char fixtures[PATH_MAX];
-	int nfiles;               /* trace files written: their start times */
-	int nsources;
-	struct ct_loader machine;
-	struct ct_trace t;
-	struct ct_diagnosis d;
-	bool judged;
-};
-
 /* ---- files ------------------------------------------------------------------ */
-
-/* text with @R and @F expanded (and ' for " when quotes); malloc'd. */
-static char *expand(const struct world *w, const char *text, bool quotes)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&out, &len);
-	const char *c;
-
-	assert_non_null(m);
-	for (c = text; *c; c++) {
-		if (c[0] == '@' && c[1] == 'R') {
-			fputs(w->root, m);
-			c++;
-		} else if (c[0] == '@' && c[1] == 'F') {
-			fputs(w->fixtures, m);
-			c++;
-		} else {
-			fputc(quotes && *c == '\'' ? '"' : *c, m);
-		}
-	}
-	assert_int_equal(fclose(m), 0);
-	return out;
-}
 
 /* mkdir -p of path's directory (path relative to the root). */
 static void make_parent(const struct world *w, const char *rel)
@@ -166,54 +130,9 @@ static void cc_so(struct world *w, const char *rel, const char *src, const char 
 
 /* ---- the made-up machine and the trace ----------------------------------------- */
 
-static void machine_init(struct world *w)
-{
-	struct ct_loader_env env = { "", "" };
-	struct ct_loader like;
-	char sys1[96], sys2[96], cache[96];
-	char *dirs[] = { sys1, sys2 };
-	int err = 0;
-
-	snprintf(sys1, sizeof(sys1), "%s/sys1", w->root);
-	snprintf(sys2, sizeof(sys2), "%s/sys2", w->root);
-	snprintf(cache, sizeof(cache), "%s/no-ld.so.cache", w->root);
-	made_up_platform(&like, dirs, 2, NULL, 0, cache);
-	ct_loader_init_like(&w->machine, &like, &env);
-	assert_false(w->machine.cache_ok);
-	assert_null(w->machine.ld_library_path);
-	assert_null(w->machine.ld_preload);
-	assert_non_null(ct_loader_start(&w->machine, NULL, &err));
-	assert_int_equal(err, 0);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int world_setup(void **state)
 {
-	struct world *w = calloc(1, sizeof(*w));
-	char fx[PATH_MAX];
-
-	if (!w)
-		return -1;
-	snprintf(w->root, sizeof(w->root), "/tmp/ct-diagnose-test-XXXXXX");
-	snprintf(fx, sizeof(fx), "%s/%s", srcdir(), FIXTURE_DIR);
-	if (!mkdtemp(w->root) || !realpath(fx, w->fixtures)) {
-		free(w);
-		return -1;
-	}
-	if (mkdir(strcat(strcpy(fx, w->root), "/trace"), 0755) != 0 ||
-	    mkdir(strcat(strcpy(fx, w->root), "/sys1"), 0755) != 0 ||
-	    mkdir(strcat(strcpy(fx, w->root), "/sys2"), 0755) != 0)
-		return -1;
-	machine_init(w);
-	*state = w;
-	return 0;
+	return (*state = world_open("diagnose", 2)) ? 0 : -1;
 }
 
 /* Forget the trace and its findings (the files the trace names stay). */
@@ -227,22 +146,8 @@ static void reset(struct world *w)
 		w->judged = false;
 	}
 	snprintf(dir, sizeof(dir), "%s/trace", w->root);
-	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, world_remove_one, 8, FTW_DEPTH | FTW_PHYS);
 	assert_int_equal(mkdir(dir, 0755), 0);
-}
-
-static int world_teardown(void **state)
-{
-	struct world *w = *state;
-
-	if (w->judged) {
-		ct_diagnosis_release(&w->d);
-		ct_trace_release(&w->t);
-	}
-	ct_loader_release(&w->machine);
-	nftw(w->root, remove_one, 8, FTW_DEPTH | FTW_PHYS);
-	free(w);
-	return 0;
 }
 
 /*
@@ -2357,7 +2262,7 @@ static void test_fork_other_rules(void **state)
 	expect_total(w, 2);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_close)
 
 int main(void)
 {

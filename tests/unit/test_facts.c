@@ -27,7 +27,7 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "helpers.h"
+#include "world.h"
 #include "machine.h"
 
 #include "diagnose.h"
@@ -35,82 +35,16 @@
 #include "resolve.h"
 #include "trace.h"
 
-struct world {
-	char root[64];
-	char fixtures[PATH_MAX];
-	int nfiles;
-	struct ct_loader machine;
-	struct ct_trace t;
-	struct ct_diagnosis d;
-	bool judged;
-};
-
-/* text with @R and @F expanded (and ' for " when quotes); malloc'd. */
-static char *expand(const struct world *w, const char *text, bool quotes)
-{
-	char *out = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&out, &len);
-	const char *c;
-
-	assert_non_null(m);
-	for (c = text; *c; c++) {
-		if (c[0] == '@' && c[1] == 'R') {
-			fputs(w->root, m);
-			c++;
-		} else if (c[0] == '@' && c[1] == 'F') {
-			fputs(w->fixtures, m);
-			c++;
-		} else {
-			fputc(quotes && *c == '\'' ? '"' : *c, m);
-		}
-	}
-	assert_int_equal(fclose(m), 0);
-	return out;
-}
-
-static void machine_init(struct world *w)
-{
-	struct ct_loader_env env = { "", "" };
-	struct ct_loader like;
-	char sys1[96], cache[96];
-	char *dirs[] = { sys1 };
-	int err = 0;
-
-	snprintf(sys1, sizeof(sys1), "%s/sys1", w->root);
-	snprintf(cache, sizeof(cache), "%s/no-ld.so.cache", w->root);
-	made_up_platform(&like, dirs, 1, NULL, 0, cache);
-	ct_loader_init_like(&w->machine, &like, &env);
-	assert_non_null(ct_loader_start(&w->machine, NULL, &err));
-	assert_int_equal(err, 0);
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int world_setup(void **state)
 {
-	struct world *w = calloc(1, sizeof(*w));
+	struct world *w = world_open("facts", 1);
 	char fx[PATH_MAX];
 	size_t len;
 	int i;
 
 	if (!w)
 		return -1;
-	snprintf(w->root, sizeof(w->root), "/tmp/ct-facts-test-XXXXXX");
-	snprintf(fx, sizeof(fx), "%s/%s", srcdir(), FIXTURE_DIR);
-	if (!mkdtemp(w->root) || !realpath(fx, w->fixtures)) {
-		free(w);
-		return -1;
-	}
-	if (mkdir(strcat(strcpy(fx, w->root), "/trace"), 0755) != 0 ||
-	    mkdir(strcat(strcpy(fx, w->root), "/sys1"), 0755) != 0)
-		return -1;
+	*state = w;
 	/* More objects with device code than the default report's matrix has rows for. */
 	if (mkdir(strcat(strcpy(fx, w->root), "/code"), 0755) != 0)
 		return -1;
@@ -124,22 +58,6 @@ static int world_setup(void **state)
 			return -1;
 		free(buf);
 	}
-	machine_init(w);
-	*state = w;
-	return 0;
-}
-
-static int world_teardown(void **state)
-{
-	struct world *w = *state;
-
-	if (w->judged) {
-		ct_diagnosis_release(&w->d);
-		ct_trace_release(&w->t);
-	}
-	ct_loader_release(&w->machine);
-	nftw(w->root, remove_one, 8, FTW_DEPTH | FTW_PHYS);
-	free(w);
 	return 0;
 }
 
@@ -290,7 +208,8 @@ static void expect_text(const struct world *w, const char *got, const char *want
  * What the process prints under its heading, with -v and without, as the
  * printers printed it before the tree and the device code were indexed.
  */
-#define TREE_V \
+/* The tree's first lines, the same with -v and without. */
+#define TREE_TOP \
 	"  @R/bin/app\n" \
 	"  |-- @R/lib/libcudart.so.12 [ld.so.cache]\n" \
 	"  |-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
@@ -327,7 +246,10 @@ static void expect_text(const struct world *w, const char *got, const char *want
 	"                                                                      `-- @R/lib/c18.so [RUNPATH]\n" \
 	"                                                                          `-- @R/lib/c19.so [RUNPATH]\n" \
 	"                                                                              `-- @R/lib/c20.so [RUNPATH]\n" \
-	"                                                                                  |-- @F/sm80-ptx80.so [path given]\n" \
+	"                                                                                  |-- @F/sm80-ptx80.so [path given]\n"
+
+#define TREE_V \
+	TREE_TOP \
 	"                                                                                  `-- @R/lib/c21.so [RUNPATH]\n" \
 	"                                                                                      `-- @R/lib/c22.so [RUNPATH]\n" \
 	"                                                                                          `-- @R/lib/c23.so [RUNPATH]\n" \
@@ -357,43 +279,7 @@ static void expect_text(const struct world *w, const char *got, const char *want
 	"  end: exited with status 0\n"
 
 #define TREE \
-	"  @R/bin/app\n" \
-	"  |-- @R/lib/libcudart.so.12 [ld.so.cache]\n" \
-	"  |-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
-	"  |   `-- @R/lib/libcupti.so.12 [RUNPATH]\n" \
-	"  |-- @R/lib/libcublasLt.so.12 [RUNPATH, 'libcublasLt.so.12' is libcublasLt.so.13, renamed]\n" \
-	"  |-- @R/lib/liba.so [RUNPATH]\n" \
-	"  |   |-- @R/lib/libcublas.so.12 [RUNPATH]\n" \
-	"  |   `-- @F/fatbins-sm90.so [path given]\n" \
-	"  |-- @R/code/k1.so [path given]\n" \
-	"  |-- @R/code/k2.so [path given]\n" \
-	"  |-- @R/code/k3.so [path given]\n" \
-	"  |-- @R/code/k4.so [path given]\n" \
-	"  |-- @R/code/k5.so [path given]\n" \
-	"  |-- @R/code/k6.so [path given]\n" \
-	"  |-- @R/lib/libplug.so [dlopen, RUNPATH, loaded 3 times]\n" \
-	"  |   `-- @R/lib/libcufft.so.11 [RUNPATH]\n" \
-	"  `-- @R/lib/c1.so [RUNPATH]\n" \
-	"      `-- @R/lib/c2.so [RUNPATH]\n" \
-	"          `-- @R/lib/c3.so [RUNPATH]\n" \
-	"              `-- @R/lib/c4.so [RUNPATH]\n" \
-	"                  `-- @R/lib/c5.so [RUNPATH]\n" \
-	"                      `-- @R/lib/c6.so [RUNPATH]\n" \
-	"                          `-- @R/lib/c7.so [RUNPATH]\n" \
-	"                              `-- @R/lib/c8.so [RUNPATH]\n" \
-	"                                  `-- @R/lib/c9.so [RUNPATH]\n" \
-	"                                      `-- @R/lib/c10.so [RUNPATH]\n" \
-	"                                          `-- @R/lib/c11.so [RUNPATH]\n" \
-	"                                              `-- @R/lib/c12.so [RUNPATH]\n" \
-	"                                                  `-- @R/lib/c13.so [RUNPATH]\n" \
-	"                                                      `-- @R/lib/c14.so [RUNPATH]\n" \
-	"                                                          `-- @R/lib/c15.so [RUNPATH]\n" \
-	"                                                              `-- @R/lib/c16.so [RUNPATH]\n" \
-	"                                                                  `-- @R/lib/c17.so [RUNPATH]\n" \
-	"                                                                      `-- @R/lib/c18.so [RUNPATH]\n" \
-	"                                                                          `-- @R/lib/c19.so [RUNPATH]\n" \
-	"                                                                              `-- @R/lib/c20.so [RUNPATH]\n" \
-	"                                                                                  |-- @F/sm80-ptx80.so [path given]\n" \
+	TREE_TOP \
 	"  (12 more in the tree: -v)\n" \
 	"  also loaded:\n" \
 	"    @R/lib/libnvrtc.so.12 [RUNPATH]\n" \
@@ -509,9 +395,9 @@ static void test_kinds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_tree, world_setup, world_teardown),
-		cmocka_unit_test_setup_teardown(test_job, world_setup, world_teardown),
-		cmocka_unit_test_setup_teardown(test_kinds, world_setup, world_teardown),
+		cmocka_unit_test_setup_teardown(test_tree, world_setup, world_close),
+		cmocka_unit_test_setup_teardown(test_job, world_setup, world_close),
+		cmocka_unit_test_setup_teardown(test_kinds, world_setup, world_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
