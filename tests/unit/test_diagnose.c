@@ -180,19 +180,6 @@ static void print_findings(const struct world *w)
 	fflush(stdout);
 }
 
-static void judge(struct world *w, const struct elfscan_target *targets, size_t ntargets)
-{
-	char dir[PATH_MAX], why[512] = "";
-
-	snprintf(dir, sizeof(dir), "%s/trace", w->root);
-	ct_trace_init(&w->t);
-	if (ct_trace_read_dir(&w->t, dir, why, sizeof(why)) != 0)
-		fail_msg("ct_trace_read_dir: %s", why);
-	ct_trace_link(&w->t);
-	ct_diagnose(&w->d, &w->t, targets, ntargets, &w->machine);
-	w->judged = true;
-}
-
 /* ---- what came out -------------------------------------------------------------- */
 
 static bool contains(const struct world *w, const char *hay, const char *needle)
@@ -328,7 +315,7 @@ static void test_no_cuda(void **state)
 		   "{'ev':'dlerror','text':'libctest-plugin.so: cannot open shared object file: "
 		   "No such file or directory'}\n"
 		   "{'ev':'main'}\n{'ev':'fini'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 0);
 	assert_int_equal(w->d.ntargets, 0);
 	assert_false(w->d.targets_from_trace);
@@ -360,7 +347,7 @@ static void test_driver_missing(void **state)
 		   "{'ev':'try','search':2,'path':'@R/sys2/libcuda.so.1','via':'default'}\n"
 		   "{'ev':'dlerror','text':'libcuda.so.1: cannot open shared object file: No such "
 		   "file or directory'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
 			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
 	expect_object(w, f, NULL);
@@ -402,7 +389,7 @@ static void test_driver_missing_not_raised(void **state)
 		   "{'ev':'open','path':'@R/drv/libcuda.so.1','lmid':0,'soname':'libcuda.so.1',"
 		   "'search':3,'name':'@R/drv/libcuda.so.1','by':'@R/cuda/libcudart.so.13',"
 		   "'via':'direct'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 0);
 }
 
@@ -428,7 +415,7 @@ static void test_driver_too_old(void **state)
 		   "'via':'runpath'}\n"
 		   "{'ev':'cuinit','result':35,'caller':'@R/cuda12/libcudart.so.12'}\n"
 		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':35}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
 			   "the driver supports CUDA 12.4, the CUDA runtime needs 13.0: "
 			   "\"CUDA driver version is insufficient for CUDA runtime version\"");
@@ -464,7 +451,7 @@ static void test_driver_minor_compatible(void **state)
 		   "{'ev':'cuinit','result':0,'caller':'@R/cuda/libcudart.so.12'}\n"
 		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':0,"
 		   "'devices':[{'index':0,'name':'NVIDIA A100','cc':'8.0','uuid':'x'}]}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 0);
 	/* The GPU of the trace is what is judged. */
 	assert_int_equal(w->d.ntargets, 1);
@@ -495,7 +482,7 @@ static void test_no_device(void **state)
 		   "{'ev':'cuinit','result':0,'caller':'@R/bin/app'}\n"
 		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000,'init':0,"
 		   "'devices':[{'index':0,'name':'NVIDIA A100','cc':'8.0','uuid':'x'}]}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_NO_DEVICE, CT_SEV_ERROR,
 			   "the driver found no usable GPU: cuInit returned 100 "
 			   "(CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected)");
@@ -533,7 +520,7 @@ static void test_lib_not_found_needed(void **state)
 		   NEEDED_MISS(1, "libctest-gone.so")
 		   "{'ev':'try','search':1,'path':'@R/sys2/libctest-gone.so','via':'default'}\n"
 		   "{'ev':'exit','api':'_exit','status':127}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
 			   "'libctest-gone.so' was not found (needed by app)");
 	expect_object(w, f, "@R/bin/app");
@@ -559,7 +546,7 @@ static void test_lib_not_found_copies(void **state)
 	write_proc(w, "h", 100, NULL, NULL,
 		   NEEDED_MISS(1, "libctest-gone.so")
 		   NEEDED_MISS(2, "libctest-major.so.2"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
 			   "'libctest-gone.so' was not found (needed by app)");
 	expect_evidence(w, f, "elsewhere: @R/sys2/libctest-gone.so (default directory)");
@@ -598,7 +585,7 @@ static void test_lib_not_found_one_cause(void **state)
 			   NEEDED_MISS_BY(2, "libctest-major.so.2", "b.so")
 			   NEEDED_MISS_BY(3, "libctest-major.so.2", "c.so")
 			   NEEDED_MISS_BY(4, "libctest-major.so.2", "a.so"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
 			   "'libctest-major.so.2' was not found (needed by 3 objects)");
 	assert_int_equal(f->nneeded_by, 3);
@@ -642,7 +629,7 @@ static void test_lib_not_found_probe_same_major(void **state)
 		 "'soname':'libcudnn_graph.so.9','search':3,'name':'libcudnn_graph.so.9',"
 		 "'by':'@R/lib/libcudnn.so.9','via':'runpath'}\n");
 	write_proc(w, "h", 100, NULL, NULL, trace);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 0);
 }
 
@@ -680,7 +667,7 @@ static void test_lib_not_found_dlopen(void **state)
 		   "{'ev':'open','path':'@R/sys1/libcudart.so.13','lmid':0,"
 		   "'soname':'libcudart.so.13','search':2,'name':'libcudart.so.13',"
 		   "'by':'@R/bin/app','via':'default'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
 			   "'libcublas.so.12' was not found (dlopen by app)");
 	expect_object(w, f, "@R/bin/app");
@@ -729,7 +716,7 @@ static void test_lib_not_found_not_raised(void **state)
 		   "'caller':'@R/lib/libother.so'}\n"
 		   "{'ev':'search','id':4,'name':'libcudart.so.13','by':'@R/lib/libother.so'}\n"
 		   "{'ev':'try','search':4,'path':'@R/sys1/libcudart.so.13','via':'default'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 0);
 }
 
@@ -778,7 +765,7 @@ static void test_lib_shadowed(void **state)
 	/* LD_LIBRARY_PATH=@R/opt/cudnn-9.1/lib, searched before every RUNPATH. */
 	write_proc(w, "h", 100, NULL, "'LD_LIBRARY_PATH':'@R/opt/cudnn-9.1/lib'",
 		   LOAD_EXT EXT_CUDNN("@R/opt/cudnn-9.1/lib/libcudnn.so.9", "ld_library_path"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
 			   "'libcudnn.so.9' came from LD_LIBRARY_PATH, while the RPATH or RUNPATH "
 			   "of libext_cuda.so names another copy");
@@ -813,7 +800,7 @@ static void test_lib_shadowed_already_loaded(void **state)
 		   "'soname':'libcudnn.so.9','search':7,"
 		   "'name':'@R/opt/cudnn-9.1/lib/libcudnn.so.9','by':'@R/bin/app',"
 		   "'via':'direct'}\n" LOAD_EXT);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
 			   "'libcudnn.so.9' was already loaded when libext_cuda.so needed it, while "
 			   "the RPATH or RUNPATH of libext_cuda.so names another copy");
@@ -847,7 +834,7 @@ static void test_lib_shadowed_one_cause(void **state)
 		   "'via':'direct'}\n" LOAD_EXT
 		   "{'ev':'open','path':'@R/site/ext/libext2_cuda.so','lmid':0,'soname':null,"
 		   "'name':'@R/site/ext/libext2_cuda.so','by':'@R/bin/app','via':'direct'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_SHADOWED, CT_SEV_WARNING,
 			   "'libcudnn.so.9' was already loaded when 2 objects needed it, while their "
 			   "RPATH or RUNPATH names another copy");
@@ -883,7 +870,7 @@ static void test_lib_shadowed_not_raised(void **state)
 		   "'soname':'libctest-z.so.1','search':2,'name':'libctest-z.so.1',"
 		   "'by':'@R/site/ext/libext_cuda.so','via':'ld_library_path'}\n"
 		   EXT_CUDNN("@R/site/ext/../nvidia/cudnn/lib/libcudnn.so.9", "runpath"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 0);
 }
 
@@ -933,7 +920,7 @@ static void test_lib_mixed_versions(void **state)
 		   OPENED("@R/fw/lib/libcudart.so.13", "libcudart.so.13", "@R/bin/app", "runpath")
 		   OPENED("@R/fw/lib/libcublas.so.13", "libcublas.so.13", "@R/bin/app",
 			  "runpath"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
 			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
 	expect_object(w, f, "@R/fw/lib/libcudart.so.13");
@@ -988,7 +975,7 @@ static void test_lib_mixed_cudnn_folders(void **state)
 		   OPENED("@R/c1/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
 		   OPENED("@R/c1link/libcudnn_graph.so.9", "libcudnn_graph.so.9",
 			  "@R/c1/libcudnn.so.9", "runpath"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
 			   "cuDNN from two folders in one process: libcudnn.so.9 and "
 			   "libcudnn_graph.so.9, both 9.19.0");
@@ -1078,7 +1065,7 @@ static void test_builds_mixed_major(void **state)
 		   OPENED("@R/ext/libuses_rtc.so", "libuses_rtc.so", "@R/bin/app", "direct")
 		   OPENED("@R/cuda13/libnvrtc.so.13", "libnvrtc.so.13", "@R/ext/libuses_rtc.so",
 			  "default"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
 			   "builds for CUDA 13 in a process built for CUDA 12: libuses_lt.so, "
 			   "libuses_rtc.so from @R/ext");
@@ -1125,7 +1112,7 @@ static void test_builds_cudnn_release(void **state)
 		   RUNTIME_12
 		   OPENED("@R/cudnn13b/libcudnn.so.9", "libcudnn.so.9", "@R/bin/app", "runpath")
 		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':0}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
 			   "builds for CUDA 13 in a process built for CUDA 12: libcudnn.so.9, "
 			   "libcudnn_graph.so.9 from @R/cudnn13");
@@ -1204,7 +1191,7 @@ static void test_builds_not_raised(void **state)
 		   OPENED("@R/ext/libuses_lt.so", "libuses_lt.so", "@R/bin/app", "direct")
 		   OPENED("@R/cuda13/libcublasLt.so.13", "libcublasLt.so.13",
 			  "@R/ext/libuses_lt.so", "default"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_clean(w, 100);
 	expect_clean(w, 101);
 	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
@@ -1266,7 +1253,7 @@ static void test_symbol_version_missing(void **state)
 		   "libnvJitLink.so.12','lmid':0,'soname':'libnvJitLink.so.12',"
 		   "'name':'libnvJitLink.so.12','by':'@R/site/cusparse/lib/libcusparse.so.12',"
 		   "'via':'runpath'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
 			   "'libcusparse.so.12' needs __nvJitLinkAddData_12_1 (version "
 			   "libnvJitLink.so.12), which @R/cuda-12.1/lib64/libnvJitLink.so.12 does not "
@@ -1331,7 +1318,7 @@ static void test_symbol_version_one_cause(void **state)
 		   "{'ev':'open','path':'@R/site/cusolver/lib/libcusolver.so.11','lmid':0,"
 		   "'soname':'libcusolver.so.11','name':'@R/site/cusolver/lib/libcusolver.so.11',"
 		   "'by':'@R/bin/app','via':'direct'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	lib = "@R/cuda-12.1/lib64/libnvJitLink.so.12";
 	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
 			   "@R/cuda-12.1/lib64/libnvJitLink.so.12 lacks symbol versions that 2 "
@@ -1425,7 +1412,7 @@ static void test_symbol_missing_at_load(void **state)
 		   "{'ev':'dlerror','text':'@R/ext/fused_ext.so: undefined symbol: "
 		   "_ZN3c104cuda9SetDeviceEi'}\n"
 		   "{'ev':'fini'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_SYMBOL_MISSING, CT_SEV_ERROR,
 			   demangler_here()
 				   ? "'fused_ext.so' needs _ZN3c104cuda9SetDeviceEi "
@@ -1447,7 +1434,7 @@ static void test_symbol_missing_lazy(void **state)
 	NEED_CC();
 	build_torch_and_ext(w);
 	write_proc(w, "h", 100, NULL, NULL, TORCH_LOADED EXT_OPENED(1));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_SYMBOL_MISSING, CT_SEV_ERROR,
 			   "'fused_ext.so' needs _ZN3c104cuda9SetDeviceEi");
 	expect_evidence(w, f, "the process ended without exiting: under lazy binding the loader "
@@ -1484,7 +1471,7 @@ static void test_symbol_missing_not_raised(void **state)
 		   TORCH_LOADED EXT_OPENED(1)
 		   "{'ev':'open','path':'@R/lib/gone.so','lmid':0,'soname':'gone.so',"
 		   "'name':'gone.so','by':'@R/bin/app','via':'default'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_count(w, CT_F_SYMBOL_MISSING, 0);
 	expect_total(w, 0);
 }
@@ -1515,7 +1502,7 @@ static void test_symbol_version_renamed(void **state)
 		   "{'ev':'open','path':'@R/copy/libcudart.so.12','lmid':0,'soname':'libcudart.so.13',"
 		   "'name':'libcudart.so.12','by':'@R/lib/libext.so','via':'ld_library_path'}\n"
 		   OPENED("@R/lib/libops.so", "libops.so", "@R/lib/libext.so", "direct"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_count(w, CT_F_SYMBOL_VERSION_MISSING, 1);
 	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
 			   "'@R/copy/libcudart.so.12' is libcudart.so.13, CUDA 13, renamed: 2 "
@@ -1572,7 +1559,7 @@ static void test_symbol_version_node_missing(void **state)
 		   OPENED("@R/lib/libctest-foo.so", "libctest-foo.so", "@R/bin/app", "direct")
 		   OPENED("@R/plain/libctest-bar.so.1", "libctest-bar.so.1",
 			  "@R/lib/libctest-foo.so", "ld_library_path"));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
 			   "'libctest-foo.so' needs libctest-bar.so.1 with version 'FOO_2'");
 	assert_non_null(strstr(f->message, "which "));
@@ -1623,7 +1610,7 @@ static void test_device_code_from_trace(void **state)
 
 	/* A T4 (7.5): neither sm_80 SASS nor compute_80 PTX runs there. */
 	gpu_proc(w, 100, 13000, "7.5", "Tesla T4");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	assert_true(w->d.targets_from_trace);
 	assert_int_equal(w->d.ntargets, 1);
 	assert_string_equal(w->d.target_names[0], "sm_75 (Tesla T4)");
@@ -1641,7 +1628,7 @@ static void test_device_code_from_trace(void **state)
 	/* An H100 (9.0) with a driver for CUDA 13.0: the PTX runs, JIT-compiled. */
 	reset(w);
 	gpu_proc(w, 101, 13000, "9.0", "NVIDIA H100 80GB HBM3");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_PTX_JIT_ONLY, CT_SEV_WARNING,
 			   "'sm80-ptx80.so' runs on sm_90 (NVIDIA H100 80GB HBM3) only by "
 			   "JIT-compiling compute_80 PTX at first launch");
@@ -1657,7 +1644,7 @@ static void test_device_code_from_trace(void **state)
 	 */
 	reset(w);
 	gpu_proc(w, 102, 12040, "9.0", "NVIDIA H100 80GB HBM3");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_PTX_TOO_NEW, CT_SEV_ERROR,
 			   "'sm80-ptx80.so' can run on sm_90 (NVIDIA H100 80GB HBM3) only through "
 			   "compute_80 PTX of ISA 9.0, newer than the driver (CUDA 12.4) compiles");
@@ -1674,14 +1661,14 @@ static void test_device_code_from_trace(void **state)
 	reset(w);
 	gpu_proc(w, 103, 11080, "8.0", "NVIDIA A100");
 	gpu_proc(w, 104, 11080, "8.6", "NVIDIA A10");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	assert_int_equal(w->d.ntargets, 2);
 	expect_total(w, 0);
 
 	/* No GPU recorded and none given: device code is not judged. */
 	reset(w);
 	write_proc(w, "h", 105, NULL, NULL, LOAD_CODE);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	assert_int_equal(w->d.ntargets, 0);
 	assert_false(w->d.targets_from_trace);
 	assert_true(ct_diagnosis_has_code(&w->d));
@@ -1699,7 +1686,7 @@ static void test_device_code_targets_given(void **state)
 	/* The trace's A100 runs it; --arch sm_75 is judged instead. */
 	gpu_proc(w, 100, 13000, "8.0", "NVIDIA A100");
 	assert_int_equal(elfscan_target_parse("sm_75", &tg[0]), 0);
-	judge(w, tg, 1);
+	world_judge(w, tg, 1);
 	assert_false(w->d.targets_from_trace);
 	assert_int_equal(w->d.ntargets, 1);
 	assert_string_equal(w->d.target_names[0], "sm_75");
@@ -1713,7 +1700,7 @@ static void test_device_code_targets_given(void **state)
 	write_proc(w, "h", 101, NULL, NULL, LOAD_CODE);
 	assert_int_equal(elfscan_target_parse("sm_90", &tg[0]), 0);
 	assert_int_equal(elfscan_target_parse("8.6", &tg[1]), 0);
-	judge(w, tg, 2);
+	world_judge(w, tg, 2);
 	assert_int_equal(w->d.ntargets, 2);
 	f = expect_finding(w, CT_F_PTX_JIT_ONLY, CT_SEV_WARNING,
 			   "'sm80-ptx80.so' runs on sm_90 only by JIT-compiling compute_80 PTX");
@@ -1723,7 +1710,7 @@ static void test_device_code_targets_given(void **state)
 	reset(w);
 	write_proc(w, "h", 102, NULL, NULL, LOAD_CODE);
 	assert_int_equal(elfscan_target_parse("sm_70", &tg[0]), 0);
-	judge(w, tg, 1);
+	world_judge(w, tg, 1);
 	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR,
 			   "'sm80-ptx80.so' has no kernel image for sm_70");
 	expect_fix(w, f, "rebuild sm80-ptx80.so with CUDA 12.9 or older (CUDA 13.0 and later "
@@ -1753,7 +1740,7 @@ static void test_module_loads(void **state)
 		   "{'ev':'module','api':'cuModuleLoadData','result':1,'caller':'@R/bin/drvplt'}\n"
 		   "{'ev':'register','caller':'@R/bin/drvplt','wrapper_version':1,"
 		   "'images':[{'kind':'sass','arch':'sm_90a'}]}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_NO_KERNEL_IMAGE, CT_SEV_ERROR,
 			   "cuModuleLoadData by 'drvplt' failed: no kernel image is available for "
 			   "execution on the device (209)");
@@ -1817,7 +1804,7 @@ static void test_trace_incomplete(void **state)
 		   "this is no record\n"
 		   "{'ev':'open','path':'@R/bin/ap",
 		   true);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
 			   "'hello-static' is statically linked: no loader runs, nothing to trace");
 	expect_object(w, f, "@R/bin/hello-static");
@@ -1873,7 +1860,7 @@ static void test_trace_incomplete_static_run(void **state)
 		   true);
 	/* And one that is no run record at all. */
 	write_file(w, "trace/h-4200.run.json", "{'ev':'start','pid':4201}", true);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	assert_int_equal(w->t.nprocs, 1);
 	assert_int_equal(w->t.procs[0].pid, 4001);
 	assert_string_equal(w->t.procs[0].untraced, "static");
@@ -1914,7 +1901,7 @@ static void test_grouping(void **state)
 			   : i == 3 ? NEEDED_MISS(1, "libctest-gone.so") NEEDED_MISS(2, "libctest-other.so")
 				    : NEEDED_MISS(1, "libctest-gone.so"));
 	}
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	assert_int_equal(w->t.nprocs, 4);
 	expect_total(w, 3);
 	/* Errors first, in the order first seen; then the warning. */
@@ -1952,7 +1939,7 @@ static void test_grouping(void **state)
 	write_proc(w, "node-a", 601, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
 	write_proc(w, "node-b", 602, NULL, NULL, "{'ev':'dropped','records':2}\n");
 	write_proc(w, "node-c", 603, NULL, NULL, "{'ev':'dropped','records':2}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 2);
 	expect_where(expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "libctest-gone.so"),
 		     "2 processes");
@@ -1966,7 +1953,7 @@ static void test_grouping(void **state)
 	write_proc(w, "h", 701, NULL, NULL,
 		   "{'ev':'search','id':1,'name':'libctest-gone.so','by':'@R/bin/other'}\n"
 		   "{'ev':'try','search':1,'path':'@R/sys1/libctest-gone.so','via':'default'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_total(w, 1);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
 			   "'libctest-gone.so' was not found (needed by 2 objects)");
@@ -1993,7 +1980,7 @@ static void test_probe_then_real_miss(void **state)
 		   "{'ev':'try','search':2,'path':'@R/sys1/libcublas.so.12','via':'default'}\n"
 		   "{'ev':'dlerror','text':'libcublas.so.12: cannot open shared object file: No "
 		   "such file or directory'}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libcublas.so.12' was not found");
 	expect_evidence(w, f, "the program got: libcublas.so.12: cannot open shared object file");
 	expect_total(w, 1);
@@ -2024,7 +2011,7 @@ static void test_same_library_elsewhere(void **state)
 		   "{'ev':'open','path':'/gone/b/libcudart.so.13','lmid':0,"
 		   "'soname':'libcudart.so.13','name':'/gone/b/libcudart.so.13',"
 		   "'by':'@R/bin/app','via':'direct','dev':64769,'ino':78}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_clean(w, 100);
 	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING, "two versions of libcudart");
 	expect_total(w, 1);
@@ -2090,7 +2077,7 @@ static void test_lib_not_found_search_kinds(void **state)
 		   "{'ev':'close','path':'@R/lib/libctest-top.so','t':10,'tid':101}\n"
 		   "{'ev':'dlerror','text':'libctest-dep.so: cannot open shared object file: No such "
 		   "file or directory','t':11,'tid':101}\n");
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
 			   "'libctest-filtee.so' was not found (filter library of libctest-filt.so)");
 	expect_object(w, f, "@R/lib/libctest-filt.so");
@@ -2185,7 +2172,7 @@ static void test_fork_inherits_link_map(void **state)
 	write_image(w, 202, 201, "00000000000000aa", 4000, CHILD_LOADS);
 	/* Another image (exec'd, not forked) inherits nothing: the symbol is missing there. */
 	write_image(w, 203, 200, "00000000000000bb", 2000, CHILD_LOADS);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_clean(w, 200);
 	expect_clean(w, 201);
 	expect_clean(w, 202);
@@ -2208,7 +2195,7 @@ static void test_fork_inherits_only_earlier(void **state)
 		    "{'ev':'open','t':1001,'path':'@R/bin/app','lmid':0,'soname':null,'main':true}\n"
 		    OPEN_AT("@R/lib/libctest-libc.so.6", "libctest-libc.so.6", 2500));
 	write_image(w, 301, 300, "00000000000000cc", 2000, CHILD_LOADS);
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
 			   "'libctest-user.so' needs bar (version FOO_1)");
 	assert_int_equal(f->where[0].pid, 301);
@@ -2249,7 +2236,7 @@ static void test_fork_other_rules(void **state)
 		    "'caller':'@R/bin/app'}\n"
 		    "{'ev':'search','t':3004,'id':2,'name':'@R/sys1/libcudart.so','by':'@R/bin/app'}\n"
 		    OPEN_AT("@R/sys2/libcudart.so.12", "libcudart.so.12", 3005));
-	judge(w, NULL, 0);
+	world_judge(w, NULL, 0);
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
 			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");

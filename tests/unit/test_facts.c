@@ -168,19 +168,6 @@ static void write_proc(struct world *w, const char *host, int pid, int rank, boo
 	free(records);
 }
 
-static void judge(struct world *w)
-{
-	char dir[PATH_MAX], why[512] = "";
-
-	snprintf(dir, sizeof(dir), "%s/trace", w->root);
-	ct_trace_init(&w->t);
-	if (ct_trace_read_dir(&w->t, dir, why, sizeof(why)) != 0)
-		fail_msg("ct_trace_read_dir: %s", why);
-	ct_trace_link(&w->t);
-	ct_diagnose(&w->d, &w->t, NULL, 0, &w->machine);
-	w->judged = true;
-}
-
 /* The facts as the report prints them; malloc'd. */
 static char *facts(const struct world *w, bool verbose)
 {
@@ -302,7 +289,7 @@ static void test_tree(void **state)
 	char *v, *brief;
 
 	write_proc(w, "h0", 100, -1, false, 0);
-	judge(w);
+	world_judge(w, NULL, 0);
 	v = facts(w, true);
 	brief = facts(w, false);
 	expect_text(w, v, "process 100: app --run\n" TREE_V);
@@ -330,7 +317,7 @@ static void test_job(void **state)
 		snprintf(host, sizeof(host), "h%d", r / 8);
 		write_proc(w, host, 200 + r % 8, r, false, 0);
 	}
-	judge(w);
+	world_judge(w, NULL, 0);
 	assert_int_equal(w->t.nprocs, 24);
 	v = facts(w, true);
 	brief = facts(w, false);
@@ -380,7 +367,7 @@ static void test_kinds(void **state)
 
 	for (r = 0; r < 12; r++)
 		write_proc(w, "h0", 300 + r, r, r % 2, r == 5);
-	judge(w);
+	world_judge(w, NULL, 0);
 	brief = facts(w, false);
 	got = headings(brief);
 	expect_text(w, got, "process 300, rank 0: app --run\n"

@@ -111,6 +111,21 @@ static inline struct world *world_open(const char *tag, int nsys)
 	return w;
 }
 
+/* Read the world's trace folder and diagnose it (targets: --arch, or none). */
+static inline void world_judge(struct world *w, const struct elfscan_target *targets,
+			       size_t ntargets)
+{
+	char dir[PATH_MAX], why[512] = "";
+
+	snprintf(dir, sizeof(dir), "%s/trace", w->root);
+	ct_trace_init(&w->t);
+	if (ct_trace_read_dir(&w->t, dir, why, sizeof(why)) != 0)
+		fail_msg("ct_trace_read_dir: %s", why);
+	ct_trace_link(&w->t);
+	ct_diagnose(&w->d, &w->t, targets, ntargets, &w->machine);
+	w->judged = true;
+}
+
 static inline int world_close(void **state)
 {
 	struct world *w = *state;
