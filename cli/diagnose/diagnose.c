@@ -16,6 +16,7 @@
 #include "cuda_errors.h"
 #include "util.h"
 #include "gpu.h"
+#include "libnames.h"
 #include "elfscan.h"
 #include "diag_internal.h"
 #include "diagnose.h"
@@ -458,39 +459,96 @@ static void rule_incomplete(struct ctx *c)
 
 /* ---- the driver ---------------------------------------------------------------- */
 
+/*
+ * A search for the driver that only one of NVIDIA's CUDA libraries made,
+ * other than a runtime: cuBLASLt 12 dlopens libcuda.so.1 twice while it
+ * loads, so a CPU-only `import torch` asks for the driver without using
+ * CUDA. Real use goes through a runtime (libcudart, or a static one in
+ * the program or its extension: those callers are not NVIDIA's libraries)
+ * or the program's own dlopen, and those searches are not probes.
+ */
+static bool library_probe(const struct ct_search *s)
+{
+	const char *b;
+
+	if (!s->request || !s->request->caller || !s->request->caller[0])
+		return false;
+	b = ct_dx_base(s->request->caller);
+	return ct_cuda_library(b) && strncmp(b, "libcudart", 9) != 0 && !ct_dx_is_driver(b);
+}
+
 static void rule_driver_missing(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
-	const struct ct_search *miss = NULL;
+	const struct ct_search *use = NULL, *probe = NULL;
 	struct ct_finding *f;
-	size_t i;
+	size_t i, n = 0, nprobes = 0, nprobers = 0;
+	const char *probers[4];
+	char who[512] = "", times[32] = "";
 
 	for (i = 0; i < c->nmapped; i++)
 		if (ct_dx_is_driver(c->mapped[i]->path) ||
 		    (c->mapped[i]->soname && ct_dx_is_driver(c->mapped[i]->soname)))
 			return;
-	for (i = 0; i < p->nsearches && !miss; i++) {
+	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
 		enum ct_search_kind kind;
+		size_t k;
 
 		if (!ct_dx_is_driver(s->name) || !ct_dx_search_missed(c, s) ||
 		    (s->request && s->request->noload))
 			continue;
 		/* An optional search, or a preload the loader skipped, fails nothing. */
 		kind = ct_diagnosis_search_kind(c->d, p, s);
-		if (kind != CT_SEARCH_AUXILIARY && kind != CT_SEARCH_PRELOAD)
-			miss = s;
+		if (kind == CT_SEARCH_AUXILIARY || kind == CT_SEARCH_PRELOAD)
+			continue;
+		if (!library_probe(s)) {
+			if (!use)
+				use = s;
+			continue;
+		}
+		if (!probe)
+			probe = s;
+		nprobes++;
+		for (k = 0; k < nprobers; k++)
+			if (strcmp(ct_dx_base(probers[k]), ct_dx_base(s->request->caller)) == 0)
+				break;
+		if (k == nprobers && nprobers < sizeof(probers) / sizeof(probers[0]))
+			probers[nprobers++] = s->request->caller;
 	}
-	if (!miss)
+	if (!use && !probe)
 		return;
-	f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
-			   "no NVIDIA driver: '%s' could not be loaded", miss->name);
-	ct_finding_evidence(f, "%s by %s", miss->request ? miss->request->api : "needed",
-			    ct_dx_base(miss->request ? miss->request->caller : miss->by));
-	if (miss->request && miss->request->error)
-		ct_finding_evidence(f, "the program got: %s", miss->request->error);
-	ct_dx_tries(f, miss);
-	ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)");
+	for (i = 0; i < nprobers && n < sizeof(who); i++)
+		n += (size_t)snprintf(who + n, sizeof(who) - n, "%s%s", i ? ", " : "",
+				      ct_dx_base(probers[i]));
+	if (nprobes > 1)
+		snprintf(times, sizeof(times), " (%zu times)", nprobes);
+	if (use) {
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+				   "no NVIDIA driver: '%s' could not be loaded", use->name);
+		ct_finding_evidence(f, "%s by %s", use->request ? use->request->api : "needed",
+				    ct_dx_base(use->request ? use->request->caller : use->by));
+		if (use->request && use->request->error)
+			ct_finding_evidence(f, "the program got: %s", use->request->error);
+		if (probe)
+			ct_finding_evidence(f, "%s by %s%s too", probe->request->api, who, times);
+	} else {
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+				   "no NVIDIA driver, and nothing started CUDA: only %s looked for '%s'",
+				   who, probe->name);
+		/* Worth knowing, not a failure. */
+		f->severity = CT_SEV_INFO;
+		ct_finding_evidence(f, "%s by %s%s: %s for the driver %s", probe->request->api,
+				    who, times, nprobers > 1 ? "CUDA libraries look" :
+				    "a CUDA library looks", nprobers > 1 ? "themselves" : "itself");
+		ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for it");
+	}
+	ct_dx_tries(f, use ? use : probe);
+	if (!use)
+		ct_finding_fix(f, "nothing, if this process is meant to run without a GPU; for one, "
+				  "install the NVIDIA driver (it provides libcuda.so.1)");
+	else
+		ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)");
 	ct_finding_fix_line(f, "in a container: start it with GPU support (docker run --gpus all, "
 			       "with the NVIDIA Container Toolkit)");
 	ct_finding_fix_line(f, "on WSL: keep /usr/lib/wsl/lib on the library path");

@@ -393,6 +393,64 @@ static void test_driver_missing_not_raised(void **state)
 	expect_total(w, 0);
 }
 
+/* cuBLASLt 12 as it loads in a CPU-only `import torch` (Debian's PyTorch 2.6). */
+#define LT_PROBE(id)                                                           \
+	"{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':1,"               \
+	"'caller':'@R/lib/libcublasLt.so.12'}\n"                                        \
+	"{'ev':'search','id':" #id ",'name':'libcuda.so.1','by':'@R/lib/libcublasLt.so.12'}\n" \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/libcuda.so.1','via':'runpath'}\n"
+
+static void test_driver_missing_library_probe(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	/* Only cuBLASLt asked: nothing started CUDA, a note. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'@R/lib/libcublasLt.so.12','lmid':0,"
+		   "'soname':'libcublasLt.so.12','name':'libcublasLt.so.12',"
+		   "'by':'@R/bin/app','via':'runpath','search':1}\n"
+		   LT_PROBE(2) LT_PROBE(3));
+	/* Then the runtime asked too (torch.zeros(1).cuda()): the error, named by it. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'open','path':'@R/lib/libcublasLt.so.12','lmid':0,"
+		   "'soname':'libcublasLt.so.12','name':'libcublasLt.so.12',"
+		   "'by':'@R/bin/app','via':'runpath','search':1}\n"
+		   LT_PROBE(2) RUNTIME_13
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':2,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':4,'name':'libcuda.so.1','by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'try','search':4,'path':'@R/sys2/libcuda.so.1','via':'default'}\n");
+	/* A runtime linked into the program itself (nvcc's default): its own dlopen. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'libcuda.so.1','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys2/libcuda.so.1','via':'default'}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_INFO,
+			   "no NVIDIA driver, and nothing started CUDA: only libcublasLt.so.12 "
+			   "looked for 'libcuda.so.1'");
+	expect_evidence(w, f, "dlopen by libcublasLt.so.12 (2 times): a CUDA library looks "
+			      "for the driver itself");
+	expect_evidence(w, f, "no CUDA runtime and no code of the program asked for it");
+	expect_evidence(w, f, "@R/sys1");
+	expect_fix(w, f, "nothing, if this process is meant to run without a GPU; for one, "
+			 "install the NVIDIA driver (it provides libcuda.so.1)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
+	expect_fix(w, f, "install the NVIDIA driver (it provides libcuda.so.1)");
+	/* The search that failed the program is the one shown. */
+	expect_evidence(w, f, "@R/sys2");
+	expect_evidence(w, f, "dlopen by libcudart.so.13");
+	expect_evidence(w, f, "dlopen by libcublasLt.so.12 too");
+	assert_int_equal(f->nwhere, 2);
+	expect_count(w, CT_F_DRIVER_MISSING, 2);
+	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
+}
+
 static void test_driver_too_old(void **state)
 {
 	struct world *w = *state;
@@ -2257,6 +2315,7 @@ int main(void)
 		T(test_no_cuda),
 		T(test_driver_missing),
 		T(test_driver_missing_not_raised),
+		T(test_driver_missing_library_probe),
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),
 		T(test_no_device),
