@@ -460,12 +460,15 @@ static void rule_incomplete(struct ctx *c)
 /* ---- the driver ---------------------------------------------------------------- */
 
 /*
- * A search for the driver that only one of NVIDIA's CUDA libraries made,
- * other than a runtime: cuBLASLt 12 dlopens libcuda.so.1 twice while it
- * loads, so a CPU-only `import torch` asks for the driver without using
- * CUDA. Real use goes through a runtime (libcudart, or a static one in
- * the program or its extension: those callers are not NVIDIA's libraries)
- * or the program's own dlopen, and those searches are not probes.
+ * A search for the driver that one of NVIDIA's CUDA libraries made, other
+ * than a runtime: cuBLASLt 12 dlopens libcuda.so.1 twice while it loads,
+ * so a CPU-only `import torch` asks for the driver without using CUDA.
+ * Using CUDA goes through a runtime (libcudart, or a static one in the
+ * program or its extension: those callers are not NVIDIA's libraries) or
+ * the program's own dlopen, and those searches are not probes. cuBLAS's
+ * own static runtime asks from cublasCreate, though, which the trace
+ * cannot tell from a load: probes alone are a note only when the process
+ * went on to a clean end (rule_driver_missing).
  */
 static bool library_probe(const struct ct_search *s)
 {
@@ -485,6 +488,7 @@ static void rule_driver_missing(struct ctx *c)
 	size_t i, n = 0, nprobes = 0, nprobers = 0;
 	const char *probers[4];
 	char who[512] = "", times[32] = "";
+	bool failed = false;
 
 	for (i = 0; i < c->nmapped; i++)
 		if (ct_dx_is_driver(c->mapped[i]->path) ||
@@ -518,12 +522,31 @@ static void rule_driver_missing(struct ctx *c)
 	}
 	if (!use && !probe)
 		return;
+	/*
+	 * Only CUDA libraries asked, and the process went on to a clean end:
+	 * a note. A failed end keeps the error: cuBLAS's own runtime asks
+	 * from cublasCreate, which then fails the program, and a library's
+	 * call cannot be told from its load in the trace.
+	 */
+	if (!use) {
+		struct ct_ending end;
+
+		ct_proc_ending(p, &end);
+		if ((end.kind != CT_END_EXIT || end.status != 0) && end.kind != CT_END_EXEC)
+			failed = true;
+	}
 	for (i = 0; i < nprobers && n < sizeof(who); i++)
 		n += (size_t)snprintf(who + n, sizeof(who) - n, "%s%s", i ? ", " : "",
 				      ct_dx_base(probers[i]));
 	if (nprobes > 1)
 		snprintf(times, sizeof(times), " (%zu times)", nprobes);
-	if (use) {
+	if (failed) {
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+				   "no NVIDIA driver: '%s' could not be loaded", probe->name);
+		ct_finding_evidence(f, "%s by %s%s", probe->request->api, who, times);
+		if (probe->request->error)
+			ct_finding_evidence(f, "the program got: %s", probe->request->error);
+	} else if (use) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
 				   "no NVIDIA driver: '%s' could not be loaded", use->name);
 		ct_finding_evidence(f, "%s by %s", use->request ? use->request->api : "needed",
@@ -541,10 +564,11 @@ static void rule_driver_missing(struct ctx *c)
 		ct_finding_evidence(f, "%s by %s%s: %s for the driver %s", probe->request->api,
 				    who, times, nprobers > 1 ? "CUDA libraries look" :
 				    "a CUDA library looks", nprobers > 1 ? "themselves" : "itself");
-		ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for it");
+		ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for it, "
+				       "and the process went on to a clean end");
 	}
 	ct_dx_tries(f, use ? use : probe);
-	if (!use)
+	if (!use && !failed)
 		ct_finding_fix(f, "nothing, if this process is meant to run without a GPU; for one, "
 				  "install the NVIDIA driver (it provides libcuda.so.1)");
 	else

@@ -405,12 +405,24 @@ static void test_driver_missing_library_probe(void **state)
 	struct world *w = *state;
 	const struct ct_finding *f;
 
-	/* Only cuBLASLt asked: nothing started CUDA, a note. */
+	/* Only cuBLASLt asked, and the process exited 0: nothing started CUDA, a note. */
 	write_proc(w, "h", 100, NULL, NULL,
 		   "{'ev':'open','path':'@R/lib/libcublasLt.so.12','lmid':0,"
 		   "'soname':'libcublasLt.so.12','name':'libcublasLt.so.12',"
 		   "'by':'@R/bin/app','via':'runpath','search':1}\n"
-		   LT_PROBE(2) LT_PROBE(3));
+		   LT_PROBE(2) LT_PROBE(3)
+		   "{'ev':'exit','api':'exit','status':0}\n");
+	/*
+	 * Only cuBLAS's own runtime asked (cublasCreate; libcuda.so here, so
+	 * that it is a finding apart), and the program failed: the error,
+	 * since a call cannot be told from a load.
+	 */
+	write_proc(w, "h", 103, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so','flags':1,"
+		   "'caller':'@R/lib/libcublas.so.13'}\n"
+		   "{'ev':'search','id':1,'name':'libcuda.so','by':'@R/lib/libcublas.so.13'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys3/libcuda.so','via':'default'}\n"
+		   "{'ev':'exit','api':'exit','status':1}\n");
 	/* Then the runtime asked too (torch.zeros(1).cuda()): the error, named by it. */
 	write_proc(w, "h", 101, NULL, NULL,
 		   "{'ev':'open','path':'@R/lib/libcublasLt.so.12','lmid':0,"
@@ -433,7 +445,8 @@ static void test_driver_missing_library_probe(void **state)
 			   "looked for 'libcuda.so.1'");
 	expect_evidence(w, f, "dlopen by libcublasLt.so.12 (2 times): a CUDA library looks "
 			      "for the driver itself");
-	expect_evidence(w, f, "no CUDA runtime and no code of the program asked for it");
+	expect_evidence(w, f, "no CUDA runtime and no code of the program asked for it, and "
+			      "the process went on to a clean end");
 	expect_evidence(w, f, "@R/sys1");
 	expect_fix(w, f, "nothing, if this process is meant to run without a GPU; for one, "
 			 "install the NVIDIA driver (it provides libcuda.so.1)");
@@ -447,7 +460,14 @@ static void test_driver_missing_library_probe(void **state)
 	expect_evidence(w, f, "dlopen by libcudart.so.13");
 	expect_evidence(w, f, "dlopen by libcublasLt.so.12 too");
 	assert_int_equal(f->nwhere, 2);
-	expect_count(w, CT_F_DRIVER_MISSING, 2);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libcuda.so' could not be loaded");
+	expect_evidence(w, f, "dlopen by libcublas.so.13");
+	expect_evidence(w, f, "@R/sys3");
+	expect_fix(w, f, "install the NVIDIA driver (it provides libcuda.so.1)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 103);
+	expect_count(w, CT_F_DRIVER_MISSING, 3);
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 }
 
