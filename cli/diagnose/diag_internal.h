@@ -95,6 +95,10 @@ bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b);
 /* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
 const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);
+/* NVML (libnvidia-ml.so.1): the driver ships it, with libcuda.so.1. */
+bool ct_dx_is_nvml(const char *name);
+/* Did the process map the driver (libcuda)? */
+bool ct_dx_driver_mapped(const struct ctx *c);
 /* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */
 const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o);
 /* Was o loaded under another major of its own name (ct_library_renamed)? */

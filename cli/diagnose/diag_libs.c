@@ -153,11 +153,16 @@ static void miss_restate(struct ct_finding *f)
  * and DT_FILTER entry (the load fails), a dlopen of a CUDA library (not a
  * RTLD_NOLOAD probe; a program's other failed dlopen calls are its own
  * business), and CUDA libraries the loader skipped (preloads) or that no
- * dynamic section names. A DT_AUXILIARY entry is optional: never.
+ * dynamic section names. A DT_AUXILIARY entry is optional: never. The
+ * driver's own libraries are driver-missing's (libcuda always, NVML when
+ * libcuda is not there either).
  */
 static bool counts(const struct ctx *c, const struct ct_search *s, enum ct_search_kind *kind)
 {
 	if (!ct_dx_search_missed(c, s) || ct_dx_is_driver(s->name))
+		return false;
+	/* Without the driver, NVML missing is driver-missing's, not a finding apart. */
+	if (ct_dx_is_nvml(s->name) && !ct_dx_driver_mapped(c))
 		return false;
 	*kind = ct_diagnosis_search_kind(c->d, c->p, s);
 	switch (*kind) {

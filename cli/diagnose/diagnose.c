@@ -480,46 +480,79 @@ static bool library_probe(const struct ct_search *s)
 	return ct_cuda_library(b) && strncmp(b, "libcudart", 9) != 0 && !ct_dx_is_driver(b);
 }
 
-static void rule_driver_missing(struct ctx *c)
+/* The failed searches for one of the driver's libraries, sorted out. */
+struct driver_misses {
+	const struct ct_search *use;   /* the first by a runtime or the program */
+	const struct ct_search *probe; /* the first by a CUDA library (library_probe) */
+	size_t nprobes, nprobers, nuses;
+	const char *probers[4];        /* their callers, one per file name */
+};
+
+static void driver_misses(struct ctx *c, bool (*is)(const char *), struct driver_misses *m)
 {
 	const struct ct_proc *p = c->p;
-	const struct ct_search *use = NULL, *probe = NULL;
-	struct ct_finding *f;
-	size_t i, n = 0, nprobes = 0, nprobers = 0;
-	const char *probers[4];
-	char who[512] = "", times[32] = "";
-	bool failed = false;
+	size_t i, k;
 
-	for (i = 0; i < c->nmapped; i++)
-		if (ct_dx_is_driver(c->mapped[i]->path) ||
-		    (c->mapped[i]->soname && ct_dx_is_driver(c->mapped[i]->soname)))
-			return;
+	memset(m, 0, sizeof(*m));
 	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
 		enum ct_search_kind kind;
-		size_t k;
 
-		if (!ct_dx_is_driver(s->name) || !ct_dx_search_missed(c, s) ||
-		    (s->request && s->request->noload))
+		if (!is(s->name) || !ct_dx_search_missed(c, s) || (s->request && s->request->noload))
 			continue;
 		/* An optional search, or a preload the loader skipped, fails nothing. */
 		kind = ct_diagnosis_search_kind(c->d, p, s);
 		if (kind == CT_SEARCH_AUXILIARY || kind == CT_SEARCH_PRELOAD)
 			continue;
 		if (!library_probe(s)) {
-			if (!use)
-				use = s;
+			if (!m->use)
+				m->use = s;
+			m->nuses++;
 			continue;
 		}
-		if (!probe)
-			probe = s;
-		nprobes++;
-		for (k = 0; k < nprobers; k++)
-			if (strcmp(ct_dx_base(probers[k]), ct_dx_base(s->request->caller)) == 0)
+		if (!m->probe)
+			m->probe = s;
+		m->nprobes++;
+		for (k = 0; k < m->nprobers; k++)
+			if (strcmp(ct_dx_base(m->probers[k]), ct_dx_base(s->request->caller)) == 0)
 				break;
-		if (k == nprobers && nprobers < sizeof(probers) / sizeof(probers[0]))
-			probers[nprobers++] = s->request->caller;
+		if (k == m->nprobers && m->nprobers < sizeof(m->probers) / sizeof(m->probers[0]))
+			m->probers[m->nprobers++] = s->request->caller;
 	}
+}
+
+/* "libcublasLt.so.12, libcublas.so.12" into who, " (2 times)" into times. */
+static void probers_words(const struct driver_misses *m, char *who, size_t wsize, char *times,
+			  size_t tsize)
+{
+	size_t i, n = 0;
+
+	who[0] = times[0] = '\0';
+	for (i = 0; i < m->nprobers && n < wsize; i++)
+		n += (size_t)snprintf(who + n, wsize - n, "%s%s", i ? ", " : "",
+				      ct_dx_base(m->probers[i]));
+	if (m->nprobes > 1)
+		snprintf(times, tsize, " (%zu times)", m->nprobes);
+}
+
+static void rule_driver_missing(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	struct driver_misses drv, nvml, *m = &drv;
+	const struct ct_search *use, *probe;
+	struct ct_finding *f;
+	char who[512], times[32];
+	bool failed = false;
+
+	if (ct_dx_driver_mapped(c))
+		return;
+	driver_misses(c, ct_dx_is_driver, &drv);
+	/* NVML comes with the driver: its miss says the same, unless it is all there is. */
+	driver_misses(c, ct_dx_is_nvml, &nvml);
+	if (!drv.use && !drv.probe)
+		m = &nvml;
+	use = m->use;
+	probe = m->probe;
 	if (!use && !probe)
 		return;
 	/*
@@ -535,11 +568,7 @@ static void rule_driver_missing(struct ctx *c)
 		if ((end.kind != CT_END_EXIT || end.status != 0) && end.kind != CT_END_EXEC)
 			failed = true;
 	}
-	for (i = 0; i < nprobers && n < sizeof(who); i++)
-		n += (size_t)snprintf(who + n, sizeof(who) - n, "%s%s", i ? ", " : "",
-				      ct_dx_base(probers[i]));
-	if (nprobes > 1)
-		snprintf(times, sizeof(times), " (%zu times)", nprobes);
+	probers_words(m, who, sizeof(who), times, sizeof(times));
 	if (failed) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
 				   "no NVIDIA driver: '%s' could not be loaded", probe->name);
@@ -562,17 +591,27 @@ static void rule_driver_missing(struct ctx *c)
 		/* Worth knowing, not a failure. */
 		f->severity = CT_SEV_INFO;
 		ct_finding_evidence(f, "%s by %s%s: %s for the driver %s", probe->request->api,
-				    who, times, nprobers > 1 ? "CUDA libraries look" :
-				    "a CUDA library looks", nprobers > 1 ? "themselves" : "itself");
+				    who, times, m->nprobers > 1 ? "CUDA libraries look" :
+				    "a CUDA library looks", m->nprobers > 1 ? "themselves" : "itself");
 		ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for it, "
 				       "and the process went on to a clean end");
+	}
+	if (m == &drv && (nvml.use || nvml.probe)) {
+		const struct ct_search *n = nvml.use ? nvml.use : nvml.probe;
+
+		ct_finding_evidence(f, "'%s' (NVML, which comes with the driver) was not found "
+				       "either: %s by %s",
+				    n->name, n->request ? n->request->api : "needed",
+				    ct_dx_base(n->request ? n->request->caller : n->by));
 	}
 	ct_dx_tries(f, use ? use : probe);
 	if (!use && !failed)
 		ct_finding_fix(f, "nothing, if this process is meant to run without a GPU; for one, "
-				  "install the NVIDIA driver (it provides libcuda.so.1)");
+				  "install the NVIDIA driver (it provides %s)",
+			       m == &nvml ? "libnvidia-ml.so.1" : "libcuda.so.1");
 	else
-		ct_finding_fix(f, "install the NVIDIA driver (it provides libcuda.so.1)");
+		ct_finding_fix(f, "install the NVIDIA driver (it provides %s)",
+			       m == &nvml ? "libnvidia-ml.so.1" : "libcuda.so.1");
 	ct_finding_fix_line(f, "in a container: start it with GPU support (docker run --gpus all, "
 			       "with the NVIDIA Container Toolkit)");
 	ct_finding_fix_line(f, "on WSL: keep /usr/lib/wsl/lib on the library path");

@@ -406,6 +406,23 @@ bool ct_dx_is_driver(const char *name)
 	return strcmp(ct_dx_base(name), "libcuda.so.1") == 0 || strcmp(ct_dx_base(name), "libcuda.so") == 0;
 }
 
+bool ct_dx_is_nvml(const char *name)
+{
+	return strcmp(ct_dx_base(name), "libnvidia-ml.so.1") == 0 ||
+	       strcmp(ct_dx_base(name), "libnvidia-ml.so") == 0;
+}
+
+bool ct_dx_driver_mapped(const struct ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmapped; i++)
+		if (ct_dx_is_driver(c->mapped[i]->path) ||
+		    (c->mapped[i]->soname && ct_dx_is_driver(c->mapped[i]->soname)))
+			return true;
+	return false;
+}
+
 const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o)
 {
 	return ct_diagnosis_soname(c->d, o);

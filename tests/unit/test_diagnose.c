@@ -471,6 +471,54 @@ static void test_driver_missing_library_probe(void **state)
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 }
 
+/* NVML (libnvidia-ml.so.1) comes with the driver: torch.cuda.device_count() asks it first. */
+#define NVML_MISS(id, caller)                                                  \
+	"{'ev':'dlopen','api':'dlopen','name':'libnvidia-ml.so.1','flags':2,"          \
+	"'caller':'" caller "'}\n"                                                     \
+	"{'ev':'search','id':" #id ",'name':'libnvidia-ml.so.1','by':'" caller "'}\n"  \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/libnvidia-ml.so.1','via':'default'}\n"
+
+static void test_driver_missing_nvml(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	/* Both missing: one finding, the driver's, with NVML in its evidence. */
+	write_proc(w, "h", 100, NULL, NULL,
+		   NVML_MISS(1, "@R/bin/app") RUNTIME_13
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':1,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':3,'name':'libcuda.so.1','by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'try','search':3,'path':'@R/sys2/libcuda.so.1','via':'default'}\n");
+	/* Only NVML asked (a monitoring tool): still the driver. */
+	write_proc(w, "h", 101, NULL, NULL, NVML_MISS(1, "@R/bin/mon"));
+	/* The driver loaded, NVML missing: a library of its own not found. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   "{'ev':'open','path':'@R/drv/libcuda.so.1','lmid':0,'soname':'libcuda.so.1',"
+		   "'name':'libcuda.so.1','by':'@R/bin/app','via':'default','search':2}\n"
+		   NVML_MISS(1, "@R/bin/app"));
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
+	expect_evidence(w, f, "dlopen by libcudart.so.13");
+	expect_evidence(w, f, "'libnvidia-ml.so.1' (NVML, which comes with the driver) was not "
+			      "found either: dlopen by app");
+	expect_evidence(w, f, "@R/sys2");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libnvidia-ml.so.1' could not be loaded");
+	expect_evidence(w, f, "dlopen by mon");
+	expect_fix(w, f, "install the NVIDIA driver (it provides libnvidia-ml.so.1)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 101);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libnvidia-ml.so.1' was not found");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 102);
+	expect_count(w, CT_F_DRIVER_MISSING, 2);
+	expect_count(w, CT_F_LIB_NOT_FOUND, 1);
+}
+
 static void test_driver_too_old(void **state)
 {
 	struct world *w = *state;
@@ -2336,6 +2384,7 @@ int main(void)
 		T(test_driver_missing),
 		T(test_driver_missing_not_raised),
 		T(test_driver_missing_library_probe),
+		T(test_driver_missing_nvml),
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),
 		T(test_no_device),
