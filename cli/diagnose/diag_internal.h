@@ -97,6 +97,8 @@ const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);
 /* NVML (libnvidia-ml.so.1): the driver ships it, with libcuda.so.1. */
 bool ct_dx_is_nvml(const char *name);
+/* Did the process end cleanly: exit status 0, or an exec? */
+bool ct_dx_clean_end(const struct ctx *c);
 /* Did the process map the driver (libcuda)? */
 bool ct_dx_driver_mapped(const struct ctx *c);
 /* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */

@@ -197,6 +197,31 @@ static void evidence_required(struct ctx *c, struct ct_finding *f, const struct 
 		ct_finding_evidence(f, "the program got: %s", q->error);
 }
 
+/*
+ * NVML missed where the driver loaded (counts() leaves the other case to
+ * driver-missing): the driver is only partly there, as in a container
+ * whose NVIDIA_DRIVER_CAPABILITIES leave out utility. torch counts GPUs
+ * through NVML first and falls back to the runtime, so a process that went
+ * on to a clean end lost nothing: a note.
+ */
+static void nvml_without(struct ctx *c, struct ct_finding *f)
+{
+	ct_finding_evidence(f, "the driver's libcuda.so.1 loaded without its NVML (nvidia-smi "
+			       "needs it too)");
+	if (ct_dx_clean_end(c)) {
+		f->severity = CT_SEV_INFO;
+		ct_finding_evidence(f, "the process went on to a clean end (torch, for one, counts "
+				       "GPUs through NVML and falls back to the CUDA runtime)");
+	}
+}
+
+static void nvml_fix(struct ct_finding *f)
+{
+	ct_finding_fix(f, "in a container: add utility to NVIDIA_DRIVER_CAPABILITIES "
+			  "(compute alone leaves NVML and nvidia-smi out); elsewhere install the "
+			  "driver's NVML (Debian: libnvidia-ml1), the same version as libcuda.so.1");
+}
+
 /* The misses already reported in a process, by name and kind. */
 struct said {
 	char *key;
@@ -305,13 +330,18 @@ void ct_dx_rule_not_found(struct ctx *c)
 			}
 			if (s->request && s->request->error)
 				ct_finding_evidence(f, "the program got: %s", s->request->error);
+			if (ct_dx_is_nvml(s->name) && !alt)
+				nvml_without(c, f);
 			break;
 		}
 		ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
 		evidence_copies(f, &cs);
 		fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
-		if (alt) {
+		if (ct_dx_is_nvml(s->name) && !alt) {
+			nvml_fix(f);
+			ct_copies_release(&cs);
+		} else if (alt) {
 			ct_finding_fix(f, "nothing to do if %s works with %s, which it loaded instead",
 				       ct_dx_base(requester), ct_dx_base(alt->path));
 			ct_copies_release(&cs);

@@ -537,7 +537,6 @@ static void probers_words(const struct driver_misses *m, char *who, size_t wsize
 
 static void rule_driver_missing(struct ctx *c)
 {
-	const struct ct_proc *p = c->p;
 	struct driver_misses drv, nvml, *m = &drv;
 	const struct ct_search *use, *probe;
 	struct ct_finding *f;
@@ -561,13 +560,8 @@ static void rule_driver_missing(struct ctx *c)
 	 * from cublasCreate, which then fails the program, and a library's
 	 * call cannot be told from its load in the trace.
 	 */
-	if (!use) {
-		struct ct_ending end;
-
-		ct_proc_ending(p, &end);
-		if ((end.kind != CT_END_EXIT || end.status != 0) && end.kind != CT_END_EXEC)
-			failed = true;
-	}
+	if (!use && !ct_dx_clean_end(c))
+		failed = true;
 	probers_words(m, who, sizeof(who), times, sizeof(times));
 	if (failed) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,

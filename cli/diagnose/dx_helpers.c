@@ -412,6 +412,14 @@ bool ct_dx_is_nvml(const char *name)
 	       strcmp(ct_dx_base(name), "libnvidia-ml.so") == 0;
 }
 
+bool ct_dx_clean_end(const struct ctx *c)
+{
+	struct ct_ending end;
+
+	ct_proc_ending(c->p, &end);
+	return (end.kind == CT_END_EXIT && end.status == 0) || end.kind == CT_END_EXEC;
+}
+
 bool ct_dx_driver_mapped(const struct ctx *c)
 {
 	size_t i;

@@ -497,6 +497,12 @@ static void test_driver_missing_nvml(void **state)
 		   "{'ev':'open','path':'@R/drv/libcuda.so.1','lmid':0,'soname':'libcuda.so.1',"
 		   "'name':'libcuda.so.1','by':'@R/bin/app','via':'default','search':2}\n"
 		   NVML_MISS(1, "@R/bin/app"));
+	/* The same, and the process went on to exit 0 (torch falls back): a note. */
+	write_proc(w, "h", 104, NULL, NULL,
+		   "{'ev':'open','path':'@R/drv/libcuda.so.1','lmid':0,'soname':'libcuda.so.1',"
+		   "'name':'libcuda.so.1','by':'@R/bin/app2','via':'default','search':2}\n"
+		   NVML_MISS(1, "@R/bin/app2")
+		   "{'ev':'exit','api':'exit','status':0}\n");
 	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
 			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
@@ -512,11 +518,18 @@ static void test_driver_missing_nvml(void **state)
 	expect_fix(w, f, "install the NVIDIA driver (it provides libnvidia-ml.so.1)");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 101);
-	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libnvidia-ml.so.1' was not found");
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libnvidia-ml.so.1' was not found (dlopen by app)");
+	expect_evidence(w, f, "the driver's libcuda.so.1 loaded without its NVML");
+	expect_fix(w, f, "in a container: add utility to NVIDIA_DRIVER_CAPABILITIES");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 102);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO,
+			   "'libnvidia-ml.so.1' was not found (dlopen by app2)");
+	expect_evidence(w, f, "the process went on to a clean end");
+	assert_int_equal(f->where[0].pid, 104);
 	expect_count(w, CT_F_DRIVER_MISSING, 2);
-	expect_count(w, CT_F_LIB_NOT_FOUND, 1);
+	expect_count(w, CT_F_LIB_NOT_FOUND, 2);
 }
 
 static void test_driver_too_old(void **state)
