@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "archs.h"
@@ -663,6 +664,18 @@ static int cuda_of(int64_t version)
 	return version > 0 && version <= INT_MAX ? (int)version : 0;
 }
 
+/*
+ * Does a CUDA_VISIBLE_DEVICES value hide every GPU on purpose? Empty, "-1"
+ * (the runtime stops at the first entry that is no device, so anything
+ * starting with a minus), or Slurm's "NoDevFiles" for a job given none.
+ */
+static bool hides_every_gpu(const char *cvd)
+{
+	while (*cvd == ' ' || *cvd == '\t')
+		cvd++;
+	return *cvd == '\0' || *cvd == '-' || strcasecmp(cvd, "NoDevFiles") == 0;
+}
+
 static void rule_driver(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -727,7 +740,15 @@ static void rule_driver(struct ctx *c)
 			    ct_cuda_version_words((int)version, have, sizeof(have)));
 	if (cvd)
 		ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES=%s", cvd);
-	if (cvd)
+	if (cvd && p->cuinit == 100 && hides_every_gpu(cvd) && ct_dx_clean_end(c)) {
+		/* Asked to run without a GPU, and it did: worth knowing, not a failure. */
+		f->severity = CT_SEV_INFO;
+		ct_finding_evidence(f, "that value hides every GPU: it asks to run without one, and "
+				       "the process went on to a clean end");
+		ct_finding_fix(f, "nothing, if this process is meant to run without a GPU; to use "
+				  "one, unset CUDA_VISIBLE_DEVICES or list devices that exist "
+				  "(nvidia-smi -L)");
+	} else if (cvd)
 		ct_finding_fix(f, "CUDA_VISIBLE_DEVICES=%s hides GPUs from the process: unset it "
 				  "or list devices that exist (nvidia-smi -L)",
 			       cvd);

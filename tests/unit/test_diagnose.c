@@ -641,6 +641,44 @@ static void test_no_device(void **state)
 	expect_total(w, 3);
 }
 
+/* CUDA_VISIBLE_DEVICES hiding every GPU on purpose: a note when the process went on. */
+static void test_no_device_hidden(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *note = NULL, *err = NULL;
+	size_t i;
+
+	write_proc(w, "h", 200, NULL, "'CUDA_VISIBLE_DEVICES':''",
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000}\n"
+		   "{'ev':'cuinit','result':100,'caller':'@R/bin/app'}\n"
+		   "{'ev':'exit','api':'exit','status':0}\n");
+	/* The same with -1, but the program then failed: the error, and its fix. */
+	write_proc(w, "h", 201, NULL, "'CUDA_VISIBLE_DEVICES':'-1'",
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000}\n"
+		   "{'ev':'cuinit','result':100,'caller':'@R/bin/app'}\n"
+		   "{'ev':'exit','api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	for (i = 0; i < w->d.findings.n; i++) {
+		const struct ct_finding *f = &w->d.findings.f[i];
+
+		if (f->code != CT_F_NO_DEVICE)
+			continue;
+		if (f->severity == CT_SEV_INFO)
+			note = f;
+		else if (f->severity == CT_SEV_ERROR)
+			err = f;
+	}
+	assert_non_null(note);
+	assert_non_null(err);
+	assert_int_equal(note->where[0].pid, 200);
+	expect_evidence(w, note, "that value hides every GPU: it asks to run without one, and the "
+				 "process went on to a clean end");
+	expect_fix(w, note, "nothing, if this process is meant to run without a GPU");
+	assert_int_equal(err->where[0].pid, 201);
+	expect_fix(w, err, "CUDA_VISIBLE_DEVICES=-1 hides GPUs from the process");
+	expect_total(w, 2);
+}
+
 /* ---- libraries not found ----------------------------------------------------- */
 
 /* A DT_NEEDED search of app for name that found nothing. */
@@ -2401,6 +2439,7 @@ int main(void)
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),
 		T(test_no_device),
+		T(test_no_device_hidden),
 		T(test_lib_not_found_needed),
 		T(test_lib_not_found_copies),
 		T(test_lib_not_found_one_cause),
