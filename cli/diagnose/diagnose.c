@@ -481,6 +481,18 @@ static bool library_probe(const struct ct_search *s)
 	return ct_cuda_library(b) && strncmp(b, "libcudart", 9) != 0 && !ct_dx_is_driver(b);
 }
 
+/*
+ * Does a CUDA_VISIBLE_DEVICES value hide every GPU on purpose? Empty, "-1"
+ * (the runtime stops at the first entry that is no device, so anything
+ * starting with a minus), or Slurm's "NoDevFiles" for a job given none.
+ */
+static bool hides_every_gpu(const char *cvd)
+{
+	while (*cvd == ' ' || *cvd == '\t')
+		cvd++;
+	return *cvd == '\0' || *cvd == '-' || strcasecmp(cvd, "NoDevFiles") == 0;
+}
+
 /* The failed searches for one of the driver's libraries, sorted out. */
 struct driver_misses {
 	const struct ct_search *use;   /* the first by a runtime or the program */
@@ -542,7 +554,8 @@ static void rule_driver_missing(struct ctx *c)
 	const struct ct_search *use, *probe;
 	struct ct_finding *f;
 	char who[512], times[32];
-	bool failed = false;
+	const char *cvd = ct_proc_env(c->p, "CUDA_VISIBLE_DEVICES");
+	bool failed = false, hidden = false;
 
 	if (ct_dx_driver_mapped(c))
 		return;
@@ -579,6 +592,14 @@ static void rule_driver_missing(struct ctx *c)
 			ct_finding_evidence(f, "the program got: %s", use->request->error);
 		if (probe)
 			ct_finding_evidence(f, "%s by %s%s too", probe->request->api, who, times);
+		if (cvd && hides_every_gpu(cvd) && ct_dx_clean_end(c)) {
+			/* No GPU was wanted (as for no-device): worth knowing, not a failure. */
+			f->severity = CT_SEV_INFO;
+			ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES=%s hides every GPU: it asks to run "
+					       "without one, and the process went on to a clean end",
+					    cvd);
+			hidden = true;
+		}
 	} else {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
 				   "no NVIDIA driver, and nothing started CUDA: only %s looked for '%s'",
@@ -600,7 +621,7 @@ static void rule_driver_missing(struct ctx *c)
 				    ct_dx_base(n->request ? n->request->caller : n->by));
 	}
 	ct_dx_tries(f, use ? use : probe);
-	if (!use && !failed)
+	if ((!use && !failed) || hidden)
 		ct_finding_fix(f, "nothing, if this process is meant to run without a GPU; for one, "
 				  "install the NVIDIA driver (it provides %s)",
 			       m == &nvml ? "libnvidia-ml.so.1" : "libcuda.so.1");
@@ -662,18 +683,6 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 static int cuda_of(int64_t version)
 {
 	return version > 0 && version <= INT_MAX ? (int)version : 0;
-}
-
-/*
- * Does a CUDA_VISIBLE_DEVICES value hide every GPU on purpose? Empty, "-1"
- * (the runtime stops at the first entry that is no device, so anything
- * starting with a minus), or Slurm's "NoDevFiles" for a job given none.
- */
-static bool hides_every_gpu(const char *cvd)
-{
-	while (*cvd == ' ' || *cvd == '\t')
-		cvd++;
-	return *cvd == '\0' || *cvd == '-' || strcasecmp(cvd, "NoDevFiles") == 0;
 }
 
 static void rule_driver(struct ctx *c)

@@ -645,7 +645,7 @@ static void test_no_device(void **state)
 static void test_no_device_hidden(void **state)
 {
 	struct world *w = *state;
-	const struct ct_finding *note = NULL, *err = NULL;
+	const struct ct_finding *note = NULL, *err = NULL, *dm;
 	size_t i;
 
 	write_proc(w, "h", 200, NULL, "'CUDA_VISIBLE_DEVICES':''",
@@ -657,7 +657,22 @@ static void test_no_device_hidden(void **state)
 		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000}\n"
 		   "{'ev':'cuinit','result':100,'caller':'@R/bin/app'}\n"
 		   "{'ev':'exit','api':'exit','status':1}\n");
+	/* No driver at all, the runtime asked, GPUs hidden, exit 0: driver-missing is a note too. */
+	write_proc(w, "h", 202, NULL, "'CUDA_VISIBLE_DEVICES':'NoDevFiles'",
+		   RUNTIME_13
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':1,"
+		   "'caller':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'search','id':2,'name':'libcuda.so.1','by':'@R/cuda/libcudart.so.13'}\n"
+		   "{'ev':'try','search':2,'path':'@R/sys1/libcuda.so.1','via':'default'}\n"
+		   "{'ev':'exit','api':'exit','status':0}\n");
 	world_judge(w, NULL, 0);
+	dm = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_INFO,
+			    "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
+	expect_evidence(w, dm, "dlopen by libcudart.so.13");
+	expect_evidence(w, dm, "CUDA_VISIBLE_DEVICES=NoDevFiles hides every GPU: it asks to run "
+			       "without one, and the process went on to a clean end");
+	expect_fix(w, dm, "nothing, if this process is meant to run without a GPU");
+	assert_int_equal(dm->where[0].pid, 202);
 	for (i = 0; i < w->d.findings.n; i++) {
 		const struct ct_finding *f = &w->d.findings.f[i];
 
@@ -676,7 +691,7 @@ static void test_no_device_hidden(void **state)
 	expect_fix(w, note, "nothing, if this process is meant to run without a GPU");
 	assert_int_equal(err->where[0].pid, 201);
 	expect_fix(w, err, "CUDA_VISIBLE_DEVICES=-1 hides GPUs from the process");
-	expect_total(w, 2);
+	expect_total(w, 3);
 }
 
 /* ---- libraries not found ----------------------------------------------------- */
