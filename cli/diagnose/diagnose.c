@@ -497,7 +497,7 @@ static bool hides_every_gpu(const char *cvd)
 struct driver_misses {
 	const struct ct_search *use;   /* the first by a runtime or the program */
 	const struct ct_search *probe; /* the first by a CUDA library (library_probe) */
-	size_t nprobes, nprobers, nuses;
+	size_t nprobes, nprobers;
 	const char *probers[4];        /* their callers, one per file name */
 };
 
@@ -520,7 +520,6 @@ static void driver_misses(struct ctx *c, bool (*is)(const char *), struct driver
 		if (!library_probe(s)) {
 			if (!m->use)
 				m->use = s;
-			m->nuses++;
 			continue;
 		}
 		if (!m->probe)
