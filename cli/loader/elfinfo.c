@@ -256,6 +256,20 @@ static int open_regular(const char *path)
 	return fd;
 }
 
+/*
+ * libelf reading through pread, not a mapping: the sections asked of it
+ * (dynamic, version and dynamic symbol tables) are kilobytes of files up
+ * to 600 MB. Mapping such a file and unmapping it costs a TLB shootdown
+ * while the facts thread runs (ldd read each CUDA library of cuSOLVER's
+ * tree so three times), and a file truncated under a mapping is a SIGBUS.
+ * libelf checks each section against the file's size before it allocates.
+ */
+static Elf *elf_open(int fd)
+{
+	elf_version(EV_CURRENT);
+	return elf_begin(fd, ELF_C_READ, NULL);
+}
+
 int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 {
 	int fd = open_regular(path), rc = 0;
@@ -268,8 +282,7 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 
 	if (fd < 0)
 		return fd;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open(fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		rc = -ENOEXEC;
 		goto out;
@@ -468,8 +481,7 @@ int ct_symtab_read(struct ct_symtab *t, const char *path)
 	t->order = ct_xcalloc(1, sizeof(*t->order));
 	if (fd < 0)
 		return fd;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open(fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = -ENOEXEC;
 		goto out;
@@ -623,8 +635,7 @@ int ct_undefs_read(struct ct_undefs *u, const char *path)
 	memset(u, 0, sizeof(*u));
 	if (fd < 0)
 		return fd;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open(fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = -ENOEXEC;
 		goto out;
