@@ -189,8 +189,12 @@ static void print_text(struct ldd *d)
 	if (d->L.fatal) {
 		char why[4096];
 
-		ct_tprintf(stdout, "\nthe program would not start: error while loading shared libraries: %s\n",
-		       fatal_text(d->L.fatal, why, sizeof(why)));
+		/* A file cut short: no message, the loader dies of SIGBUS. */
+		ct_tprintf(stdout, "\nthe program would not start: %s%s\n",
+			   d->L.fatal->error == ct_truncated_why
+				   ? ""
+				   : "error while loading shared libraries: ",
+			   fatal_text(d->L.fatal, why, sizeof(why)));
 	}
 	print_gaps(d);
 	ct_tprintf(stdout, "\n%zu librar%s found, %zu not found\n", found, found == 1 ? "y" : "ies",

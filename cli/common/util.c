@@ -202,3 +202,12 @@ size_t ct_threads(size_t max)
 	n = sched_getaffinity(0, sizeof(set), &set) == 0 ? (size_t)CPU_COUNT(&set) : 1;
 	return n < 1 ? 1 : n > max ? max : n;
 }
+
+uint64_t ct_le(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}

@@ -52,6 +52,8 @@ int ct_run_start(char *const argv[], char *const envp[], bool want_stderr,
 char *ct_run_wait(struct ct_capture *c, int *status);
 /* A regular file of at most max bytes, NUL-terminated, to free; or NULL. */
 char *ct_read_small_file(const char *path, size_t max);
+/* The n-byte little-endian number at p (an ELF field). */
+uint64_t ct_le(const unsigned char *p, unsigned n);
 /* Is word one of the space-separated words of list? */
 bool ct_word_in(const char *list, const char *word);
 

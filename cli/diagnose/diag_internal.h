@@ -77,6 +77,15 @@ const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name
  * inherited from a parent.
  */
 bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
+/*
+ * The file the loader stopped at: s's last candidate, when it is there and
+ * the loader refuses it (empty, cut short, not ELF). The search never went
+ * past it, so a whole copy later in the order was never reached: that file
+ * is in the way. The loader's words in *why; NULL when s just missed.
+ */
+const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, const char **why);
+/* A refusal in a headline: the loader's words; a file cut short in two. */
+const char *ct_dx_refused_words(const char *why);
 /* The dlopen in progress on s's thread when s was made, or NULL (start-up). */
 const struct ct_request *ct_dx_within_dlopen(const struct ctx *c, const struct ct_search *s);
 /* "libcudart" of "libcudart.so.12"; into buf. */

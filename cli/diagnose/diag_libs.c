@@ -3,8 +3,10 @@
  * LD_LIBRARY_PATH or a preload, two versions of one family in a process,
  * and symbol versions a dependency lacks.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compat.h"
 #include "copies.h"
@@ -116,11 +118,50 @@ static void evidence_copies(struct ct_finding *f, const struct ct_copies *cs)
 				    cs->c[i].same_name ? "" : "another major, ", cs->c[i].where);
 }
 
+/* What the loader does with a file it refuses, and what to do about it. */
+static void evidence_refused(struct ctx *c, struct ct_finding *f, const struct ct_search *s,
+			     const char *path, const char *why)
+{
+	const struct ct_request *q = ct_dx_within_dlopen(c, s);
+	struct stat st;
+	char size[32] = "";
+
+	if (stat(path, &st) == 0)
+		snprintf(size, sizeof(size), " (%lld bytes)", (long long)st.st_size);
+	if (why == ct_truncated_why)
+		ct_finding_evidence(f, "%s%s is cut short: its segments end past the end of the "
+				       "file; the loader maps them and the process dies of a bus "
+				       "error (SIGBUS) at the first touch",
+				    path, size);
+	else if (!q)
+		ct_finding_evidence(f, "the loader stops the program: \"error while loading shared "
+				       "libraries: %s: %s\"",
+				    path, why);
+	else
+		ct_finding_evidence(f, "%s%s: %s", path, size, why);
+	if (q)
+		ct_finding_evidence(f, "the %s of %s by %s fails with it", q->api,
+				    q->name ? q->name : "?", ct_dx_base(q->caller));
+	if (q && q->error)
+		ct_finding_evidence(f, "the program got: %s", q->error);
+	ct_finding_evidence(f, "the loader's search stops at that file: it never looks further");
+}
+
+static void fix_refused(struct ct_finding *f, const char *name, const char *path)
+{
+	ct_finding_fix(f, "%s is not a %s the loader can load (cut short, empty or damaged): "
+			  "replace it with a whole copy (reinstall what ships it), or remove it so "
+			  "that the search goes on past it",
+		       path, name);
+}
+
 /* What a miss's finding is said again with, once several objects asked. */
 struct miss_state {
 	char *name;
 	enum ct_search_kind kind;
 	struct ct_copies cs;
+	char *refused;          /* the file the loader stopped at, or NULL */
+	const char *refused_why;
 };
 
 static void miss_state_free(void *p)
@@ -130,6 +171,7 @@ static void miss_state_free(void *p)
 	if (!m)
 		return;
 	free(m->name);
+	free(m->refused);
 	ct_copies_release(&m->cs);
 	free(m);
 }
@@ -142,10 +184,15 @@ static void miss_restate(struct ct_finding *f)
 
 	ct_finding_askers_words(f, who, sizeof(who));
 	free(f->message);
-	if (asprintf(&f->message, "'%s' was not found (needed by %zu objects)", m->name,
-		     ct_finding_askers(f)) < 0)
+	if ((m->refused ? asprintf(&f->message, "'%s' at %s cannot be loaded: %s (needed by %zu "
+						"objects)",
+				   m->name, m->refused, ct_dx_refused_words(m->refused_why),
+				   ct_finding_askers(f))
+			: asprintf(&f->message, "'%s' was not found (needed by %zu objects)", m->name,
+				   ct_finding_askers(f))) < 0)
 		ct_out_of_memory();
-	fix_not_found(f, m->name, who, true, m->kind, &m->cs);
+	if (!m->refused)
+		fix_not_found(f, m->name, who, true, m->kind, &m->cs);
 }
 
 /*
@@ -266,12 +313,13 @@ void ct_dx_rule_not_found(struct ctx *c)
 		const struct ct_search *s = &p->searches[i];
 		const struct ct_loaded *alt = NULL;
 		enum ct_search_kind kind;
-		const char *requester;
+		const char *requester, *refused, *why = NULL;
 		struct ct_finding *f;
 		struct ct_copies cs;
 
 		if (!counts(c, s, &kind))
 			continue;
+		refused = kind == CT_SEARCH_PRELOAD ? NULL : ct_dx_refused_at(c, s, &why);
 		requester = s->request ? s->request->caller : s->by;
 		/*
 		 * The same name missed again by the same object the same way:
@@ -281,7 +329,27 @@ void ct_dx_rule_not_found(struct ctx *c)
 		 */
 		if (seen_before(&said, s->name, kind, requester))
 			continue;
-		switch (kind) {
+		switch (refused ? CT_SEARCH_AUXILIARY : kind) {
+		case CT_SEARCH_AUXILIARY:
+			/* Found, and refused: the file is in the way (counts() kept no real auxiliary). */
+			if (kind == CT_SEARCH_DLOPEN || kind == CT_SEARCH_OTHER) {
+				alt = loaded_instead(c, s->name);
+				if (alt && same_major(s->name, alt))
+					continue;
+			}
+			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+					   "'%s' at %s cannot be loaded: %s (%s by %s)", s->name, refused,
+					   ct_dx_refused_words(why),
+					   s->request ? s->request->api
+					   : kind == CT_SEARCH_FILTER ? "filter library"
+								      : "needed",
+					   ct_dx_base(requester));
+			if (alt) {
+				f->severity = CT_SEV_INFO;
+				ct_finding_evidence(f, "it then loaded %s", alt->path);
+			}
+			evidence_refused(c, f, s, refused, why);
+			break;
 		case CT_SEARCH_NEEDED:
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
 					   "'%s' was not found (needed by %s)", s->name,
@@ -337,8 +405,11 @@ void ct_dx_rule_not_found(struct ctx *c)
 		ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
 		evidence_copies(f, &cs);
-		fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
-		if (ct_dx_is_nvml(s->name) && !alt) {
+		if (refused)
+			fix_refused(f, s->name, refused);
+		else
+			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
+		if (ct_dx_is_nvml(s->name) && !alt && !refused) {
 			nvml_fix(f);
 			ct_copies_release(&cs);
 		} else if (alt) {
@@ -356,6 +427,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 			m->name = ct_xstrdup(s->name);
 			m->kind = kind;
 			m->cs = cs;
+			m->refused = refused ? ct_xstrdup(refused) : NULL;
+			m->refused_why = why;
 			f->state = m;
 			f->state_free = miss_state_free;
 			f->restate = miss_restate;

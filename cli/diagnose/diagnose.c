@@ -553,7 +553,7 @@ static void rule_driver_missing(struct ctx *c)
 	const struct ct_search *use, *probe;
 	struct ct_finding *f;
 	char who[512], times[32];
-	const char *cvd = ct_proc_env(c->p, "CUDA_VISIBLE_DEVICES");
+	const char *cvd = ct_proc_env(c->p, "CUDA_VISIBLE_DEVICES"), *refused, *why = NULL;
 	bool failed = false, hidden = false;
 
 	if (ct_dx_driver_mapped(c))
@@ -576,15 +576,29 @@ static void rule_driver_missing(struct ctx *c)
 	if (!use && !ct_dx_clean_end(c))
 		failed = true;
 	probers_words(m, who, sizeof(who), times, sizeof(times));
-	if (failed) {
+	/* An empty or cut-short copy in the way: the driver may well be there. */
+	refused = ct_dx_refused_at(c, use ? use : probe, &why);
+	if (failed && refused) {
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+				   "the NVIDIA driver's '%s' at %s cannot be loaded: %s", probe->name,
+				   refused, ct_dx_refused_words(why));
+		ct_finding_evidence(f, "%s by %s%s", probe->request->api, who, times);
+		if (probe->request->error)
+			ct_finding_evidence(f, "the program got: %s", probe->request->error);
+	} else if (failed) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
 				   "no NVIDIA driver: '%s' could not be loaded", probe->name);
 		ct_finding_evidence(f, "%s by %s%s", probe->request->api, who, times);
 		if (probe->request->error)
 			ct_finding_evidence(f, "the program got: %s", probe->request->error);
 	} else if (use) {
-		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
-				   "no NVIDIA driver: '%s' could not be loaded", use->name);
+		if (refused)
+			f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+					   "the NVIDIA driver's '%s' at %s cannot be loaded: %s",
+					   use->name, refused, ct_dx_refused_words(why));
+		else
+			f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+					   "no NVIDIA driver: '%s' could not be loaded", use->name);
 		ct_finding_evidence(f, "%s by %s", use->request ? use->request->api : "needed",
 				    ct_dx_base(use->request ? use->request->caller : use->by));
 		if (use->request && use->request->error)
@@ -619,7 +633,20 @@ static void rule_driver_missing(struct ctx *c)
 				    n->name, n->request ? n->request->api : "needed",
 				    ct_dx_base(n->request ? n->request->caller : n->by));
 	}
+	if (refused)
+		ct_finding_evidence(f, "the loader's search stops at %s: it never reaches a driver "
+				       "later in the order",
+				    refused);
 	ct_dx_tries(f, use ? use : probe);
+	if (refused) {
+		ct_finding_fix(f, "remove %s, or replace it with the driver's own %s: an empty or "
+				  "damaged copy on the path hides the real driver",
+			       refused, use ? use->name : probe->name);
+		ct_finding_fix_line(f, "on WSL: the driver is in /usr/lib/wsl/lib; keep it on the "
+				       "library path ahead of any other copy");
+		ct_dx_where(c, f);
+		return;
+	}
 	if ((!use && !failed) || hidden)
 		ct_finding_fix(f, "nothing, if this process is meant to run without a GPU; for one, "
 				  "install the NVIDIA driver (it provides %s)",

@@ -440,3 +440,18 @@ bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o)
 {
 	return ct_library_renamed(o->path, ct_dx_soname(c, o));
 }
+
+const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, const char **why)
+{
+	const char *path;
+
+	if (!c->L || !s->ntries)
+		return NULL;
+	path = s->tries[s->ntries - 1].path;
+	return ct_loader_check_file(c->L, path, why) == CT_NOT_ELF ? path : NULL;
+}
+
+const char *ct_dx_refused_words(const char *why)
+{
+	return why == ct_truncated_why ? "file truncated" : why;
+}

@@ -62,10 +62,39 @@ static char *dup_str(Elf *elf, size_t strndx, size_t off)
 	return s ? ct_xstrdup(s) : NULL;
 }
 
-/* Append the string at off of the dynamic string table to a list. */
-static void add_name(char ***list, size_t *n, Elf *elf, size_t strndx, size_t off)
+/*
+ * The dynamic section's strings: the section its header links (strndx),
+ * or, without section headers, the bytes DT_STRTAB points at (raw).
+ */
+struct dynstrs {
+	Elf *elf;
+	size_t strndx;
+	bool segment;   /* read through PT_DYNAMIC: raw, or none when NULL */
+	const char *raw;
+	size_t rawlen;
+};
+
+static char *dyn_str(const struct dynstrs *t, uint64_t off)
 {
-	char *s = dup_str(elf, strndx, off);
+	size_t n;
+	char *s;
+
+	if (!t->segment)
+		return dup_str(t->elf, t->strndx, (size_t)off);
+	if (!t->raw || off >= t->rawlen)
+		return NULL;
+	n = strnlen(t->raw + off, t->rawlen - off);
+	if (n == t->rawlen - off)
+		return NULL; /* not ended inside the table */
+	s = ct_xmalloc(n + 1);
+	memcpy(s, t->raw + off, n + 1);
+	return s;
+}
+
+/* Append the string at off of the dynamic string table to a list. */
+static void add_name(char ***list, size_t *n, const struct dynstrs *t, uint64_t off)
+{
+	char *s = dyn_str(t, off);
 
 	if (!s)
 		return;
@@ -73,16 +102,12 @@ static void add_name(char ***list, size_t *n, Elf *elf, size_t strndx, size_t of
 	(*list)[(*n)++] = s;
 }
 
-static void read_dynamic(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
-			 const GElf_Shdr *sh)
+/* The n entries of a dynamic section in d, their strings in t. */
+static void read_dynamic(struct ct_elfinfo *e, Elf_Data *d, size_t n, const struct dynstrs *t)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t i, n;
+	size_t i;
 
-	if (!d || sh->sh_entsize == 0)
-		return;
 	e->dynamic = true;
-	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
 		GElf_Dyn dyn;
 
@@ -90,25 +115,25 @@ static void read_dynamic(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 			break;
 		switch (dyn.d_tag) {
 		case DT_NEEDED:
-			add_name(&e->needed, &e->nneeded, elf, sh->sh_link, dyn.d_un.d_val);
+			add_name(&e->needed, &e->nneeded, t, dyn.d_un.d_val);
 			break;
 		case DT_AUXILIARY:
-			add_name(&e->auxiliary, &e->nauxiliary, elf, sh->sh_link, dyn.d_un.d_val);
+			add_name(&e->auxiliary, &e->nauxiliary, t, dyn.d_un.d_val);
 			break;
 		case DT_FILTER:
-			add_name(&e->filter, &e->nfilter, elf, sh->sh_link, dyn.d_un.d_val);
+			add_name(&e->filter, &e->nfilter, t, dyn.d_un.d_val);
 			break;
 		case DT_SONAME:
 			free(e->soname);
-			e->soname = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			e->soname = dyn_str(t, dyn.d_un.d_val);
 			break;
 		case DT_RPATH:
 			free(e->rpath);
-			e->rpath = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			e->rpath = dyn_str(t, dyn.d_un.d_val);
 			break;
 		case DT_RUNPATH:
 			free(e->runpath);
-			e->runpath = dup_str(elf, sh->sh_link, dyn.d_un.d_val);
+			e->runpath = dyn_str(t, dyn.d_un.d_val);
 			break;
 		case DT_FLAGS_1:
 			e->nodeflib = (dyn.d_un.d_val & DF_1_NODEFLIB) != 0;
@@ -118,6 +143,69 @@ static void read_dynamic(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 			break;
 		}
 	}
+}
+
+static void read_dynamic_section(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
+				 const GElf_Shdr *sh)
+{
+	struct dynstrs t = { .elf = elf, .strndx = sh->sh_link };
+	Elf_Data *d = elf_getdata(scn, NULL);
+
+	if (d && sh->sh_entsize)
+		read_dynamic(e, d, sh->sh_size / sh->sh_entsize, &t);
+}
+
+/* The file offset of n bytes at address vaddr, through the PT_LOAD segments. */
+static bool file_offset(Elf *elf, size_t nph, uint64_t vaddr, uint64_t *off, uint64_t *avail)
+{
+	size_t i;
+
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+		    vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = ph.p_offset + (vaddr - ph.p_vaddr);
+			*avail = ph.p_filesz - (vaddr - ph.p_vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Without section headers (stripped off, or past the end of a truncated
+ * file) the loader still reads PT_DYNAMIC, and so do we: its entries, and
+ * DT_STRTAB through the segments. Version sections are not read then.
+ */
+static void read_dynamic_segment(struct ct_elfinfo *e, Elf *elf, size_t nph, const GElf_Phdr *dyn)
+{
+	struct dynstrs t = { .elf = elf, .segment = true };
+	size_t entsize = gelf_fsize(elf, ELF_T_DYN, 1, EV_CURRENT), i, n;
+	uint64_t strtab = 0, strsz = 0, off, avail;
+	Elf_Data *d, *s;
+
+	if (!entsize || !(d = elf_getdata_rawchunk(elf, (int64_t)dyn->p_offset,
+						  (size_t)dyn->p_filesz, ELF_T_DYN)))
+		return;
+	n = (size_t)dyn->p_filesz / entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Dyn en;
+
+		if (!gelf_getdyn(d, (int)i, &en) || en.d_tag == DT_NULL)
+			break;
+		if (en.d_tag == DT_STRTAB)
+			strtab = en.d_un.d_ptr;
+		else if (en.d_tag == DT_STRSZ)
+			strsz = en.d_un.d_val;
+	}
+	if (strsz && file_offset(elf, nph, strtab, &off, &avail) &&
+	    (s = elf_getdata_rawchunk(elf, (int64_t)off, (size_t)(strsz < avail ? strsz : avail),
+				      ELF_T_BYTE))) {
+		t.raw = s->d_buf;
+		t.rawlen = s->d_size;
+	}
+	read_dynamic(e, d, n, &t);
 }
 
 /* VERNEED: per needed file, the versions it must define. */
@@ -270,6 +358,36 @@ static Elf *elf_open(int fd)
 	return elf_begin(fd, ELF_C_READ, NULL);
 }
 
+uint64_t ct_elf_loaded_end(int fd, uint64_t phoff, size_t phnum, int elf_class)
+{
+	size_t entsize = elf_class == 64 ? 56 : 32, i;
+	uint64_t end = phoff + (uint64_t)phnum * entsize;
+	unsigned char *t;
+
+	if (end < phoff)
+		return UINT64_MAX;
+	t = ct_xmalloc(phnum * entsize + 1);
+	if (pread(fd, t, phnum * entsize, (off_t)phoff) != (ssize_t)(phnum * entsize)) {
+		free(t);
+		return UINT64_MAX;
+	}
+	for (i = 0; i < phnum; i++) {
+		const unsigned char *p = t + i * entsize;
+		uint32_t type = (uint32_t)ct_le(p, 4);
+		uint64_t off = elf_class == 64 ? ct_le(p + 8, 8) : ct_le(p + 4, 4);
+		uint64_t filesz = elf_class == 64 ? ct_le(p + 32, 8) : ct_le(p + 16, 4);
+
+		if (type != PT_LOAD && type != PT_DYNAMIC && type != PT_INTERP)
+			continue;
+		if (off + filesz < off)
+			end = UINT64_MAX;
+		else if (off + filesz > end)
+			end = off + filesz;
+	}
+	free(t);
+	return end;
+}
+
 int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 {
 	int fd = open_regular(path), rc = 0;
@@ -277,11 +395,16 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
 	GElf_Shdr symsh = { 0 }, vnsh = { 0 };
+	GElf_Phdr dyn = { 0 };
+	bool have_dyn = false;
 	unsigned index_of[4096];
+	struct stat st;
 	size_t nph, i;
 
 	if (fd < 0)
 		return fd;
+	if (fstat(fd, &st) == 0)
+		e->file_size = (uint64_t)st.st_size;
 	elf = elf_open(fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		rc = -ENOEXEC;
@@ -291,23 +414,30 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 	e->elf_class = gelf_getclass(elf) == ELFCLASS32 ? 32 : 64;
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
-	if (elf_getphdrnum(elf, &nph) == 0) {
-		for (i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			char *buf;
+	/* The header's count: libelf gives 0 for headers past the end. */
+	nph = eh.e_phnum;
+	if (nph == PN_XNUM && elf_getphdrnum(elf, &nph) != 0)
+		nph = 0;
+	e->loaded_end = ct_elf_loaded_end(fd, eh.e_phoff, nph, e->elf_class);
+	e->truncated = e->loaded_end > e->file_size;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		char *buf;
 
-			/* The first PT_INTERP is the one the kernel uses. */
-			if (e->interp || !gelf_getphdr(elf, (int)i, &ph) ||
-			    ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096)
-				continue;
-			buf = ct_xcalloc(1, ph.p_filesz + 1);
-			if (pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset) ==
-			    (ssize_t)ph.p_filesz) {
-				e->interp = buf;
-			} else {
-				free(buf);
-			}
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			break;
+		if (ph.p_type == PT_DYNAMIC && !have_dyn) {
+			dyn = ph;
+			have_dyn = true;
 		}
+		/* The first PT_INTERP is the one the kernel uses. */
+		if (e->interp || ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096)
+			continue;
+		buf = ct_xcalloc(1, ph.p_filesz + 1);
+		if (pread(fd, buf, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz)
+			e->interp = buf;
+		else
+			free(buf);
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -316,7 +446,7 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 			continue;
 		switch (sh.sh_type) {
 		case SHT_DYNAMIC:
-			read_dynamic(e, elf, scn, &sh);
+			read_dynamic_section(e, elf, scn, &sh);
 			break;
 		case SHT_GNU_verdef:
 			read_verdef(e, elf, scn, &sh);
@@ -336,6 +466,8 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 			break;
 		}
 	}
+	if (!e->dynamic && have_dyn)
+		read_dynamic_segment(e, elf, nph, &dyn);
 	if (verneed) {
 		read_verneed(e, elf, verneed, &vnsh, index_of, 4096);
 		if (dynsym && versym)

@@ -54,7 +54,8 @@ struct ct_elfinfo {
 	int elf_class;          /* 32 or 64 */
 	unsigned machine;       /* EM_X86_64, EM_AARCH64, ... */
 	unsigned type;          /* ET_EXEC, ET_DYN, ... */
-	bool dynamic;           /* has a dynamic section */
+	bool dynamic;           /* has a dynamic section (or, without section
+				   headers, a PT_DYNAMIC) */
 	bool nodeflib;          /* DF_1_NODEFLIB */
 	bool pie;               /* DF_1_PIE: a position-independent executable */
 	char *interp;           /* PT_INTERP, or NULL */
@@ -77,6 +78,14 @@ struct ct_elfinfo {
 	size_t nverneed;
 	char **verdef;          /* versions defined (the base one excluded) */
 	size_t nverdef;
+	/*
+	 * The file's size, and where what the loader reads and maps ends: the
+	 * program headers, PT_LOAD, PT_DYNAMIC and PT_INTERP. truncated: the
+	 * loader reads past the end (a copy or download cut short).
+	 */
+	uint64_t file_size;
+	uint64_t loaded_end;
+	bool truncated;
 };
 
 void ct_elfinfo_init(struct ct_elfinfo *e);
@@ -87,6 +96,14 @@ void ct_elfinfo_release(struct ct_elfinfo *e);
  * be opened; -ENOEXEC when it is not an ELF file (or too damaged to read).
  */
 int ct_elfinfo_read(struct ct_elfinfo *e, const char *path);
+
+/*
+ * Where what the loader reads and maps of an ELF file of elf_class ends:
+ * its phnum program headers at phoff, and the file bytes of its PT_LOAD,
+ * PT_DYNAMIC and PT_INTERP segments; UINT64_MAX when the headers cannot be
+ * read. Past the file's size, the file was cut short.
+ */
+uint64_t ct_elf_loaded_end(int fd, uint64_t phoff, size_t phnum, int elf_class);
 
 /* Does the object define this version (VERDEF)? */
 bool ct_elfinfo_defines(const struct ct_elfinfo *e, const char *version);

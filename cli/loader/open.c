@@ -21,6 +21,12 @@ int ct_loader_open(struct ct_loader *L, const char *file, const struct ct_loader
 			ct_elfinfo_release(&e);
 			return rc;
 		}
+		/* Cut short, it is no static program: the loader cannot map it. */
+		if (e.truncated) {
+			*why = "truncated ELF file: its segments end past the end of the file";
+			ct_elfinfo_release(&e);
+			return -ENOEXEC;
+		}
 		if (!e.dynamic) {
 			ct_elfinfo_release(&e);
 			return 1;

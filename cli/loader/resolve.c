@@ -367,6 +367,9 @@ static void add_cand(struct ct_lookup *k, const char *path, enum ct_rule via,
 	c->subdir = subdir;
 }
 
+const char ct_truncated_why[] = "file truncated: its segments end past the end of the file "
+				"(the loader dies of a bus error, SIGBUS, when it maps them)";
+
 static bool is_dir(const char *path)
 {
 	struct stat st;
@@ -379,53 +382,88 @@ static bool is_dir(const char *path)
  * another class or machine (skipped, the search goes on), or not a
  * loadable ELF file (the loader stops with *why).
  */
-static enum ct_outcome check_file(const struct ct_loader *L, const char *path,
-				  const char **why)
+enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path,
+				     const char **why)
 {
 	unsigned char h[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	unsigned machine, type;
+	/* Never blocking on a FIFO a trace names: O_NONBLOCK, then the type. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	enum ct_outcome o = CT_NOT_ELF;
+	unsigned machine, type, phentsize, phnum;
+	uint64_t phoff;
 	struct stat st;
+	ssize_t n;
 
 	*why = NULL;
 	if (fd < 0)
 		return CT_FILE_MISSING;
 	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-		close(fd);
 		*why = "cannot read file data: Is a directory";
-		return CT_NOT_ELF;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*why = "cannot read file data";
+		goto out;
 	}
 	n = read(fd, h, sizeof(h));
-	close(fd);
 	if (n < 0) {
 		*why = "cannot read file data";
-		return CT_NOT_ELF;
+		goto out;
 	}
 	/* The loader reads a header of its own class's size first. */
 	if (n < 64) {
 		*why = "file too short";
-		return CT_NOT_ELF;
+		goto out;
 	}
 	if (memcmp(h, "\177ELF", 4) != 0) {
 		*why = "invalid ELF header";
-		return CT_NOT_ELF;
+		goto out;
 	}
-	if ((h[4] == 2 ? 64 : h[4] == 1 ? 32 : 0) != L->plat.elf_class)
-		return CT_WRONG_CLASS;
+	if ((h[4] == 2 ? 64 : h[4] == 1 ? 32 : 0) != L->plat.elf_class) {
+		o = CT_WRONG_CLASS;
+		goto out;
+	}
 	if (h[5] != 1 /* ELFDATA2LSB: every machine cudatrace knows */) {
 		*why = "ELF file data encoding not little-endian";
-		return CT_NOT_ELF;
+		goto out;
 	}
-	machine = h[18] | h[19] << 8;
-	type = h[16] | h[17] << 8;
-	if (machine != L->plat.machine)
-		return CT_WRONG_MACHINE;
+	machine = (unsigned)ct_le(h + 18, 2);
+	type = (unsigned)ct_le(h + 16, 2);
+	if (machine != L->plat.machine) {
+		o = CT_WRONG_MACHINE;
+		goto out;
+	}
 	if (type != 2 /* ET_EXEC */ && type != 3 /* ET_DYN */) {
 		*why = "only ET_DYN and ET_EXEC can be loaded";
-		return CT_NOT_ELF;
+		goto out;
 	}
-	return CT_FOUND;
+	/* Then it reads the program headers, where the header says they are. */
+	if (L->plat.elf_class == 64) {
+		phoff = ct_le(h + 32, 8);
+		phentsize = (unsigned)ct_le(h + 54, 2);
+		phnum = (unsigned)ct_le(h + 56, 2);
+	} else {
+		phoff = ct_le(h + 28, 4);
+		phentsize = (unsigned)ct_le(h + 42, 2);
+		phnum = (unsigned)ct_le(h + 44, 2);
+	}
+	if (phentsize != (L->plat.elf_class == 64 ? 56u : 32u)) {
+		*why = "ELF file's phentsize not the expected size";
+		goto out;
+	}
+	if (phoff > (uint64_t)st.st_size || (uint64_t)st.st_size - phoff < (uint64_t)phnum * phentsize) {
+		*why = "cannot read file data";
+		goto out;
+	}
+	/* Cut short (a copy or download that stopped): the first touch past the end is a SIGBUS. */
+	if (ct_elf_loaded_end(fd, phoff, phnum, L->plat.elf_class) > (uint64_t)st.st_size) {
+		*why = ct_truncated_why;
+		goto out;
+	}
+	o = CT_FOUND;
+out:
+	close(fd);
+	return o;
 }
 
 /*
@@ -436,7 +474,7 @@ static int try_one(const struct ct_loader *L, struct ct_lookup *k, const char *p
 		   enum ct_rule via, const struct ct_lobj *owner, bool subdir)
 {
 	const char *why;
-	enum ct_outcome o = check_file(L, path, &why);
+	enum ct_outcome o = ct_loader_check_file(L, path, &why);
 	struct stat st;
 
 	/* A set-user-ID program preloads only set-user-ID libraries. */
@@ -569,7 +607,9 @@ static struct ct_lobj *map_object(struct ct_loader *L, const char *path,
 		free_obj(o);
 		return NULL;
 	}
-	if (!is_main && o->info.type != 3 /* ET_DYN */)
+	if (o->info.truncated)
+		*why = ct_truncated_why;
+	else if (!is_main && o->info.type != 3 /* ET_DYN */)
 		*why = "cannot dynamically load executable";
 	else if (!is_main && o->info.pie)
 		*why = "cannot dynamically load position-independent executable";

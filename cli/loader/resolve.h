@@ -38,6 +38,9 @@ enum ct_outcome {
 	CT_FOUND,
 };
 
+/* Why the loader cannot load a file cut short (ct_lookup.error). */
+extern const char ct_truncated_why[];
+
 struct ct_cand {
 	char *path;
 	enum ct_rule via; /* rpath, ld_library_path, runpath, ld.so.cache, default, direct */
@@ -144,6 +147,15 @@ struct ct_lobj *ct_loader_start(struct ct_loader *L, const char *path, int *err)
  */
 struct ct_lookup *ct_loader_lookup(struct ct_loader *L, struct ct_lobj *requester,
 				   const char *name);
+
+/*
+ * What the loader makes of the file at path as a candidate (its
+ * open_verify, and whether the segments it maps are in the file): missing,
+ * another class or machine (skipped, the search goes on), CT_NOT_ELF (the
+ * loader stops there, *why in its words, or ct_truncated_why), CT_FOUND.
+ */
+enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path,
+				     const char **why);
 
 /*
  * The search alone: the candidates the loader would try for name if
