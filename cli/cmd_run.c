@@ -496,6 +496,10 @@ int ct_cmd_run(int argc, char **argv)
 	child_pid = 0;
 	restore_signals();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* A file cut short under the report's scan: the status run would return. */
+	ct_cmd_guard_files(WIFSIGNALED(status)				   ? 128 + WTERMSIG(status)
+			   : WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status)
+								  : CT_EXIT_BAD_INPUT);
 
 	/* Nothing from the program itself is no "no problem found". */
 	host_name(host, sizeof(host), false);

@@ -24,6 +24,16 @@ int ct_cmd_flush(FILE *f, const char *name);
  * only when the program's own status was 0, as its failure says more.
  */
 int ct_cmd_exit(int rc, bool program_status);
+/*
+ * From now on, a file cut short while cudatrace reads it through a mapping
+ * (a copy or build writing it in place: the next read past its new end is
+ * a SIGBUS) ends cudatrace with one line naming the file, "cannot read
+ * 'F': it was cut short while cudatrace read it ...", and status. run
+ * calls it once the program is reaped, with the status it would return
+ * (the program's, or 2), so that the program's dispositions are untouched;
+ * main.c for the other commands, with CT_EXIT_BAD_INPUT.
+ */
+void ct_cmd_guard_files(int status);
 /* ct_parse_targets (targets.h), saying why on stderr; 0 or -1. */
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);

@@ -59,9 +59,13 @@ int main(int argc, char **argv)
 	}
 	/* Every command's output is checked once, here: none fails silently. */
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			/* run's program must inherit cudatrace's dispositions: run guards later. */
+			if (commands[i].fn != ct_cmd_run)
+				ct_cmd_guard_files(CT_EXIT_BAD_INPUT);
 			return ct_cmd_exit(commands[i].fn(argc - 1, argv + 1),
 					   commands[i].fn == ct_cmd_run);
+		}
 	/* Anything else is a program to run: cudatrace python train.py. */
 	return ct_cmd_exit(ct_cmd_run(argc, argv), true);
 }

@@ -3,10 +3,14 @@
  * commands prints), the --arch option, and the machine a trace is judged on.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "util.h"
@@ -59,6 +63,148 @@ int ct_cmd_exit(int rc, bool program_status)
 	if (ct_cmd_flush(stdout, NULL) == 0)
 		return rc;
 	return program_status && rc != CT_EXIT_OK ? rc : CT_EXIT_BAD_INPUT;
+}
+
+/* ---- a file cut short under a mapping -------------------------------------- */
+
+static volatile sig_atomic_t bus_status = CT_EXIT_BAD_INPUT;
+
+static bool hex_field(const char **p, const char *end, char stop, uintptr_t *v)
+{
+	const char *q = *p;
+
+	*v = 0;
+	for (; q < end && *q != stop; q++) {
+		unsigned d = *q >= '0' && *q <= '9'   ? (unsigned)(*q - '0')
+			     : *q >= 'a' && *q <= 'f' ? (unsigned)(*q - 'a' + 10)
+						      : 16;
+
+		if (d == 16)
+			return false;
+		*v = *v << 4 | d;
+	}
+	if (q == end || q == *p)
+		return false;
+	*p = q + 1;
+	return true;
+}
+
+/*
+ * The file mapped at addr, from one line of /proc/self/maps ("start-end
+ * perms offset dev inode   path"), into path; false when addr is not in
+ * it or it maps no file.
+ */
+static bool maps_line(const char *line, const char *end, uintptr_t addr, char *path,
+		      size_t size)
+{
+	uintptr_t lo, hi;
+	const char *p = line;
+	int field;
+	size_t n;
+
+	if (!hex_field(&p, end, '-', &lo) || !hex_field(&p, end, ' ', &hi) || addr < lo ||
+	    addr >= hi)
+		return false;
+	/* perms, offset, dev, inode; then spaces up to the path. */
+	for (field = 0; field < 4; field++) {
+		while (p < end && *p != ' ')
+			p++;
+		while (p < end && *p == ' ')
+			p++;
+	}
+	if (p >= end || *p != '/')
+		return false;
+	n = (size_t)(end - p);
+	if (n >= size)
+		n = size - 1;
+	memcpy(path, p, n);
+	path[n] = '\0';
+	/* An unlinked file: the kernel adds " (deleted)". */
+	if (n > 10 && memcmp(path + n - 10, " (deleted)", 10) == 0)
+		path[n - 10] = '\0';
+	return true;
+}
+
+/* The same for the whole of /proc/self/maps; only async-signal-safe calls. */
+static bool mapped_file(uintptr_t addr, char *path, size_t size)
+{
+	static char buf[16384];
+	size_t have = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	bool found = false;
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
+		char *line = buf, *nl;
+
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+			if (maps_line(line, nl, addr, path, size)) {
+				found = true;
+				goto out;
+			}
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof(buf)) /* a line longer than any path: drop it */
+			have = 0;
+	}
+out:
+	close(fd);
+	return found;
+}
+
+static void write_all(const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	static const char head[] = ": cannot read '";
+	static const char tail[] = "': it was cut short while cudatrace read it (a copy or a "
+				   "build writing it in place); run again once nothing writes it\n";
+	static char path[4352], shown[4 * sizeof(path)];
+	size_t n;
+
+	(void)uc;
+	/* Sent by a process, or a fault of no file's: what it would have done. */
+	if (si->si_code <= 0 || !mapped_file((uintptr_t)si->si_addr, path, sizeof(path))) {
+		signal(sig, SIG_DFL);
+		if (si->si_code <= 0)
+			raise(sig);
+		return; /* the fault again, now fatal */
+	}
+	n = ct_text_escape_into(shown, sizeof(shown), path, strlen(path));
+	write_all(ct_progname, strlen(ct_progname));
+	write_all(head, sizeof(head) - 1);
+	write_all(shown, n);
+	write_all(tail, sizeof(tail) - 1);
+	_exit(bus_status);
+}
+
+void ct_cmd_guard_files(int status)
+{
+	struct sigaction sa;
+
+	bus_status = status;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 }
 
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,

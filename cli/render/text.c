@@ -11,14 +11,24 @@
 #include "text.h"
 #include "util.h"
 
+/*
+ * The escaped text: grown with realloc, or (fixed) a caller's buffer that
+ * drops what does not fit. A fixed one makes escape() safe in a signal
+ * handler: no allocation, no stdio.
+ */
 struct sbuf {
 	char *s;
 	size_t n, cap;
+	bool fixed;
 };
 
 static void sb_add(struct sbuf *b, const void *p, size_t n)
 {
 	if (b->n + n + 1 > b->cap) {
+		if (b->fixed) {
+			b->cap = b->n + 1; /* full: nothing after the piece that did not fit */
+			return;
+		}
 		b->cap = (b->n + n + 1) * 2;
 		b->s = ct_xrealloc(b->s, b->cap);
 	}
@@ -29,11 +39,13 @@ static void sb_add(struct sbuf *b, const void *p, size_t n)
 
 static void sb_hex(struct sbuf *b, bool u, unsigned v)
 {
-	char tmp[16];
-	int k = u ? snprintf(tmp, sizeof(tmp), "\\u%04x", v)
-		  : snprintf(tmp, sizeof(tmp), "\\x%02x", v);
+	static const char digits[] = "0123456789abcdef";
+	char tmp[6] = { '\\', u ? 'u' : 'x' };
+	size_t k = 2, i;
 
-	sb_add(b, tmp, (size_t)k);
+	for (i = u ? 4 : 2; i-- > 0;)
+		tmp[k++] = digits[(v >> (4 * i)) & 15];
+	sb_add(b, tmp, k);
 }
 
 /*
@@ -118,6 +130,17 @@ size_t ct_text_write(FILE *out, const char *s, size_t n)
 size_t ct_text_put(FILE *out, const char *s, size_t n)
 {
 	return n ? fwrite(s, 1, n, out) : 0;
+}
+
+size_t ct_text_escape_into(char *buf, size_t size, const char *s, size_t n)
+{
+	struct sbuf b = { .s = buf, .cap = size, .fixed = true };
+
+	if (!size)
+		return 0;
+	buf[0] = '\0';
+	escape(&b, s, n);
+	return b.n;
 }
 
 char *ct_text_escape(const char *s)

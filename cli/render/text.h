@@ -47,6 +47,12 @@ size_t ct_text_write(FILE *out, const char *s, size_t n);
  */
 size_t ct_text_put(FILE *out, const char *s, size_t n);
 
+/*
+ * The n bytes at s escaped into buf (NUL-terminated, what does not fit
+ * left out); returns the length. No allocation and no stdio: safe in a
+ * signal handler.
+ */
+size_t ct_text_escape_into(char *buf, size_t size, const char *s, size_t n);
 /* s escaped, as a new string for the caller to free (never NULL). */
 char *ct_text_escape(const char *s);
 

@@ -51,6 +51,23 @@ static void test_controls(void **state)
 	escapes("\n\n", "\\n\\n");
 }
 
+/* Into a fixed buffer, as a signal handler escapes: the same text, cut whole. */
+static void test_into(void **state)
+{
+	char buf[16];
+	size_t n;
+
+	(void)state;
+	n = ct_text_escape_into(buf, sizeof(buf), "a\x1b\xc2\x9b", 4);
+	assert_string_equal(buf, "a\\x1b\\u009b");
+	assert_int_equal(n, strlen(buf));
+	/* What does not fit is left out from the first piece that does not. */
+	n = ct_text_escape_into(buf, 8, "abcdef\x01gh", 9);
+	assert_string_equal(buf, "abcdef");
+	assert_int_equal(n, 6);
+	assert_int_equal(ct_text_escape_into(buf, 0, "x", 1), 0);
+}
+
 static void test_utf8(void **state)
 {
 	(void)state;
@@ -123,6 +140,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_controls),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_into),
 		cmocka_unit_test(test_printf),
 		cmocka_unit_test(test_colour),
 	};
