@@ -155,7 +155,7 @@ static void read_dynamic_section(struct ct_elfinfo *e, Elf *elf, Elf_Scn *scn,
 		read_dynamic(e, d, sh->sh_size / sh->sh_entsize, &t);
 }
 
-/* The file offset of n bytes at address vaddr, through the PT_LOAD segments. */
+/* The file offset of address vaddr through the PT_LOAD segments, and the segment's bytes from there. */
 static bool file_offset(Elf *elf, size_t nph, uint64_t vaddr, uint64_t *off, uint64_t *avail)
 {
 	size_t i;
@@ -358,14 +358,17 @@ static Elf *elf_open(int fd)
 	return elf_begin(fd, ELF_C_READ, NULL);
 }
 
-uint64_t ct_elf_loaded_end(int fd, uint64_t phoff, size_t phnum, int elf_class)
+uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum, int elf_class)
 {
 	size_t entsize = elf_class == 64 ? 56 : 32, i;
 	uint64_t end = phoff + (uint64_t)phnum * entsize;
 	unsigned char *t;
 
+	/* Headers past the end are not read (nor allocated for). */
 	if (end < phoff)
 		return UINT64_MAX;
+	if (end > size)
+		return end;
 	t = ct_xmalloc(phnum * entsize + 1);
 	if (pread(fd, t, phnum * entsize, (off_t)phoff) != (ssize_t)(phnum * entsize)) {
 		free(t);
@@ -414,11 +417,9 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 	e->elf_class = gelf_getclass(elf) == ELFCLASS32 ? 32 : 64;
 	e->machine = eh.e_machine;
 	e->type = eh.e_type;
-	/* The header's count: libelf gives 0 for headers past the end. */
+	/* The loader's count is e_phnum (libelf gives 0 for headers past the end). */
 	nph = eh.e_phnum;
-	if (nph == PN_XNUM && elf_getphdrnum(elf, &nph) != 0)
-		nph = 0;
-	e->loaded_end = ct_elf_loaded_end(fd, eh.e_phoff, nph, e->elf_class);
+	e->loaded_end = ct_elf_loaded_end(fd, e->file_size, eh.e_phoff, eh.e_phnum, e->elf_class);
 	e->truncated = e->loaded_end > e->file_size;
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;

@@ -98,12 +98,13 @@ void ct_elfinfo_release(struct ct_elfinfo *e);
 int ct_elfinfo_read(struct ct_elfinfo *e, const char *path);
 
 /*
- * Where what the loader reads and maps of an ELF file of elf_class ends:
- * its phnum program headers at phoff, and the file bytes of its PT_LOAD,
- * PT_DYNAMIC and PT_INTERP segments; UINT64_MAX when the headers cannot be
- * read. Past the file's size, the file was cut short.
+ * Where what the loader reads and maps of an ELF file of elf_class and
+ * size bytes ends: its phnum (e_phnum) program headers at phoff, and the
+ * file bytes of its PT_LOAD, PT_DYNAMIC and PT_INTERP segments; the
+ * headers' own end when they are past size, UINT64_MAX when they cannot
+ * be read. Past size, the file was cut short.
  */
-uint64_t ct_elf_loaded_end(int fd, uint64_t phoff, size_t phnum, int elf_class);
+uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum, int elf_class);
 
 /* Does the object define this version (VERDEF)? */
 bool ct_elfinfo_defines(const struct ct_elfinfo *e, const char *version);

@@ -456,7 +456,8 @@ enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path
 		goto out;
 	}
 	/* Cut short (a copy or download that stopped): the first touch past the end is a SIGBUS. */
-	if (ct_elf_loaded_end(fd, phoff, phnum, L->plat.elf_class) > (uint64_t)st.st_size) {
+	if (ct_elf_loaded_end(fd, (uint64_t)st.st_size, phoff, phnum, L->plat.elf_class) >
+	    (uint64_t)st.st_size) {
 		*why = ct_truncated_why;
 		goto out;
 	}

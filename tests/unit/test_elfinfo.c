@@ -3,7 +3,7 @@
  * shared object, and two crafted files fuzz_elfinfo found trouble in (two
  * PT_INTERP headers leaked the first; a VERDEF chain whose vd_next wraps
  * back looped for ever). Both must read quickly, without leaks (the
- * sanitizer build checks).
+ * sanitizer build checks). And the real object cut short at three places.
  */
 #include "helpers.h"
 
@@ -125,6 +125,62 @@ static void test_verdef_cycle(void **state)
 	unlink(path);
 }
 
+/* The real object cut at n bytes, read. */
+static void read_cut(const char *path, size_t n, struct ct_elfinfo *e)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *bytes = malloc(n);
+	const char *cut;
+
+	assert_non_null(f);
+	assert_non_null(bytes);
+	assert_int_equal(fread(bytes, 1, n, f), n);
+	fclose(f);
+	cut = temp_file(bytes, n);
+	free(bytes);
+	ct_elfinfo_init(e);
+	assert_int_equal(ct_elfinfo_read(e, cut), 0);
+	unlink(cut);
+}
+
+/*
+ * A file cut short: its program headers or segments past the end make it
+ * truncated (the loader cannot map it); only its section headers past the
+ * end do not, and its dynamic section is then read through PT_DYNAMIC.
+ */
+static void test_cut_short(void **state)
+{
+	char *path = fixture_path("sm80-ptx80.so");
+	struct ct_elfinfo whole, e;
+	size_t i;
+
+	(void)state;
+	ct_elfinfo_init(&whole);
+	assert_int_equal(ct_elfinfo_read(&whole, path), 0);
+	assert_false(whole.truncated);
+	assert_true(whole.loaded_end <= whole.file_size);
+
+	read_cut(path, 100, &e); /* the program headers past the end */
+	assert_true(e.truncated);
+	assert_int_equal(e.file_size, 100);
+	ct_elfinfo_release(&e);
+
+	read_cut(path, (size_t)whole.loaded_end - 1, &e); /* the last segment's last byte */
+	assert_true(e.truncated);
+	ct_elfinfo_release(&e);
+
+	read_cut(path, (size_t)whole.loaded_end, &e); /* the section headers past the end */
+	assert_false(e.truncated);
+	assert_true(e.dynamic);
+	assert_int_equal(e.nneeded, whole.nneeded);
+	for (i = 0; i < e.nneeded; i++)
+		assert_string_equal(e.needed[i], whole.needed[i]);
+	assert_int_equal(e.nverneed, 0); /* versions live in sections only */
+	ct_elfinfo_release(&e);
+	ct_elfinfo_release(&whole);
+	free(path);
+}
+
 static void test_not_elf(void **state)
 {
 	struct ct_elfinfo e;
@@ -143,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_two_interp),
 		cmocka_unit_test(test_verdef_cycle),
 		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_cut_short),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
