@@ -30,8 +30,17 @@ struct ldd {
 	struct ct_version_gap *gaps;
 	size_t ngaps;
 	size_t not_found;
+	bool noexec;              /* FILE's code is on a file system mounted noexec */
 	struct ct_facts_pool *facts; /* device code, read beside the loader model */
 };
+
+/* FILE itself on a noexec mount: execve refuses it, the loader cannot map it. */
+static const char *noexec_text(const struct ldd *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s is on a file system mounted noexec (run: Permission denied; "
+		 "loaded: failed to map segment from shared object)", d->file);
+	return buf;
+}
 
 static void usage(FILE *out)
 {
@@ -56,7 +65,9 @@ static void usage(FILE *out)
 /* The loader's own words: "/x/libfoo.so.1: invalid ELF header". */
 static const char *fatal_text(const struct ct_lookup *k, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s: %s", k->ncands ? k->cands[k->ncands - 1].path : k->name,
+	/* A mapping that fails is said of the name asked for, the rest of the file. */
+	snprintf(buf, size, "%s: %s",
+		 k->ncands && k->error != ct_noexec_why ? k->cands[k->ncands - 1].path : k->name,
 		 k->error ? k->error : "?");
 	return buf;
 }
@@ -106,6 +117,11 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 		ct_tprintf(stdout, "not found%s%s\n", k->error ? ": " : "", k->error ? k->error : "");
 		if (k->fatal)
 			print_info(info, "the loader stops the whole load here");
+		if (k->error == ct_noexec_why && k->ncands) {
+			snprintf(rule, sizeof(rule), "%s is on a file system mounted noexec: the "
+				 "loader cannot map its code", k->cands[k->ncands - 1].path);
+			print_info(info, rule);
+		}
 		if (!k->ncands)
 			print_info(info, "no candidate was tried");
 		else
@@ -186,6 +202,12 @@ static void print_text(struct ldd *d)
 	print_node(d, d->L.main, "");
 	for (i = 0; i < d->L.nlookups; i++)
 		found += d->L.lookups[i]->new_object;
+	if (d->noexec) {
+		char why[4352]; /* the path, and a sentence */
+
+		ct_tprintf(stdout, "\nthe program would not start: %s\n",
+			   noexec_text(d, why, sizeof(why)));
+	}
 	if (d->L.fatal) {
 		char why[4096];
 
@@ -319,7 +341,9 @@ static void print_json(struct ldd *d)
 		char why[4096];
 
 		ct_json_kv_string(&j, "loader_error",
-				  d->L.fatal ? fatal_text(d->L.fatal, why, sizeof(why)) : NULL);
+				  d->noexec    ? noexec_text(d, why, sizeof(why))
+				  : d->L.fatal ? fatal_text(d->L.fatal, why, sizeof(why))
+					       : NULL);
 	}
 	ct_json_object_end(&j);
 	ct_json_finish(&j);
@@ -455,11 +479,17 @@ int ct_cmd_ldd(int argc, char **argv)
 		d.not_found += !k->object;
 	}
 	d.gaps = ct_version_gaps(&d.L, &d.ngaps);
+	{
+		const char *refused;
+
+		d.noexec = ct_loader_check_file(&d.L, d.file, &refused) == CT_NOT_ELF &&
+			   refused == ct_noexec_why;
+	}
 	if (d.json)
 		print_json(&d);
 	else
 		print_text(&d);
-	rc = d.not_found || d.ngaps || d.L.fatal ? CT_EXIT_FINDING : CT_EXIT_OK;
+	rc = d.not_found || d.ngaps || d.L.fatal || d.noexec ? CT_EXIT_FINDING : CT_EXIT_OK;
 	ct_version_gaps_free(d.gaps, d.ngaps);
 	free(d.depth);
 	ct_facts_stop(d.facts);

@@ -125,6 +125,9 @@ static void print_text(struct why *w)
 	} else {
 		ct_tprintf(stdout, "=> not found: %s: %s\n", w->name,
 		       a->error ? a->error : "cannot open shared object file");
+		if (a->error == ct_noexec_why && a->ncands)
+			ct_tprintf(stdout, "   %s is on a file system mounted noexec: the loader "
+				   "cannot map its code\n", a->cands[a->ncands - 1].path);
 	}
 	for (i = w->reached; i < s->ncands; i++) {
 		const struct ct_cand *c = &s->cands[i];

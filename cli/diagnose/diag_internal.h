@@ -84,7 +84,7 @@ bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
  * is in the way. The loader's words in *why; NULL when s just missed.
  */
 const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, const char **why);
-/* A refusal in a headline: the loader's words; a file cut short in two. */
+/* A refusal in a headline: the loader's words; a file cut short, a noexec mount in a few. */
 const char *ct_dx_refused_words(const char *why);
 /* The dlopen in progress on s's thread when s was made, or NULL (start-up). */
 const struct ct_request *ct_dx_within_dlopen(const struct ctx *c, const struct ct_search *s);

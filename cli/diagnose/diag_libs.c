@@ -133,6 +133,15 @@ static void evidence_refused(struct ctx *c, struct ct_finding *f, const struct c
 				       "file; the loader maps them and the process dies of a bus "
 				       "error (SIGBUS) at the first touch",
 				    path, size);
+	else if (why == ct_noexec_why && !q)
+		ct_finding_evidence(f, "the loader stops the program: \"error while loading shared "
+				       "libraries: %s: %s\": the file system of %s is mounted noexec, "
+				       "and the loader cannot map its code",
+				    s->name, why, path);
+	else if (why == ct_noexec_why)
+		ct_finding_evidence(f, "the file system of %s is mounted noexec: the loader cannot "
+				       "map its code (%s)",
+				    path, why);
 	else if (!q)
 		ct_finding_evidence(f, "the loader stops the program: \"error while loading shared "
 				       "libraries: %s: %s\"",
@@ -147,12 +156,19 @@ static void evidence_refused(struct ctx *c, struct ct_finding *f, const struct c
 	ct_finding_evidence(f, "the loader's search stops at that file: it never looks further");
 }
 
-static void fix_refused(struct ct_finding *f, const char *name, const char *path)
+static void fix_refused(struct ct_finding *f, const char *name, const char *path,
+			const char *why)
 {
-	ct_finding_fix(f, "%s is not a %s the loader can load (cut short, empty or damaged): "
-			  "replace it with a whole copy (reinstall what ships it), or remove it so "
-			  "that the search goes on past it",
-		       path, name);
+	if (why == ct_noexec_why)
+		ct_finding_fix(f, "install %s on a file system mounted without noexec (a /tmp or "
+				  "/dev/shm mounted noexec is the usual place: point TMPDIR or the "
+				  "install or cache folder elsewhere), or remount that one exec",
+			       name);
+	else
+		ct_finding_fix(f, "%s is not a %s the loader can load (cut short, empty or "
+				  "damaged): replace it with a whole copy (reinstall what ships it), "
+				  "or remove it so that the search goes on past it",
+			       path, name);
 }
 
 /* What a miss's finding is said again with, once several objects asked. */
@@ -406,7 +422,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 		ct_dx_copies(c, s->name, s, &cs);
 		evidence_copies(f, &cs);
 		if (refused)
-			fix_refused(f, s->name, refused);
+			fix_refused(f, s->name, refused, why);
 		else
 			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
 		if (ct_dx_is_nvml(s->name) && !alt && !refused) {

@@ -638,6 +638,13 @@ static void rule_driver_missing(struct ctx *c)
 				       "later in the order",
 				    refused);
 	ct_dx_tries(f, use ? use : probe);
+	if (refused && why == ct_noexec_why) {
+		ct_finding_fix(f, "the file system of %s is mounted noexec: the loader cannot map "
+				  "its code; use the driver from a file system mounted exec",
+			       refused);
+		ct_dx_where(c, f);
+		return;
+	}
 	if (refused) {
 		ct_finding_fix(f, "remove %s, or replace it with the driver's own %s: an empty or "
 				  "damaged copy on the path hides the real driver",

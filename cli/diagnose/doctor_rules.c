@@ -78,11 +78,11 @@ static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 		if (c->subdir)
 			continue;
 		if (!c->path[0]) /* the cache, asked by name */
-			ct_finding_evidence(f, "searched ld.so.cache: %s", ct_outcome_name(c->outcome));
+			ct_finding_evidence(f, "searched ld.so.cache: %s", ct_cand_words(c));
 		else
 			ct_finding_evidence(f, "searched %s (%s): %s", c->path,
 					    ct_rule_text(c->via, c->owner, rule, sizeof(rule)),
-					    ct_outcome_name(c->outcome));
+					    ct_cand_words(c));
 	}
 	for (i = 0; i < drv->copies.n; i++)
 		if (drv->copies.c[i].same_name)

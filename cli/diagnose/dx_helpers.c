@@ -453,5 +453,7 @@ const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, con
 
 const char *ct_dx_refused_words(const char *why)
 {
+	if (why == ct_noexec_why)
+		return "its file system is mounted noexec";
 	return why == ct_truncated_why ? "file truncated" : why;
 }

@@ -282,11 +282,11 @@ static void not_found(struct ct_pkg *p, const struct ct_loader *L, size_t k0)
 			if (cd->subdir)
 				continue;
 			if (!cd->path[0])
-				ct_finding_evidence(f, "searched ld.so.cache: %s", ct_outcome_name(cd->outcome));
+				ct_finding_evidence(f, "searched ld.so.cache: %s", ct_cand_words(cd));
 			else
 				ct_finding_evidence(f, "searched %s (%s): %s", cd->path,
 						    ct_rule_text(cd->via, cd->owner, rule, sizeof(rule)),
-						    ct_outcome_name(cd->outcome));
+						    ct_cand_words(cd));
 		}
 		ct_find_copies(L, k, &copies);
 		for (c = 0; c < copies.n; c++)

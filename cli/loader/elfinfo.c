@@ -358,11 +358,15 @@ static Elf *elf_open(int fd)
 	return elf_begin(fd, ELF_C_READ, NULL);
 }
 
-uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum, int elf_class)
+uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum, int elf_class,
+			   bool *exec)
 {
 	size_t entsize = elf_class == 64 ? 56 : 32, i;
 	uint64_t end = phoff + (uint64_t)phnum * entsize;
 	unsigned char *t;
+
+	if (exec)
+		*exec = false;
 
 	/* Headers past the end are not read (nor allocated for). */
 	if (end < phoff)
@@ -379,7 +383,10 @@ uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum
 		uint32_t type = (uint32_t)ct_le(p, 4);
 		uint64_t off = elf_class == 64 ? ct_le(p + 8, 8) : ct_le(p + 4, 4);
 		uint64_t filesz = elf_class == 64 ? ct_le(p + 32, 8) : ct_le(p + 16, 4);
+		uint32_t flags = (uint32_t)(elf_class == 64 ? ct_le(p + 4, 4) : ct_le(p + 24, 4));
 
+		if (exec && type == PT_LOAD && (flags & PF_X))
+			*exec = true;
 		if (type != PT_LOAD && type != PT_DYNAMIC && type != PT_INTERP)
 			continue;
 		if (off + filesz < off)
@@ -419,7 +426,8 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 	e->type = eh.e_type;
 	/* The loader's count is e_phnum (libelf gives 0 for headers past the end). */
 	nph = eh.e_phnum;
-	e->loaded_end = ct_elf_loaded_end(fd, e->file_size, eh.e_phoff, eh.e_phnum, e->elf_class);
+	e->loaded_end = ct_elf_loaded_end(fd, e->file_size, eh.e_phoff, eh.e_phnum, e->elf_class,
+					   NULL);
 	e->truncated = e->loaded_end > e->file_size;
 	for (i = 0; i < nph; i++) {
 		GElf_Phdr ph;

@@ -102,9 +102,11 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path);
  * size bytes ends: its phnum (e_phnum) program headers at phoff, and the
  * file bytes of its PT_LOAD, PT_DYNAMIC and PT_INTERP segments; the
  * headers' own end when they are past size, UINT64_MAX when they cannot
- * be read. Past size, the file was cut short.
+ * be read. Past size, the file was cut short. *exec (exec may be NULL):
+ * a PT_LOAD segment is executable (code the loader maps PROT_EXEC).
  */
-uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum, int elf_class);
+uint64_t ct_elf_loaded_end(int fd, uint64_t size, uint64_t phoff, unsigned phnum, int elf_class,
+			   bool *exec);
 
 /* Does the object define this version (VERDEF)? */
 bool ct_elfinfo_defines(const struct ct_elfinfo *e, const char *version);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -102,6 +103,10 @@ void ct_loader_release(struct ct_loader *L)
 	memset(L, 0, sizeof(*L));
 }
 
+const char ct_noexec_why[] = "failed to map segment from shared object";
+const char ct_truncated_why[] = "file truncated: its segments end past the end of the file "
+				"(the loader dies of a bus error, SIGBUS, when it maps them)";
+
 const char *ct_outcome_name(enum ct_outcome o)
 {
 	static const char *const names[] = {
@@ -111,6 +116,15 @@ const char *ct_outcome_name(enum ct_outcome o)
 	};
 
 	return (unsigned)o <= CT_FOUND ? names[o] : "?";
+}
+
+const char *ct_cand_words(const struct ct_cand *c)
+{
+	if (c->outcome != CT_NOT_ELF || !c->why)
+		return ct_outcome_name(c->outcome);
+	if (c->why == ct_noexec_why)
+		return "on a file system mounted noexec";
+	return c->why == ct_truncated_why ? "file truncated" : c->why;
 }
 
 const char *ct_outcome_id(enum ct_outcome o)
@@ -364,11 +378,10 @@ static void add_cand(struct ct_lookup *k, const char *path, enum ct_rule via,
 	c->via = via;
 	c->owner = owner;
 	c->outcome = out;
+	c->why = NULL;
 	c->subdir = subdir;
 }
 
-const char ct_truncated_why[] = "file truncated: its segments end past the end of the file "
-				"(the loader dies of a bus error, SIGBUS, when it maps them)";
 
 static bool is_dir(const char *path)
 {
@@ -391,7 +404,9 @@ enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path
 	enum ct_outcome o = CT_NOT_ELF;
 	unsigned machine, type, phentsize, phnum;
 	uint64_t phoff;
+	struct statvfs vfs;
 	struct stat st;
+	bool exec;
 	ssize_t n;
 
 	*why = NULL;
@@ -456,9 +471,14 @@ enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path
 		goto out;
 	}
 	/* Cut short (a copy or download that stopped): the first touch past the end is a SIGBUS. */
-	if (ct_elf_loaded_end(fd, (uint64_t)st.st_size, phoff, phnum, L->plat.elf_class) >
+	if (ct_elf_loaded_end(fd, (uint64_t)st.st_size, phoff, phnum, L->plat.elf_class, &exec) >
 	    (uint64_t)st.st_size) {
 		*why = ct_truncated_why;
+		goto out;
+	}
+	/* Its code on a file system mounted noexec: the loader's mmap(PROT_EXEC) fails. */
+	if (exec && fstatvfs(fd, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC)) {
+		*why = ct_noexec_why;
 		goto out;
 	}
 	o = CT_FOUND;
@@ -483,6 +503,7 @@ static int try_one(const struct ct_loader *L, struct ct_lookup *k, const char *p
 	    (stat(path, &st) != 0 || !(st.st_mode & S_ISUID)))
 		o = CT_NOT_SUID;
 	add_cand(k, path, via, owner, o, subdir);
+	k->cands[k->ncands - 1].why = o == CT_NOT_ELF ? why : NULL;
 	if (o == CT_FOUND)
 		return 1;
 	if (o == CT_NOT_ELF) {

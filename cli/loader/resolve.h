@@ -38,14 +38,20 @@ enum ct_outcome {
 	CT_FOUND,
 };
 
-/* Why the loader cannot load a file cut short (ct_lookup.error). */
+/*
+ * Why the loader cannot load a file cut short, and one whose code is on a
+ * file system mounted noexec (ct_lookup.error; the second in the loader's
+ * words).
+ */
 extern const char ct_truncated_why[];
+extern const char ct_noexec_why[];
 
 struct ct_cand {
 	char *path;
 	enum ct_rule via; /* rpath, ld_library_path, runpath, ld.so.cache, default, direct */
 	const struct ct_lobj *owner; /* whose RPATH/RUNPATH, for those two */
 	enum ct_outcome outcome;
+	const char *why;  /* CT_NOT_ELF: the loader's words (static), or NULL */
 	bool subdir;      /* a glibc-hwcaps or legacy subdirectory */
 };
 
@@ -176,6 +182,8 @@ void ct_loader_load_all(struct ct_loader *L);
 
 /* Words for outcomes: "directory missing", "no such file", ... */
 const char *ct_outcome_name(enum ct_outcome o);
+/* A candidate's outcome in words: why the loader refused it, when it did. */
+const char *ct_cand_words(const struct ct_cand *c);
 /* Stable identifiers for JSON: "dir-missing", "missing", "wrong-class", ... */
 const char *ct_outcome_id(enum ct_outcome o);
 

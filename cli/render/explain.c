@@ -35,7 +35,7 @@ void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char
 		ct_rule_text(c->via, c->owner, rule, sizeof(rule));
 		ct_tprintf(out, "%s%2zu. %-*s  %-*s  %s\n", indent, i + 1, (int)width,
 			c->path[0] ? c->path : "ld.so.cache", (int)rwidth, rule,
-			ct_outcome_name(c->outcome));
+			ct_cand_words(c));
 	}
 }
 
