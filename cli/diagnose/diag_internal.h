@@ -84,6 +84,11 @@ bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
  * is in the way. The loader's words in *why; NULL when s just missed.
  */
 const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, const char **why);
+/*
+ * A candidate of s that is there but that this user may not read (EACCES):
+ * the loader skips such a file as if it were missing. NULL when none.
+ */
+const char *ct_dx_unreadable(const struct ct_search *s);
 /* A refusal in a headline: the loader's words; a file cut short, a noexec mount in a few. */
 const char *ct_dx_refused_words(const char *why);
 /* The dlopen in progress on s's thread when s was made, or NULL (start-up). */

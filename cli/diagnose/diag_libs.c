@@ -178,6 +178,7 @@ struct miss_state {
 	struct ct_copies cs;
 	char *refused;          /* the file the loader stopped at, or NULL */
 	const char *refused_why;
+	bool unreadable;        /* a candidate the process may not read: its fix stands */
 };
 
 static void miss_state_free(void *p)
@@ -207,7 +208,7 @@ static void miss_restate(struct ct_finding *f)
 			: asprintf(&f->message, "'%s' was not found (needed by %zu objects)", m->name,
 				   ct_finding_askers(f))) < 0)
 		ct_out_of_memory();
-	if (!m->refused)
+	if (!m->refused && !m->unreadable)
 		fix_not_found(f, m->name, who, true, m->kind, &m->cs);
 }
 
@@ -329,7 +330,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 		const struct ct_search *s = &p->searches[i];
 		const struct ct_loaded *alt = NULL;
 		enum ct_search_kind kind;
-		const char *requester, *refused, *why = NULL;
+		const char *requester, *refused, *unreadable, *why = NULL;
 		struct ct_finding *f;
 		struct ct_copies cs;
 
@@ -418,11 +419,21 @@ void ct_dx_rule_not_found(struct ctx *c)
 				nvml_without(c, f);
 			break;
 		}
+		unreadable = refused ? NULL : ct_dx_unreadable(s);
+		if (unreadable)
+			ct_finding_evidence(f, "%s is there, but the process may not read it "
+					       "(Permission denied): the loader skips it as if it were "
+					       "missing",
+					    unreadable);
 		ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
 		evidence_copies(f, &cs);
 		if (refused)
 			fix_refused(f, s->name, refused, why);
+		else if (unreadable)
+			ct_finding_fix(f, "make %s readable by the job's user (chmod a+r, and a+x on "
+					  "the folders above it)",
+				       unreadable);
 		else
 			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
 		if (ct_dx_is_nvml(s->name) && !alt && !refused) {
@@ -445,6 +456,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 			m->cs = cs;
 			m->refused = refused ? ct_xstrdup(refused) : NULL;
 			m->refused_why = why;
+			m->unreadable = unreadable != NULL;
 			f->state = m;
 			f->state_free = miss_state_free;
 			f->restate = miss_restate;

@@ -3,11 +3,13 @@
  * names, places, who asked, the candidates of a search, copies elsewhere.
  * The rules call these; these call no rule.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "copies.h"
 #include "diag_internal.h"
@@ -456,4 +458,14 @@ const char *ct_dx_refused_words(const char *why)
 	if (why == ct_noexec_why)
 		return "its file system is mounted noexec";
 	return why == ct_truncated_why ? "file truncated" : why;
+}
+
+const char *ct_dx_unreadable(const struct ct_search *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntries; i++)
+		if (access(s->tries[i].path, R_OK) != 0 && errno == EACCES)
+			return s->tries[i].path;
+	return NULL;
 }

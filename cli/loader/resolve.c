@@ -104,6 +104,7 @@ void ct_loader_release(struct ct_loader *L)
 }
 
 const char ct_noexec_why[] = "failed to map segment from shared object";
+const char ct_eacces_why[] = "Permission denied";
 const char ct_truncated_why[] = "file truncated: its segments end past the end of the file "
 				"(the loader dies of a bus error, SIGBUS, when it maps them)";
 
@@ -120,6 +121,8 @@ const char *ct_outcome_name(enum ct_outcome o)
 
 const char *ct_cand_words(const struct ct_cand *c)
 {
+	if (c->why == ct_eacces_why)
+		return "not readable (Permission denied): skipped";
 	if (c->outcome != CT_NOT_ELF || !c->why)
 		return ct_outcome_name(c->outcome);
 	if (c->why == ct_noexec_why)
@@ -410,6 +413,9 @@ enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path
 	ssize_t n;
 
 	*why = NULL;
+	/* Not readable: the loader goes on as if it were not there (and says so). */
+	if (fd < 0 && errno == EACCES)
+		*why = ct_eacces_why;
 	if (fd < 0)
 		return CT_FILE_MISSING;
 	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -503,7 +509,7 @@ static int try_one(const struct ct_loader *L, struct ct_lookup *k, const char *p
 	    (stat(path, &st) != 0 || !(st.st_mode & S_ISUID)))
 		o = CT_NOT_SUID;
 	add_cand(k, path, via, owner, o, subdir);
-	k->cands[k->ncands - 1].why = o == CT_NOT_ELF ? why : NULL;
+	k->cands[k->ncands - 1].why = why;
 	if (o == CT_FOUND)
 		return 1;
 	if (o == CT_NOT_ELF) {

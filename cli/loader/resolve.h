@@ -45,13 +45,17 @@ enum ct_outcome {
  */
 extern const char ct_truncated_why[];
 extern const char ct_noexec_why[];
+/* A file the process may not read: the loader skips it as if it were missing. */
+extern const char ct_eacces_why[];
 
 struct ct_cand {
 	char *path;
 	enum ct_rule via; /* rpath, ld_library_path, runpath, ld.so.cache, default, direct */
 	const struct ct_lobj *owner; /* whose RPATH/RUNPATH, for those two */
 	enum ct_outcome outcome;
-	const char *why;  /* CT_NOT_ELF: the loader's words (static), or NULL */
+	const char *why;  /* CT_NOT_ELF: the loader's words (static); a file
+			     skipped as missing because it may not be read:
+			     ct_eacces_why; else NULL */
 	bool subdir;      /* a glibc-hwcaps or legacy subdirectory */
 };
 
@@ -156,9 +160,11 @@ struct ct_lookup *ct_loader_lookup(struct ct_loader *L, struct ct_lobj *requeste
 
 /*
  * What the loader makes of the file at path as a candidate (its
- * open_verify, and whether the segments it maps are in the file): missing,
- * another class or machine (skipped, the search goes on), CT_NOT_ELF (the
- * loader stops there, *why in its words, or ct_truncated_why), CT_FOUND.
+ * open_verify, whether the segments it maps are in the file, whether its
+ * code may be mapped): missing (*why ct_eacces_why when it is there but
+ * may not be read), another class or machine (skipped, the search goes
+ * on), CT_NOT_ELF (the loader stops there, *why in its words,
+ * ct_truncated_why or ct_noexec_why), CT_FOUND.
  */
 enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path,
 				     const char **why);
