@@ -78,12 +78,17 @@ const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name
  */
 bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
 /*
- * The file the loader stopped at: s's last candidate, when it is there and
- * the loader refuses it (empty, cut short, not ELF). The search never went
- * past it, so a whole copy later in the order was never reached: that file
- * is in the way. The loader's words in *why; NULL when s just missed.
+ * The file the loader stopped at: s's last candidate (or the path asked
+ * for), when it is there and the loader refused it (empty, cut short, not
+ * ELF, on a noexec mount, needing an executable stack). The search never
+ * went past it, so a whole copy later in the order was never reached: that
+ * file is in the way. The loader's words in *why (from dlerror() when the
+ * program got them, else as the loader model judges the file now); NULL
+ * when s just missed.
  */
 const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, const char **why);
+/* Was it refused for wanting an executable stack (glibc 2.41 and later, in a dlopen)? */
+bool ct_dx_execstack(const char *why);
 /*
  * A candidate of s that is there but that this user may not read (EACCES):
  * the loader skips such a file as if it were missing. NULL when none.

@@ -126,7 +126,7 @@ static void evidence_refused(struct ctx *c, struct ct_finding *f, const struct c
 	struct stat st;
 	char size[32] = "";
 
-	if (stat(path, &st) == 0)
+	if (why != ct_noexec_why && !ct_dx_execstack(why) && stat(path, &st) == 0)
 		snprintf(size, sizeof(size), " (%lld bytes)", (long long)st.st_size);
 	if (why == ct_truncated_why)
 		ct_finding_evidence(f, "%s%s is cut short: its segments end past the end of the "
@@ -146,20 +146,30 @@ static void evidence_refused(struct ctx *c, struct ct_finding *f, const struct c
 		ct_finding_evidence(f, "the loader stops the program: \"error while loading shared "
 				       "libraries: %s: %s\"",
 				    path, why);
-	else
+	else if (!q->error || size[0])
 		ct_finding_evidence(f, "%s%s: %s", path, size, why);
 	if (q)
 		ct_finding_evidence(f, "the %s of %s by %s fails with it", q->api,
 				    q->name ? q->name : "?", ct_dx_base(q->caller));
 	if (q && q->error)
 		ct_finding_evidence(f, "the program got: %s", q->error);
-	ct_finding_evidence(f, "the loader's search stops at that file: it never looks further");
+	/* A path asked for is no search: nothing after it to reach. */
+	if (s->ntries)
+		ct_finding_evidence(f, "the loader's search stops at that file: it never looks "
+				       "further");
 }
 
 static void fix_refused(struct ct_finding *f, const char *name, const char *path,
 			const char *why)
 {
-	if (why == ct_noexec_why)
+	if (ct_dx_execstack(why))
+		ct_finding_fix(f, "%s asks for an executable stack (its PT_GNU_STACK is RWE, or it has "
+				  "none), which glibc 2.41 and later refuse to a dlopen: clear the "
+				  "flag (patchelf --clear-execstack %s), or use a build linked with -z "
+				  "noexecstack; GLIBC_TUNABLES=glibc.rtld.execstack=2 allows it again "
+				  "where the C library knows that value (Debian's 2.41 does)",
+			       path, path);
+	else if (why == ct_noexec_why)
 		ct_finding_fix(f, "install %s on a file system mounted without noexec (a /tmp or "
 				  "/dev/shm mounted noexec is the usual place: point TMPDIR or the "
 				  "install or cache folder elsewhere), or remount that one exec",
@@ -354,13 +364,24 @@ void ct_dx_rule_not_found(struct ctx *c)
 				if (alt && same_major(s->name, alt))
 					continue;
 			}
-			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
-					   "'%s' at %s cannot be loaded: %s (%s by %s)", s->name, refused,
-					   ct_dx_refused_words(why),
-					   s->request ? s->request->api
-					   : kind == CT_SEARCH_FILTER ? "filter library"
-								      : "needed",
-					   ct_dx_base(requester));
+			{
+				const char *how = s->request		    ? s->request->api
+						  : kind == CT_SEARCH_FILTER ? "filter library"
+									     : "needed";
+
+				/* A path asked for is the file: named once. */
+				if (strcmp(s->name, refused) == 0)
+					f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND,
+							   requester, "'%s' cannot be loaded: %s (%s by %s)",
+							   s->name, ct_dx_refused_words(why), how,
+							   ct_dx_base(requester));
+				else
+					f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND,
+							   requester,
+							   "'%s' at %s cannot be loaded: %s (%s by %s)",
+							   s->name, refused, ct_dx_refused_words(why),
+							   how, ct_dx_base(requester));
+			}
 			if (alt) {
 				f->severity = CT_SEV_INFO;
 				ct_finding_evidence(f, "it then loaded %s", alt->path);
@@ -425,7 +446,9 @@ void ct_dx_rule_not_found(struct ctx *c)
 					       "(Permission denied): the loader skips it as if it were "
 					       "missing",
 					    unreadable);
-		ct_dx_tries(f, s);
+		/* A path asked for and refused: no search to show. */
+		if (!refused || s->ntries)
+			ct_dx_tries(f, s);
 		ct_dx_copies(c, s->name, s, &cs);
 		evidence_copies(f, &cs);
 		if (refused)

@@ -443,20 +443,51 @@ bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o)
 	return ct_library_renamed(o->path, ct_dx_soname(c, o));
 }
 
+/* What follows "prefix: " at the start of text, or NULL. */
+static const char *after(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(text, prefix, n) == 0 && text[n] == ':' && text[n + 1] == ' ' ? text + n + 2
+										   : NULL;
+}
+
 const char *ct_dx_refused_at(const struct ctx *c, const struct ct_search *s, const char **why)
 {
-	const char *path;
+	const struct ct_request *q = s->request ? s->request : ct_dx_within_dlopen(c, s);
+	const char *path, *said = NULL;
 
-	if (!c->L || !s->ntries)
+	/* A name with a slash is the one candidate, and no search records it. */
+	path = s->ntries ? s->tries[s->ntries - 1].path : strchr(s->name, '/') ? s->name : NULL;
+	if (!path)
 		return NULL;
-	path = s->tries[s->ntries - 1].path;
+	/*
+	 * The loader's own words, when the program got them from dlerror():
+	 * every refusal, its newest checks too (glibc 2.41's executable
+	 * stack). A mapping that fails is said of the name asked for.
+	 */
+	if (q && q->error && !(said = after(q->error, path)))
+		said = after(q->error, s->name);
+	if (said && !strstr(said, "cannot open shared object file")) {
+		*why = strcmp(said, ct_noexec_why) == 0 ? ct_noexec_why : said;
+		return path;
+	}
+	if (!c->L)
+		return NULL;
 	return ct_loader_check_file(c->L, path, why) == CT_NOT_ELF ? path : NULL;
+}
+
+bool ct_dx_execstack(const char *why)
+{
+	return why && strstr(why, "cannot enable executable stack") != NULL;
 }
 
 const char *ct_dx_refused_words(const char *why)
 {
 	if (why == ct_noexec_why)
 		return "its file system is mounted noexec";
+	if (ct_dx_execstack(why))
+		return "it needs an executable stack, which the C library refuses to a dlopen";
 	return why == ct_truncated_why ? "file truncated" : why;
 }
 
