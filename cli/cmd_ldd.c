@@ -31,8 +31,42 @@ struct ldd {
 	size_t ngaps;
 	size_t not_found;
 	bool noexec;              /* FILE's code is on a file system mounted noexec */
+	const struct ct_lobj *execstack; /* FILE a library and, on glibc 2.41 or
+					    later, this object of its tree asks for
+					    an executable stack: a dlopen of FILE
+					    fails */
 	struct ct_facts_pool *facts; /* device code, read beside the loader model */
 };
+
+/*
+ * A library (no PT_INTERP, not a PIE) is loaded with dlopen, as Python
+ * loads an extension: glibc 2.41 and later refuse a dlopen that brings in
+ * an object asking for an executable stack (the start of a program still
+ * grants one). The first such object of the tree, or NULL.
+ */
+static const struct ct_lobj *dlopen_execstack(const struct ct_loader *L)
+{
+	const char *v = L->plat.version;
+	int major = v ? atoi(v) : 0, minor = v && strchr(v, '.') ? atoi(strchr(v, '.') + 1) : 0;
+	size_t i;
+
+	if (major < 2 || (major == 2 && minor < 41) || !L->main || L->main->info.interp ||
+	    L->main->info.pie || L->main->info.type != 3 /* ET_DYN */)
+		return NULL;
+	for (i = 0; i < L->nobjs; i++)
+		if (!L->objs[i]->is_rtld && L->objs[i]->info.execstack)
+			return L->objs[i];
+	return NULL;
+}
+
+static const char *execstack_text(const struct ldd *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s asks for an executable stack, which glibc %s refuses to a dlopen "
+		 "(\"cannot enable executable stack as shared object requires\"): patchelf "
+		 "--clear-execstack it, or use a build linked with -z noexecstack",
+		 d->execstack->path, d->L.plat.version);
+	return buf;
+}
 
 /* FILE itself on a noexec mount: execve refuses it, the loader cannot map it. */
 static const char *noexec_text(const struct ldd *d, char *buf, size_t size)
@@ -208,6 +242,12 @@ static void print_text(struct ldd *d)
 		ct_tprintf(stdout, "\nthe program would not start: %s\n",
 			   noexec_text(d, why, sizeof(why)));
 	}
+	if (d->execstack) {
+		char why[4352];
+
+		ct_tprintf(stdout, "\nloaded with dlopen (as Python loads an extension), it would "
+			   "not load: %s\n", execstack_text(d, why, sizeof(why)));
+	}
 	if (d->L.fatal) {
 		char why[4096];
 
@@ -344,6 +384,8 @@ static void print_json(struct ldd *d)
 				  d->noexec    ? noexec_text(d, why, sizeof(why))
 				  : d->L.fatal ? fatal_text(d->L.fatal, why, sizeof(why))
 					       : NULL);
+		ct_json_kv_string(&j, "dlopen_error",
+				  d->execstack ? execstack_text(d, why, sizeof(why)) : NULL);
 	}
 	ct_json_object_end(&j);
 	ct_json_finish(&j);
@@ -485,11 +527,13 @@ int ct_cmd_ldd(int argc, char **argv)
 		d.noexec = ct_loader_check_file(&d.L, d.file, &refused) == CT_NOT_ELF &&
 			   refused == ct_noexec_why;
 	}
+	d.execstack = dlopen_execstack(&d.L);
 	if (d.json)
 		print_json(&d);
 	else
 		print_text(&d);
-	rc = d.not_found || d.ngaps || d.L.fatal || d.noexec ? CT_EXIT_FINDING : CT_EXIT_OK;
+	rc = d.not_found || d.ngaps || d.L.fatal || d.noexec || d.execstack ? CT_EXIT_FINDING
+									      : CT_EXIT_OK;
 	ct_version_gaps_free(d.gaps, d.ngaps);
 	free(d.depth);
 	ct_facts_stop(d.facts);

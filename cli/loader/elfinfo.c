@@ -406,7 +406,8 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 	Elf_Scn *scn = NULL, *dynsym = NULL, *versym = NULL, *verneed = NULL;
 	GElf_Shdr symsh = { 0 }, vnsh = { 0 };
 	GElf_Phdr dyn = { 0 };
-	bool have_dyn = false;
+	bool have_dyn = false, have_stack = false;
+	GElf_Word stack_flags = 0;
 	unsigned index_of[4096];
 	struct stat st;
 	size_t nph, i;
@@ -438,6 +439,10 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 		if (ph.p_type == PT_DYNAMIC && !have_dyn) {
 			dyn = ph;
 			have_dyn = true;
+		}
+		if (ph.p_type == PT_GNU_STACK) {
+			stack_flags = ph.p_flags;
+			have_stack = true;
 		}
 		/* The first PT_INTERP is the one the kernel uses. */
 		if (e->interp || ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096)
@@ -475,6 +480,8 @@ int ct_elfinfo_read(struct ct_elfinfo *e, const char *path)
 			break;
 		}
 	}
+	e->execstack = have_stack ? (stack_flags & PF_X) != 0
+				  : eh.e_machine == EM_X86_64 || eh.e_machine == EM_386;
 	if (!e->dynamic && have_dyn)
 		read_dynamic_segment(e, elf, nph, &dyn);
 	if (verneed) {

@@ -86,6 +86,12 @@ struct ct_elfinfo {
 	uint64_t file_size;
 	uint64_t loaded_end;
 	bool truncated;
+	/*
+	 * It asks for an executable stack: PT_GNU_STACK with PF_X, or no
+	 * PT_GNU_STACK where the machine's default stack is executable (x86).
+	 * glibc 2.41 and later refuse such an object to a dlopen.
+	 */
+	bool execstack;
 };
 
 void ct_elfinfo_init(struct ct_elfinfo *e);
