@@ -81,9 +81,16 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 		char *dir = ct_xstrdup(same->path);
 
 		*strrchr(dir, '/') = '\0';
-		ct_finding_fix(f, "the file is in %s: add that directory to LD_LIBRARY_PATH, or to "
-				  "the RUNPATH of %s",
-			       dir, who);
+		/* ldconfig puts what ld.so.conf's folders hold in the cache: it has not run since. */
+		if (strcmp(same->where, "ld.so.conf directory") == 0)
+			ct_finding_fix(f, "the file is in %s, a folder of /etc/ld.so.conf, but "
+					  "ld.so.cache does not list it (ldconfig has not run since it "
+					  "was put there): run ldconfig as root",
+				       dir);
+		else
+			ct_finding_fix(f, "the file is in %s: add that directory to LD_LIBRARY_PATH, "
+					  "or to the RUNPATH of %s",
+				       dir, who);
 		free(dir);
 		return;
 	}

@@ -502,6 +502,53 @@ static int cmp_key(const void *a, const void *b, void *arg)
 	return r ? r : (x > y) - (x < y);
 }
 
+/*
+ * The folders /etc/ld.so.conf names (and the files it includes): ldconfig
+ * puts their libraries in ld.so.cache, so a library there that the cache
+ * does not list was put there after ldconfig last ran. A library is the
+ * first in such a folder (a make install into /usr/local/lib) is found by
+ * this only: the cache names no file there yet.
+ */
+static void add_ldso_conf(struct ct_copies_cache *c, const char *conf, int depth)
+{
+	char *text = ct_read_small_file(conf, 1 << 20), *line, *save = NULL;
+
+	if (!text)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *end;
+
+		if (hash)
+			*hash = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		end = line + strlen(line);
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		if (strncmp(line, "include", 7) == 0 && (line[7] == ' ' || line[7] == '\t')) {
+			const char *slash = strrchr(conf, '/');
+			char pattern[PATH_MAX];
+			glob_t g;
+			size_t i;
+
+			for (line += 8; *line == ' ' || *line == '\t'; line++)
+				;
+			/* A relative pattern is relative to the including file's folder. */
+			if (snprintf(pattern, sizeof(pattern), "%.*s%s",
+				     *line == '/' || !slash ? 0 : (int)(slash - conf + 1), conf,
+				     line) >= (int)sizeof(pattern) ||
+			    depth >= 4 || glob(pattern, 0, NULL, &g) != 0)
+				continue;
+			for (i = 0; i < g.gl_pathc; i++)
+				add_ldso_conf(c, g.gl_pathv[i], depth + 1);
+			globfree(&g);
+		} else if (*line == '/') {
+			add_dir(c, line, "ld.so.conf directory");
+		}
+	}
+	free(text);
+}
+
 /* Where copies live, for every lookup of L: found once. */
 static void common_dirs(struct ct_copies_cache *c, const struct ct_loader *L)
 {
@@ -510,6 +557,8 @@ static void common_dirs(struct ct_copies_cache *c, const struct ct_loader *L)
 	if (c->have_dirs)
 		return;
 	c->have_dirs = true;
+	/* ld.so.conf's folders first: their copies' fix is ldconfig. */
+	add_ldso_conf(c, "/etc/ld.so.conf", 0);
 	/* Every directory the cache knows, then where CUDA usually lives. */
 	for (i = 0; i < L->cache.n; i++) {
 		char *dir = ct_xstrdup(L->cache.entries[i].path), *slash = strrchr(dir, '/');

@@ -27,7 +27,8 @@ struct ct_lookup;
 
 struct ct_copy {
 	char *path;
-	const char *where; /* "ld.so.cache", "pip wheel", "conda", "CUDA toolkit",
+	const char *where; /* "ld.so.cache", "ld.so.cache directory", "ld.so.conf
+			      directory", "pip wheel", "conda", "CUDA toolkit",
 			      "default directory", "searched directory" */
 	char *version;     /* from the real file's name: "12.4.127", or "" */
 	bool same_name;    /* the name asked for; false: another major */
