@@ -59,11 +59,19 @@ static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 	const char *opened = drv->probe.path[0] ? drv->probe.path
 			     : drv->path          ? drv->path
 						  : "libcuda.so.1";
+	/* The search stopped at a file the loader refuses (empty, cut short, noexec). */
+	const struct ct_cand *stop = drv->search && drv->search->fatal && drv->search->ncands
+					     ? &drv->search->cands[drv->search->ncands - 1]
+					     : NULL;
 	struct ct_finding *f;
 	char rule[256], dir[4096];
 	size_t i;
 
-	if (drv->probe.opened)
+	if (stop && !drv->probe.opened && !drv->path)
+		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, stop->path,
+				   "'libcuda.so.1' at %s cannot be loaded: %s", stop->path,
+				   ct_cand_words(stop));
+	else if (drv->probe.opened)
 		f = ct_finding_add(fs, CT_F_DRIVER_MISSING, opened,
 				   "'%s' is not a usable driver: %s", opened, drv->probe.error);
 	else if (drv->path)
@@ -91,7 +99,15 @@ static void driver_missing(const struct ct_doctor *d, struct ct_findings *fs)
 	module_evidence(f, drv);
 	for (i = 0; i < drv->copies.n && !drv->copies.c[i].same_name; i++)
 		;
-	if (i < drv->copies.n && !drv->probe.opened && !drv->path)
+	if (stop && !drv->probe.opened && !drv->path) {
+		ct_finding_fix(f, "remove %s, or replace it with the driver's own libcuda.so.1: the "
+				  "loader stops at it and never reaches a driver later in the order",
+			       stop->path);
+		if (!drv->module_version[0])
+			ct_finding_fix_line(f, "no NVIDIA kernel module is loaded either: install the "
+					       "NVIDIA driver, or start the container with GPU support "
+					       "(docker run --gpus all)");
+	} else if (i < drv->copies.n && !drv->probe.opened && !drv->path)
 		ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
 				  "ldconfig) if it is the driver of this machine's kernel module",
 			       dir_of(drv->copies.c[i].path, dir, sizeof(dir)));
