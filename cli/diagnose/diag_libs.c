@@ -188,6 +188,44 @@ static void fix_refused(struct ct_finding *f, const char *name, const char *path
 			       path, name);
 }
 
+/*
+ * The finding of a search that stopped at a file the loader refused: that
+ * file named, the loader's words; NULL when it is no finding (a cuDNN-style
+ * probe of a name whose major the process then loaded). *alt: what the
+ * process loaded instead, for a dlopen.
+ */
+static struct ct_finding *refused_finding(struct ctx *c, const struct ct_search *s,
+					  enum ct_search_kind kind, const char *requester,
+					  const char *refused, const char *why,
+					  const struct ct_loaded **alt)
+{
+	const char *how = s->request		  ? s->request->api
+			  : kind == CT_SEARCH_FILTER ? "filter library"
+						     : "needed";
+	struct ct_finding *f;
+
+	if (kind == CT_SEARCH_DLOPEN || kind == CT_SEARCH_OTHER) {
+		*alt = loaded_instead(c, s->name);
+		if (*alt && same_major(s->name, *alt))
+			return NULL;
+	}
+	/* A path asked for is the file: named once. */
+	if (strcmp(s->name, refused) == 0)
+		f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+				   "'%s' cannot be loaded: %s (%s by %s)", s->name,
+				   ct_dx_refused_words(why), how, ct_dx_base(requester));
+	else
+		f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+				   "'%s' at %s cannot be loaded: %s (%s by %s)", s->name, refused,
+				   ct_dx_refused_words(why), how, ct_dx_base(requester));
+	if (*alt) {
+		f->severity = CT_SEV_INFO;
+		ct_finding_evidence(f, "it then loaded %s", (*alt)->path);
+	}
+	evidence_refused(c, f, s, refused, why);
+	return f;
+}
+
 /* What a miss's finding is said again with, once several objects asked. */
 struct miss_state {
 	char *name;
@@ -363,89 +401,63 @@ void ct_dx_rule_not_found(struct ctx *c)
 		 */
 		if (seen_before(&said, s->name, kind, requester))
 			continue;
-		switch (refused ? CT_SEARCH_AUXILIARY : kind) {
-		case CT_SEARCH_AUXILIARY:
-			/* Found, and refused: the file is in the way (counts() kept no real auxiliary). */
-			if (kind == CT_SEARCH_DLOPEN || kind == CT_SEARCH_OTHER) {
+		if (refused) {
+			if (!(f = refused_finding(c, s, kind, requester, refused, why, &alt)))
+				continue;
+		} else {
+			switch (kind) {
+			case CT_SEARCH_NEEDED:
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+						   "'%s' was not found (needed by %s)", s->name,
+						   ct_dx_base(requester));
+				evidence_required(c, f, s);
+				break;
+			case CT_SEARCH_FILTER:
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+						   "'%s' was not found (filter library of %s)", s->name,
+						   ct_dx_base(requester));
+				ct_finding_evidence(f, "%s is a filter (DT_FILTER) for %s: the loader "
+						       "cannot load it without it",
+						    ct_dx_base(requester), s->name);
+				evidence_required(c, f, s);
+				break;
+			case CT_SEARCH_PRELOAD:
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+						   "'%s' from LD_PRELOAD was not found: the loader ignored it",
+						   s->name);
+				/* The program went on without it: worth knowing. */
+				f->severity = CT_SEV_INFO;
+				ct_finding_evidence(f, "the loader said: \"ERROR: ld.so: object '%s' from "
+						       "LD_PRELOAD cannot be preloaded (cannot open shared "
+						       "object file): ignored.\"",
+						    s->name);
+				break;
+			case CT_SEARCH_DLOPEN:
+			case CT_SEARCH_OTHER:
+			default:
 				alt = loaded_instead(c, s->name);
+				/*
+				 * cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then
+				 * .9: a miss followed by another name of the same major
+				 * is part of that load, not a finding.
+				 */
 				if (alt && same_major(s->name, alt))
 					continue;
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
+						   "'%s' was not found (%s by %s)", s->name,
+						   s->request ? s->request->api : "requested",
+						   ct_dx_base(requester));
+				if (alt) {
+					/* The program tried another: worth knowing, not the failure. */
+					f->severity = CT_SEV_INFO;
+					ct_finding_evidence(f, "it then loaded %s", alt->path);
+				}
+				if (s->request && s->request->error)
+					ct_finding_evidence(f, "the program got: %s", s->request->error);
+				if (ct_dx_is_nvml(s->name) && !alt)
+					nvml_without(c, f);
+				break;
 			}
-			{
-				const char *how = s->request		    ? s->request->api
-						  : kind == CT_SEARCH_FILTER ? "filter library"
-									     : "needed";
-
-				/* A path asked for is the file: named once. */
-				if (strcmp(s->name, refused) == 0)
-					f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND,
-							   requester, "'%s' cannot be loaded: %s (%s by %s)",
-							   s->name, ct_dx_refused_words(why), how,
-							   ct_dx_base(requester));
-				else
-					f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND,
-							   requester,
-							   "'%s' at %s cannot be loaded: %s (%s by %s)",
-							   s->name, refused, ct_dx_refused_words(why),
-							   how, ct_dx_base(requester));
-			}
-			if (alt) {
-				f->severity = CT_SEV_INFO;
-				ct_finding_evidence(f, "it then loaded %s", alt->path);
-			}
-			evidence_refused(c, f, s, refused, why);
-			break;
-		case CT_SEARCH_NEEDED:
-			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
-					   "'%s' was not found (needed by %s)", s->name,
-					   ct_dx_base(requester));
-			evidence_required(c, f, s);
-			break;
-		case CT_SEARCH_FILTER:
-			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
-					   "'%s' was not found (filter library of %s)", s->name,
-					   ct_dx_base(requester));
-			ct_finding_evidence(f, "%s is a filter (DT_FILTER) for %s: the loader "
-					       "cannot load it without it",
-					    ct_dx_base(requester), s->name);
-			evidence_required(c, f, s);
-			break;
-		case CT_SEARCH_PRELOAD:
-			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
-					   "'%s' from LD_PRELOAD was not found: the loader ignored it",
-					   s->name);
-			/* The program went on without it: worth knowing. */
-			f->severity = CT_SEV_INFO;
-			ct_finding_evidence(f, "the loader said: \"ERROR: ld.so: object '%s' from "
-					       "LD_PRELOAD cannot be preloaded (cannot open shared "
-					       "object file): ignored.\"",
-					    s->name);
-			break;
-		case CT_SEARCH_DLOPEN:
-		case CT_SEARCH_OTHER:
-		default:
-			alt = loaded_instead(c, s->name);
-			/*
-			 * cuDNN asks for libcudnn_graph.so.9.19.0, then .9.19, then
-			 * .9: a miss followed by another name of the same major
-			 * is part of that load, not a finding.
-			 */
-			if (alt && same_major(s->name, alt))
-				continue;
-			f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
-					   "'%s' was not found (%s by %s)", s->name,
-					   s->request ? s->request->api : "requested",
-					   ct_dx_base(requester));
-			if (alt) {
-				/* The program tried another: worth knowing, not the failure. */
-				f->severity = CT_SEV_INFO;
-				ct_finding_evidence(f, "it then loaded %s", alt->path);
-			}
-			if (s->request && s->request->error)
-				ct_finding_evidence(f, "the program got: %s", s->request->error);
-			if (ct_dx_is_nvml(s->name) && !alt)
-				nvml_without(c, f);
-			break;
 		}
 		unreadable = refused ? NULL : ct_dx_unreadable(s);
 		if (unreadable)
