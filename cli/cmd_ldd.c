@@ -46,11 +46,9 @@ struct ldd {
  */
 static const struct ct_lobj *dlopen_execstack(const struct ct_loader *L)
 {
-	const char *v = L->plat.version;
-	int major = v ? atoi(v) : 0, minor = v && strchr(v, '.') ? atoi(strchr(v, '.') + 1) : 0;
 	size_t i;
 
-	if (major < 2 || (major == 2 && minor < 41) || !L->main || L->main->info.interp ||
+	if (!ct_loader_refuses_execstack(L) || !L->main || L->main->info.interp ||
 	    L->main->info.pie || L->main->info.type != 3 /* ET_DYN */)
 		return NULL;
 	for (i = 0; i < L->nobjs; i++)

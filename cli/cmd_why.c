@@ -122,6 +122,11 @@ static void print_text(struct why *w)
 			ct_tprintf(stdout, " [%s]", ct_rule_text(a->found_via, a->via_owner, rule, sizeof(rule)));
 		ct_tprintf(stdout, "\n");
 		ct_print_cuda_facts(stdout, &c, "   ");
+		if (a->object && a->object->info.execstack && ct_loader_refuses_execstack(&w->L))
+			ct_tprintf(stdout, "   it asks for an executable stack: glibc %s refuses it to a "
+				   "dlopen (the start of a program still grants one); patchelf "
+				   "--clear-execstack it\n",
+				   w->L.plat.version);
 	} else {
 		ct_tprintf(stdout, "=> not found: %s: %s\n", w->name,
 		       a->error ? a->error : "cannot open shared object file");

@@ -119,6 +119,14 @@ const char *ct_outcome_name(enum ct_outcome o)
 	return (unsigned)o <= CT_FOUND ? names[o] : "?";
 }
 
+bool ct_loader_refuses_execstack(const struct ct_loader *L)
+{
+	const char *v = L->plat.version, *dot = v ? strchr(v, '.') : NULL;
+	int major = v ? atoi(v) : 0, minor = dot ? atoi(dot + 1) : 0;
+
+	return major > 2 || (major == 2 && minor >= 41);
+}
+
 const char *ct_cand_words(const struct ct_cand *c)
 {
 	if (c->why == ct_eacces_why)

@@ -188,6 +188,12 @@ void ct_loader_load_all(struct ct_loader *L);
 
 /* Words for outcomes: "directory missing", "no such file", ... */
 const char *ct_outcome_name(enum ct_outcome o);
+/*
+ * Does this loader refuse a dlopen that brings in an object asking for an
+ * executable stack (glibc 2.41 and later; the start of a program still
+ * grants one)?
+ */
+bool ct_loader_refuses_execstack(const struct ct_loader *L);
 /* A candidate's outcome in words: why the loader refused it, when it did. */
 const char *ct_cand_words(const struct ct_cand *c);
 /* Stable identifiers for JSON: "dir-missing", "missing", "wrong-class", ... */
