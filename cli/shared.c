@@ -177,15 +177,24 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	static const char tail[] = "': it was cut short while cudatrace read it (a copy or a "
 				   "build writing it in place); run again once nothing writes it\n";
 	static char path[4352], shown[4 * sizeof(path)];
+	static int taken;
 	size_t n;
 
 	(void)uc;
-	/* Sent by a process, or a fault of no file's: what it would have done. */
-	if (si->si_code <= 0 || !mapped_file((uintptr_t)si->si_addr, path, sizeof(path))) {
+	/* Sent by a process: what it would have done. */
+	if (si->si_code <= 0) {
 		signal(sig, SIG_DFL);
-		if (si->si_code <= 0)
-			raise(sig);
-		return; /* the fault again, now fatal */
+		raise(sig);
+		return;
+	}
+	/* Two threads at once: the first one speaks (the buffers are static). */
+	if (__atomic_exchange_n(&taken, 1, __ATOMIC_ACQ_REL))
+		for (;;)
+			pause();
+	/* A fault of no file's: the fault again, now fatal. */
+	if (!mapped_file((uintptr_t)si->si_addr, path, sizeof(path))) {
+		signal(sig, SIG_DFL);
+		return;
 	}
 	n = ct_text_escape_into(shown, sizeof(shown), path, strlen(path));
 	write_all(ct_progname, strlen(ct_progname));

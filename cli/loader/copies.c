@@ -509,11 +509,21 @@ static int cmp_key(const void *a, const void *b, void *arg)
  * first in such a folder (a make install into /usr/local/lib) is found by
  * this only: the cache names no file there yet.
  */
-static void add_ldso_conf(struct ct_copies_cache *c, const char *conf, int depth)
+static void add_ldso_conf(struct ct_copies_cache *c, const char *conf, int depth,
+			  struct name_set **read)
 {
-	char *text = ct_read_small_file(conf, 1 << 20), *line, *save = NULL;
+	char *text, *line, *save = NULL;
 
-	if (!text)
+	/* Each file once (the set owns a copy of the name): files that include each other end here. */
+	{
+		char *name = ct_xstrdup(conf);
+
+		if (!set_add(read, name)) {
+			free(name);
+			return;
+		}
+	}
+	if (!(text = ct_read_small_file(conf, 1 << 20)))
 		return;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *hash = strchr(line, '#'), *end;
@@ -540,7 +550,7 @@ static void add_ldso_conf(struct ct_copies_cache *c, const char *conf, int depth
 			    depth >= 4 || glob(pattern, 0, NULL, &g) != 0)
 				continue;
 			for (i = 0; i < g.gl_pathc; i++)
-				add_ldso_conf(c, g.gl_pathv[i], depth + 1);
+				add_ldso_conf(c, g.gl_pathv[i], depth + 1, read);
 			globfree(&g);
 		} else if (*line == '/') {
 			add_dir(c, line, "ld.so.conf directory");
@@ -558,7 +568,16 @@ static void common_dirs(struct ct_copies_cache *c, const struct ct_loader *L)
 		return;
 	c->have_dirs = true;
 	/* ld.so.conf's folders first: their copies' fix is ldconfig. */
-	add_ldso_conf(c, "/etc/ld.so.conf", 0);
+	{
+		struct name_set *read = NULL, *e, *tmp;
+
+		add_ldso_conf(c, "/etc/ld.so.conf", 0, &read);
+		HASH_ITER(hh, read, e, tmp) {
+			HASH_DEL(read, e);
+			free((char *)e->name);
+			free(e);
+		}
+	}
 	/* Every directory the cache knows, then where CUDA usually lives. */
 	for (i = 0; i < L->cache.n; i++) {
 		char *dir = ct_xstrdup(L->cache.entries[i].path), *slash = strrchr(dir, '/');
