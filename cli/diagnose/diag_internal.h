@@ -94,6 +94,10 @@ bool ct_dx_execstack(const char *why);
  * the loader skips such a file as if it were missing. NULL when none.
  */
 const char *ct_dx_unreadable(const struct ct_search *s);
+/* Remember that s stopped at the refused file path (ct_diagnosis_refused). */
+void ct_dx_refusal_note(struct ctx *c, const struct ct_search *s, const char *path,
+			const char *why);
+void ct_dx_refusals_free(struct ct_dx_refusal *all);
 /* A refusal in a headline: the loader's words; a file cut short, a noexec mount in a few. */
 const char *ct_dx_refused_words(const char *why);
 /* The dlopen in progress on s's thread when s was made, or NULL (start-up). */

@@ -392,6 +392,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 		if (!counts(c, s, &kind))
 			continue;
 		refused = kind == CT_SEARCH_PRELOAD ? NULL : ct_dx_refused_at(c, s, &why);
+		if (refused)
+			ct_dx_refusal_note(c, s, refused, why);
 		requester = s->request ? s->request->caller : s->by;
 		/*
 		 * The same name missed again by the same object the same way:

@@ -299,6 +299,7 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 	ct_dx_own_choices_free(d->own_choices);
 	ct_dx_memo_free(d->memo);
 	ct_dx_versions_free(d->versions);
+	ct_dx_refusals_free(d->refusals);
 	ct_findings_release(&d->findings);
 	memset(d, 0, sizeof(*d));
 }
@@ -578,6 +579,8 @@ static void rule_driver_missing(struct ctx *c)
 	probers_words(m, who, sizeof(who), times, sizeof(times));
 	/* An empty or cut-short copy in the way: the driver may well be there. */
 	refused = ct_dx_refused_at(c, use ? use : probe, &why);
+	if (refused)
+		ct_dx_refusal_note(c, use ? use : probe, refused, why);
 	if (failed && refused) {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
 				   "the NVIDIA driver's '%s' at %s cannot be loaded: %s", probe->name,

@@ -43,6 +43,7 @@ struct ct_diagnosis {
 	struct ct_own_choice *own_choices; /* the loader model's answers, once each */
 	struct ct_memo *memo;      /* rules' answers for processes that map alike */
 	struct ct_dx_version *versions; /* libraries' versions by path, asked once */
+	struct ct_dx_refusal *refusals; /* searches that stopped at a refused file */
 };
 
 struct ct_loader;
@@ -59,6 +60,15 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		 const struct elfscan_target *targets, size_t ntargets,
 		 const struct ct_loader *machine);
 void ct_diagnosis_release(struct ct_diagnosis *d);
+
+/*
+ * When a search of the trace stopped at a file the loader refused (cut
+ * short, empty, not ELF, noexec, an executable stack in a dlopen) and a
+ * finding said so: that file, and *words the refusal in a few words (as
+ * the finding's headline has them). NULL otherwise.
+ */
+const char *ct_diagnosis_refused(const struct ct_diagnosis *d, const struct ct_search *s,
+				 const char **words);
 
 /*
  * The device code of an object of the trace, scanned once per file by

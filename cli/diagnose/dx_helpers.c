@@ -500,3 +500,47 @@ const char *ct_dx_unreadable(const struct ct_search *s)
 			return s->tries[i].path;
 	return NULL;
 }
+
+/* A search that stopped at a refused file, by the search's address. */
+struct ct_dx_refusal {
+	const struct ct_search *s;
+	const char *path, *why;
+	UT_hash_handle hh;
+};
+
+void ct_dx_refusal_note(struct ctx *c, const struct ct_search *s, const char *path,
+			const char *why)
+{
+	struct ct_dx_refusal *r;
+
+	HASH_FIND_PTR(c->d->refusals, &s, r);
+	if (r)
+		return;
+	r = ct_xcalloc(1, sizeof(*r));
+	r->s = s;
+	r->path = path;
+	r->why = why;
+	HASH_ADD_PTR(c->d->refusals, s, r);
+}
+
+void ct_dx_refusals_free(struct ct_dx_refusal *all)
+{
+	struct ct_dx_refusal *r, *tmp;
+
+	HASH_ITER(hh, all, r, tmp) {
+		HASH_DEL(all, r);
+		free(r);
+	}
+}
+
+const char *ct_diagnosis_refused(const struct ct_diagnosis *d, const struct ct_search *s,
+				 const char **words)
+{
+	struct ct_dx_refusal *r;
+
+	HASH_FIND_PTR(d->refusals, &s, r);
+	if (!r)
+		return NULL;
+	*words = ct_dx_refused_words(r->why);
+	return r->path;
+}

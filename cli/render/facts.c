@@ -469,6 +469,7 @@ struct miss_way {
 struct miss_group {
 	const char *name;
 	const struct ct_search *first;
+	const char *refused, *words; /* the file the loader refused, or NULL */
 	struct miss_way *ways;
 	size_t nways;
 	UT_hash_handle hh;
@@ -491,7 +492,7 @@ static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
 {
 	size_t i, k, shown = 0, limit = verbose ? (size_t)-1 : 4;
 
-	ct_tprintf(out, "  not found: %s (", g->name);
+	ct_tprintf(out, "  %s: %s (", g->refused ? "not loaded" : "not found", g->name);
 	for (i = 0; i < g->nways; i++) {
 		const struct miss_way *w = &g->ways[i];
 
@@ -514,7 +515,10 @@ static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
 	}
 	if (shown > limit)
 		ct_tprintf(out, "; %zu more: -v", shown - limit);
-	ct_tprintf(out, ")\n");
+	ct_tprintf(out, ")");
+	if (g->refused)
+		ct_tprintf(out, ": %s: %s", g->refused, g->words);
+	ct_tprintf(out, "\n");
 }
 
 static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
@@ -549,6 +553,8 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			order = ct_xrealloc(order, (ngroups + 1) * sizeof(*order));
 			order[ngroups++] = g;
 		}
+		if (d && !g->refused)
+			g->refused = ct_diagnosis_refused(d, s, &g->words);
 		how = miss_how(s, kind);
 		by = s->request ? s->request->caller : s->by;
 		by = by ? by : "?";
