@@ -616,10 +616,17 @@ static void rule_driver_missing(struct ctx *c)
 					    cvd);
 			hidden = true;
 		}
+	} else if (refused) {
+		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
+				   "the NVIDIA driver's '%s' at %s cannot be loaded: %s, and nothing "
+				   "started CUDA: only %s looked for it",
+				   probe->name, refused, ct_dx_refused_words(why), who);
 	} else {
 		f = ct_finding_add(&c->d->findings, CT_F_DRIVER_MISSING, NULL,
 				   "no NVIDIA driver, and nothing started CUDA: only %s looked for '%s'",
 				   who, probe->name);
+	}
+	if (!use && !failed) {
 		/* Worth knowing, not a failure. */
 		f->severity = CT_SEV_INFO;
 		ct_finding_evidence(f, "%s by %s%s: %s for the driver %s", probe->request->api,
@@ -649,8 +656,11 @@ static void rule_driver_missing(struct ctx *c)
 		return;
 	}
 	if (refused) {
-		ct_finding_fix(f, "remove %s, or replace it with the driver's own %s: an empty or "
+		ct_finding_fix(f, "%sremove %s, or replace it with the driver's own %s: an empty or "
 				  "damaged copy on the path hides the real driver",
+			       (!use && !failed) || hidden ? "nothing, if this process is meant to run "
+							     "without a GPU; for one, "
+							   : "",
 			       refused, use ? use->name : probe->name);
 		ct_finding_fix_line(f, "on WSL: the driver is in /usr/lib/wsl/lib; keep it on the "
 				       "library path ahead of any other copy");

@@ -401,11 +401,7 @@ static bool is_dir(const char *path)
 	return stat(*path ? path : ".", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/*
- * What the loader makes of the file at path (open_verify): missing, of
- * another class or machine (skipped, the search goes on), or not a
- * loadable ELF file (the loader stops with *why).
- */
+/* glibc's open_verify, then what mapping the file would meet; see resolve.h. */
 enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path,
 				     const char **why)
 {
