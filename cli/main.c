@@ -1,6 +1,7 @@
 /* cudatrace: dispatch to the commands. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "commands.h"
@@ -40,13 +41,105 @@ static void usage(FILE *out)
 		"COMMAND --help' describes each command; 'man cudatrace' all of them.\n");
 }
 
-int main(int argc, char **argv)
+static long command_index(const char *name)
 {
 	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * Edits between a and b (insert, delete, replace, swap two neighbours),
+ * for names of a few letters: "scna" is one from "scan".
+ */
+static size_t edits(const char *a, const char *b)
+{
+	enum { MAX = 16 };
+	size_t d[MAX + 1][MAX + 1], n = strlen(a), m = strlen(b), i, j;
+
+	if (n > MAX || m > MAX)
+		return MAX;
+	for (i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= m; j++) {
+			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m];
+}
+
+/* Is name a program that execvp would find (a path, or a file on PATH)? */
+static bool is_program(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path;; p = end + 1) {
+		size_t len;
+
+		end = strchr(p, ':');
+		len = end ? (size_t)(end - p) : strlen(p);
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", name) <
+			    (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+		if (!end)
+			return false;
+	}
+}
+
+/*
+ * The command a mistyped name was meant to be ("scna": scan), or NULL.
+ * Only for a word that is no program: subcommand names win over programs
+ * only when spelt exactly, and a program is never refused for looking
+ * like one.
+ */
+static const char *meant(const char *name)
+{
+	size_t i, len = strlen(name);
+
+	if (len < 2 || name[0] == '-' || is_program(name))
+		return NULL;
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (edits(name, commands[i].name) <= (len > 4 ? 2u : 1u))
+			return commands[i].name;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *guess;
+	long i;
 
 	if (argc < 2) {
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
+	}
+	if (strcmp(argv[1], "help") == 0 && argc > 2 && command_index(argv[2]) >= 0) {
+		/* cudatrace help run: run --help. */
+		static char help[] = "--help";
+		char *args[] = { argv[2], help, NULL };
+
+		i = command_index(argv[2]);
+		return ct_cmd_exit(commands[i].fn(2, args), false);
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
@@ -58,14 +151,26 @@ int main(int argc, char **argv)
 		return ct_cmd_exit(CT_EXIT_OK, false);
 	}
 	/* Every command's output is checked once, here: none fails silently. */
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0) {
-			/* run's program must inherit cudatrace's dispositions: run guards later. */
-			if (commands[i].fn != ct_cmd_run)
-				ct_cmd_guard_files(CT_EXIT_BAD_INPUT);
-			return ct_cmd_exit(commands[i].fn(argc - 1, argv + 1),
-					   commands[i].fn == ct_cmd_run);
-		}
+	i = command_index(argv[1]);
+	if (i >= 0) {
+		/* getopt's own messages start with argv[0]: "cudatrace scan: ...". */
+		static char names[sizeof(commands) / sizeof(commands[0])][32];
+
+		snprintf(names[i], sizeof(names[i]), "cudatrace %s", commands[i].name);
+		argv[1] = names[i];
+		/* run's program must inherit cudatrace's dispositions: run guards later. */
+		if (commands[i].fn != ct_cmd_run)
+			ct_cmd_guard_files(CT_EXIT_BAD_INPUT);
+		return ct_cmd_exit(commands[i].fn(argc - 1, argv + 1),
+				   commands[i].fn == ct_cmd_run);
+	}
+	guess = meant(argv[1]);
+	if (guess) {
+		ct_error("'%s' is not a cudatrace command, nor a program on PATH; did you mean '%s'?",
+			 argv[1], guess);
+		return CT_EXIT_BAD_INPUT;
+	}
 	/* Anything else is a program to run: cudatrace python train.py. */
+	argv[0] = (char *)"cudatrace";
 	return ct_cmd_exit(ct_cmd_run(argc, argv), true);
 }
