@@ -6,7 +6,8 @@
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
 #   make demo         the same set-up, then cudatrace on the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured (and
-#                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go)
+#                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go;
+#                     SCHEMADIR: the JSON schemas)
 #   make deb          build/deb/cudatrace_VERSION_amd64.deb (dpkg-buildpackage, debian/)
 #   make wheel        build/dist/cudatrace-VERSION-py3-none-manylinux_2_N_x86_64.whl,
 #                     built in a Debian bullseye root when it can be (WHEEL_BUILD)
@@ -26,7 +27,15 @@ LIBDIR ?= $(PREFIX)/lib
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/cudatrace
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# Debian's zsh searches vendor-completions under /usr (packages) and
+# site-functions under /usr/local (the administrator's own installs).
+ifeq ($(PREFIX),/usr)
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+else
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+endif
+# The JSON schemas of every --json document (docs/schema/), with the docs.
+SCHEMADIR ?= $(DOCDIR)/schema
 DESTDIR ?=
 
 CC ?= cc
@@ -295,7 +304,9 @@ install: all
 	$(INSTALL) -m 755 $(B)/cudatrace $(DESTDIR)$(BINDIR)/cudatrace
 	$(INSTALL) -m 644 $(B)/libcudatrace.so $(DESTDIR)$(LIBDIR)/cudatrace/libcudatrace.so
 	$(INSTALL) -m 644 docs/cudatrace.1 $(DESTDIR)$(MANDIR)/man1/cudatrace.1
-	$(INSTALL) -m 644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 644 README.md LICENSE docs/*.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -d $(DESTDIR)$(SCHEMADIR)
+	$(INSTALL) -m 644 docs/schema/*.json docs/schema/README.md $(DESTDIR)$(SCHEMADIR)/
 	$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 644 completions/cudatrace.bash $(DESTDIR)$(BASHCOMPDIR)/cudatrace
 	$(INSTALL) -m 644 completions/_cudatrace $(DESTDIR)$(ZSHCOMPDIR)/_cudatrace
