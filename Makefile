@@ -317,6 +317,7 @@ install: all
 # (so that debhelper's files stay out of the checkout); the .deb, .buildinfo
 # and .changes land in $(B)/deb/.
 deb:
+	@tools/deps --pkg
 	@tools/make-deb $(B)/deb $(VERSION)
 
 # The binary linked with static libelf, liblz4, libzstd and zlib, built in
