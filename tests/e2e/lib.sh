@@ -16,7 +16,37 @@ CUDA_LIB64=${CUDA_LIB64:-/usr/local/cuda/lib64}
 [ -x "$CT" ] || { echo "harness: $CT is not built"; exit 99; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-test.XXXXXX") || exit 99
-trap 'rm -rf "$T"' EXIT
+NB_COPY=
+trap 'rm -rf "$T" ${NB_COPY:+"$NB_COPY"}' EXIT
+
+# nobody_ready: root can act as the user nobody here (setpriv), and what
+# nobody runs lies where nobody reaches it; NB is then the folder that holds
+# it: cudatrace, libcudatrace.so, programs/ and examples/ (CT_NB is NB's
+# cudatrace). The build of a clone under /root (mode 0700) is out of
+# nobody's reach: then those are copied once into a folder of their own
+# that nobody reaches, removed when the test ends. False (status 1) when
+# nobody cannot be played here, so the caller skips that part.
+NB=
+CT_NB=
+nobody_ready() {
+	[ -n "$NB" ] && return 0
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null || return 1
+	if setpriv --reuid=65534 --regid=65534 --clear-groups \
+		sh -c '[ -x "$1" ] && [ -r "$2" ]' _ "$CT" "$CUDATRACE_BUILD/libcudatrace.so" 2>/dev/null; then
+		NB=$CUDATRACE_BUILD
+	else
+		NB_COPY=$(mktemp -d /tmp/cudatrace-nobody.XXXXXX) || return 1
+		cp -p "$CT" "$CUDATRACE_BUILD/libcudatrace.so" "$NB_COPY/" || return 1
+		for d in programs examples; do
+			[ -d "$CUDATRACE_BUILD/$d" ] && { cp -rp "$CUDATRACE_BUILD/$d" "$NB_COPY/" || return 1; }
+		done
+		chmod -R a+rX "$NB_COPY" && chmod 755 "$NB_COPY" || return 1
+		NB=$NB_COPY
+	fi
+	CT_NB=$NB/cudatrace
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CT_NB" --version >/dev/null 2>&1
+}
 
 failures=0
 

@@ -7,11 +7,12 @@
 JSON_TRACES=no
 . "$(dirname "$0")/../e2e/lib.sh"
 
-# as_nobody CMD...: run CMD as the unprivileged user nobody (root only;
-# false when this cannot be done here, so the caller can skip that part).
+# as_nobody CMD...: run CMD as the unprivileged user nobody (root only).
+# can_be_nobody: whether this can be done here, so the caller can skip that
+# part; it is nobody_ready (tests/e2e/lib.sh): what nobody runs comes from
+# $NB ($CT_NB), which nobody reaches even when the build does not.
 can_be_nobody() {
-	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
-		setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null
+	nobody_ready
 }
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"
