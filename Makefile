@@ -13,6 +13,8 @@
 #                     built in a Debian bullseye root when it can be (WHEEL_BUILD)
 #   make check-pkg    both, installed and run in a clean Debian root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
+#   make check-fresh  make demo and make check on a newcomer's fresh Debian (minbase,
+#                     git, make), as root under /root and as a user (as root; CI)
 #   make SANITIZE=address,undefined check
 #   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
 #                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, one at a time
@@ -121,7 +123,7 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-real check-gpu check-pkg demo fuzz bench fixtures \
+.PHONY: all clean install deps check check-real check-gpu check-pkg check-fresh demo fuzz bench fixtures \
 	programs deb wheel
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
@@ -338,6 +340,15 @@ wheel:
 check-pkg: all
 	@tools/deps --pkg || :
 	@tests/pkg/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+
+# The README's two commands (make demo, make check) on a newcomer's fresh
+# machine: a minbase root (git and make only) that tools/make-pkg-root
+# --fresh builds once into /var/cache/cudatrace-tests, the checkout's HEAD
+# cloned into /root (mode 0700) and into a user's home; as root, then as
+# that user (tests/fresh/run). Never part of make check; .ci/run runs it.
+check-fresh:
+	@tools/deps --pkg || :
+	@tests/fresh/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 clean:
 	rm -rf $(B)
