@@ -40,6 +40,7 @@ struct object_facts {
 	const char *path;
 	const char *name; /* the file name: after the last '/' or '!' */
 	int per_gpu;      /* one of NVIDIA's per-GPU libraries: 1, 0, or -1 not asked yet */
+	int torch;        /* links libtorch or libc10: 1, 0, -1 unknown, -2 not asked yet */
 };
 
 static void object_facts_init(struct object_facts *o, const char *path)
@@ -49,11 +50,13 @@ static void object_facts_init(struct object_facts *o, const char *path)
 	o->path = path;
 	o->name = slash > bang ? slash + 1 : bang ? bang + 1 : path;
 	o->per_gpu = -1;
+	o->torch = -2;
 }
 
 struct result {
 	struct ct_verdict v;
 	bool per_gpu;            /* the object is one of NVIDIA's per-GPU libraries */
+	int torch;               /* it links PyTorch (archs.h: ct_arch_build_words) */
 	const char *name;        /* its file name */
 	char reason[1024];       /* why, in one sentence */
 	char details[4][512];    /* consequences and the other fatbins, one line each */
@@ -121,6 +124,27 @@ static bool per_gpu_library(struct object_facts *o)
 	return o->per_gpu;
 }
 
+/*
+ * Does the object link PyTorch (DT_NEEDED libtorch*, libc10*)? Its fix
+ * names TORCH_CUDA_ARCH_LIST only then. A wheel's member is read in
+ * memory only: unknown (-1), both settings named. Asked once.
+ */
+static int links_torch(struct object_facts *o)
+{
+	struct ct_elfinfo e;
+	size_t i;
+
+	if (o->torch > -2)
+		return o->torch;
+	o->torch = -1;
+	ct_elfinfo_init(&e);
+	if (!strchr(o->path, '!') && ct_elfinfo_read(&e, o->path) == 0)
+		for (o->torch = 0, i = 0; i < e.nneeded && !o->torch; i++)
+			o->torch = ct_library_torch(e.needed[i]);
+	ct_elfinfo_release(&e);
+	return o->torch;
+}
+
 static bool any_variant(const struct ct_summary *s, unsigned kind,
 			enum elfscan_variant v)
 {
@@ -170,7 +194,7 @@ static const char *counts_words(const struct ct_image_count *c, size_t n, unsign
  */
 static void fix_rebuild(struct result *r, const struct elfscan_target *t)
 {
-	char gencode[256];
+	char gencode[320];
 
 	if (r->per_gpu) {
 		char toolkit[128];
@@ -180,21 +204,18 @@ static void fix_rebuild(struct result *r, const struct elfscan_target *t)
 			 r->name, t->major, t->minor, toolkit[0] ? ", from " : "", toolkit);
 		return;
 	}
-	snprintf(r->fix, sizeof(r->fix), "rebuild with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-		 ct_arch_gencode_words(t->major, t->minor, gencode, sizeof(gencode)), t->major,
-		 t->minor);
+	snprintf(r->fix, sizeof(r->fix), "rebuild with %s",
+		 ct_arch_build_words(t->major, t->minor, r->torch, gencode, sizeof(gencode)));
 }
 
 static void fix_add_sass(struct result *r, const struct elfscan_target *t)
 {
-	char gencode[256];
+	char gencode[320];
 
 	if (r->per_gpu)
 		return;
-	snprintf(r->fix, sizeof(r->fix), "add SASS for %u.%u with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-		 t->major, t->minor,
-		 ct_arch_gencode_words(t->major, t->minor, gencode, sizeof(gencode)), t->major,
-		 t->minor);
+	snprintf(r->fix, sizeof(r->fix), "add SASS for %u.%u with %s", t->major, t->minor,
+		 ct_arch_build_words(t->major, t->minor, r->torch, gencode, sizeof(gencode)));
 }
 
 /* One fatbin: the image the driver picks, and the rule it runs by. */
@@ -322,6 +343,7 @@ static void judge(struct object_facts *o, const struct elfscan_file *f,
 	if (r->v.verdict == CT_VERDICT_PTX_JIT || r->v.verdict == CT_VERDICT_NO_IMAGE)
 		per_gpu_library(o);
 	r->per_gpu = o->per_gpu > 0;
+	r->torch = r->v.verdict != CT_VERDICT_NO_DEVICE_CODE ? links_torch(o) : -1;
 	r->name = o->name;
 	if (r->v.verdict == CT_VERDICT_NO_DEVICE_CODE) {
 		say(r, "no device code");

@@ -83,3 +83,21 @@ char *ct_arch_gencode_words(unsigned major, unsigned minor, char *buf, size_t si
 		 toolkit[0] ? ": " : "", major, minor, major, minor);
 	return buf;
 }
+
+char *ct_arch_build_words(unsigned major, unsigned minor, int torch, char *buf, size_t size)
+{
+	char gencode[192];
+
+	ct_arch_gencode_words(major, minor, gencode, sizeof(gencode));
+	/* Nothing in an object says CMake built it: its setting is named beside nvcc's flag. */
+	if (torch > 0)
+		snprintf(buf, size, "%s (TORCH_CUDA_ARCH_LIST=\"%u.%u\")", gencode, major, minor);
+	else if (torch == 0)
+		snprintf(buf, size, "%s (CMake: CMAKE_CUDA_ARCHITECTURES=%u%u)", gencode, major,
+			 minor);
+	else
+		snprintf(buf, size, "%s (CMake: CMAKE_CUDA_ARCHITECTURES=%u%u; a PyTorch extension: "
+				    "TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+			 gencode, major, minor, major, minor);
+	return buf;
+}

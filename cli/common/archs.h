@@ -41,4 +41,14 @@ char *ct_arch_toolkit_words(unsigned major, unsigned minor, char *buf, size_t si
  */
 char *ct_arch_gencode_words(unsigned major, unsigned minor, char *buf, size_t size);
 
+/*
+ * The whole rebuild advice for an object: ct_arch_gencode_words, then
+ * its build system's setting. torch 1: the object links libtorch or
+ * libc10 (its DT_NEEDED), whose builds read TORCH_CUDA_ARCH_LIST="9.0";
+ * 0: it does not, and CMake's CMAKE_CUDA_ARCHITECTURES=90 is named (no
+ * object says whether CMake built it); -1: unknown, both named. Into
+ * buf; returns buf.
+ */
+char *ct_arch_build_words(unsigned major, unsigned minor, int torch, char *buf, size_t size);
+
 #endif

@@ -1,5 +1,6 @@
 /* The data tables; see compat.h. Sources in reference/resolution.md 4.2
-   (CUDA 13.1 release notes, Table 3) and reference/fatbin.md 4.1. */
+   (CUDA 13.1 release notes, Table 3) and reference/fatbin.md 4.1; the
+   sonames' in sonames.def. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,42 +75,147 @@ char *ct_cuda_version_words(int cuda, char *buf, unsigned long size)
 	return buf;
 }
 
-const char *ct_pip_package(const char *soname, int cuda_major, char *buf, unsigned long size)
+/* The table (sonames.def), in its order. */
+static const struct soname_row {
+	const char *soname;
+	unsigned cuda;
+	const char *component, *release;
+} sonames[] = {
+#define CT_SONAME(soname, cuda, component, release) { soname, cuda, component, release },
+#include "sonames.def"
+#undef CT_SONAME
+};
+
+#define NSONAMES (sizeof(sonames) / sizeof(sonames[0]))
+
+static const char *base_of(const char *path)
 {
-	/* Library stem -> the component's package name (CUDA 11 and 12). */
-	static const struct {
-		const char *stem, *component;
-	} pkgs[] = {
-		{ "libcudart.so", "cuda-runtime" }, { "libcublasLt.so", "cublas" },
-		{ "libcublas.so", "cublas" },	     { "libcudnn", "cudnn" },
-		{ "libcufft.so", "cufft" },	     { "libcufftw.so", "cufft" },
-		{ "libcurand.so", "curand" },	     { "libcusolver", "cusolver" },
-		{ "libcusparse.so", "cusparse" },   { "libnccl.so", "nccl" },
-		{ "libnvJitLink.so", "nvjitlink" }, { "libnvrtc", "cuda-nvrtc" },
-		{ "libcupti.so", "cuda-cupti" },    { "libnvToolsExt.so", "nvtx" },
-	};
-	const char *base = strrchr(soname, '/');
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* The length of "libcublas" in "libcublas.so.13": the family of a soname. */
+static size_t stem_len(const char *b)
+{
+	const char *so = strstr(b, ".so");
+
+	return so ? (size_t)(so - b) : strlen(b);
+}
+
+static unsigned major_bit(int cuda_major)
+{
+	return cuda_major >= 11 && cuda_major <= 13 ? CT_CU11 << (cuda_major - 11) : 0;
+}
+
+unsigned ct_soname_cuda(const char *soname, const char **release)
+{
+	const char *b = base_of(soname);
+	unsigned mask = 0;
 	size_t i;
 
-	base = base ? base + 1 : soname;
-	if (cuda_major < 11)
-		return NULL;
-	for (i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++) {
-		if (strncmp(base, pkgs[i].stem, strlen(pkgs[i].stem)) != 0)
+	if (release)
+		*release = NULL;
+	for (i = 0; i < NSONAMES; i++) {
+		if (strcmp(sonames[i].soname, b) != 0)
 			continue;
-		/*
-		 * CUDA 13 wheels merge the toolkit's libraries into one
-		 * package per component without the -cuNN suffix; cuDNN and
-		 * NCCL keep it.
-		 */
-		if (cuda_major >= 13 && strcmp(pkgs[i].component, "cudnn") != 0 &&
-		    strcmp(pkgs[i].component, "nccl") != 0)
-			snprintf(buf, size, "nvidia-%s", pkgs[i].component);
-		else
-			snprintf(buf, size, "nvidia-%s-cu%d", pkgs[i].component, cuda_major);
-		return buf;
+		mask |= sonames[i].cuda;
+		if (release && sonames[i].release)
+			*release = sonames[i].release;
 	}
+	return mask;
+}
+
+int ct_cuda_mask_major(unsigned mask)
+{
+	int m, found = 0;
+
+	for (m = 11; m <= 13; m++) {
+		if (!(mask & major_bit(m)))
+			continue;
+		if (found)
+			return 0;
+		found = m;
+	}
+	return found;
+}
+
+char *ct_cuda_mask_words(unsigned mask, char *buf, size_t size)
+{
+	int m, n = 0, total = 0;
+	size_t len;
+
+	for (m = 11; m <= 13; m++)
+		total += (mask & major_bit(m)) != 0;
+	len = (size_t)snprintf(buf, size, "CUDA");
+	for (m = 11; m <= 13 && len < size; m++) {
+		if (!(mask & major_bit(m)))
+			continue;
+		n++;
+		len += (size_t)snprintf(buf + len, size - len, "%s%d",
+					n == 1 ? " " : n == total ? " and " : ", ", m);
+	}
+	return buf;
+}
+
+/* The package of row r for CUDA cuda_major into buf. */
+static const char *package_of(const struct soname_row *r, int cuda_major, char *buf,
+			      unsigned long size)
+{
+	if (!r->component)
+		return NULL;
+	/* CUDA 13's toolkit wheels dropped the -cuNN suffix; cuDNN's and NCCL's kept it. */
+	if (cuda_major >= 13 && !r->release)
+		snprintf(buf, size, "nvidia-%s", r->component);
+	else
+		snprintf(buf, size, "nvidia-%s-cu%d", r->component, cuda_major);
+	return buf;
+}
+
+const char *ct_pip_package(const char *soname, int cuda_major, char *buf, unsigned long size)
+{
+	const char *b = base_of(soname);
+	unsigned bit = major_bit(cuda_major);
+	size_t i, stem = stem_len(b);
+
+	if (!bit)
+		return NULL;
+	/* The soname itself, in that CUDA. */
+	for (i = 0; i < NSONAMES; i++)
+		if (strcmp(sonames[i].soname, b) == 0 && (sonames[i].cuda & bit))
+			return package_of(&sonames[i], cuda_major, buf, size);
+	/* The same library's build for that CUDA (libcublas.so.13 asked for 12). */
+	for (i = 0; i < NSONAMES; i++)
+		if ((sonames[i].cuda & bit) && stem_len(sonames[i].soname) == stem &&
+		    strncmp(sonames[i].soname, b, stem) == 0)
+			return package_of(&sonames[i], cuda_major, buf, size);
 	return NULL;
+}
+
+char *ct_pip_words(const char *soname, int cuda_major, char *buf, size_t size)
+{
+	unsigned mask = ct_soname_cuda(soname, NULL);
+	char pkg[96];
+	int m, n = 0, total = 0;
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (cuda_major && (mask & major_bit(cuda_major)))
+		mask = major_bit(cuda_major);
+	for (m = 11; m <= 13; m++)
+		total += (mask & major_bit(m)) && ct_pip_package(soname, m, pkg, sizeof(pkg));
+	for (m = 11; m <= 13 && len < size; m++) {
+		if (!(mask & major_bit(m)) || !ct_pip_package(soname, m, pkg, sizeof(pkg)))
+			continue;
+		n++;
+		if (total == 1)
+			len += (size_t)snprintf(buf + len, size - len, "%s", pkg);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%s (CUDA %d)",
+						n == 1 ? "" : n == total ? " or " : ", ", pkg, m);
+	}
+	return buf;
 }
 
 int ct_runtime_major(const char *soname)

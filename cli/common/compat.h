@@ -8,6 +8,8 @@
 #ifndef CT_COMPAT_H
 #define CT_COMPAT_H
 
+#include <stddef.h>
+
 /*
  * The driver a CUDA X.Y toolkit ships with (full features), such as
  * "580.65.06" for 13.0; NULL when unknown (a newer CUDA than the table:
@@ -27,12 +29,42 @@ int ct_ptx_isa_cuda(unsigned major, unsigned minor);
 /* "12.4" from 12040; into buf. */
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size);
 
+/* The CUDA majors, as bits of a mask (sonames.def). */
+enum { CT_CU11 = 1u << 0, CT_CU12 = 1u << 1, CT_CU13 = 1u << 2 };
+
 /*
- * The pip package that ships the library (by soname stem) for a CUDA
- * major: "nvidia-cuda-runtime-cu12" for libcudart.so.12 and 12;
- * NULL when none is known.
+ * The CUDA majors whose toolkit ships the library soname (a path or a
+ * file name): a mask of CT_CU11.. bits, several for a soname two majors
+ * share (libcurand.so.10: all three); 0 when the table does not know it.
+ * *release (may be NULL): "cuDNN 9", "NCCL 2" for a library versioned on
+ * its own, else NULL. The soname's own major is never taken for CUDA's:
+ * libcufft.so.11 is CUDA 12's.
+ */
+unsigned ct_soname_cuda(const char *soname, const char **release);
+
+/* The one major of a mask (12 for CT_CU12); 0 when it holds none or several. */
+int ct_cuda_mask_major(unsigned mask);
+
+/* "CUDA 12", "CUDA 11 and 12", "CUDA 11, 12 and 13"; into buf; returns buf. */
+char *ct_cuda_mask_words(unsigned mask, char *buf, size_t size);
+
+/*
+ * The pip package that ships soname for CUDA cuda_major, from the table:
+ * "nvidia-cufft-cu12" for libcufft.so.11 and 12, "nvidia-cufft" for CUDA
+ * 13's. A soname that CUDA does not ship gives the same library's
+ * package for that major (libcublas.so.13 and 12: nvidia-cublas-cu12),
+ * for a fix that swaps builds. NULL when none is known. Into buf.
  */
 const char *ct_pip_package(const char *soname, int cuda_major, char *buf, unsigned long size);
+
+/*
+ * What to pip install for soname, in words: its package for cuda_major
+ * when that major ships it, else for the one major that does, else one
+ * per major: "nvidia-curand-cu11 (CUDA 11), nvidia-curand-cu12 (CUDA 12)
+ * or nvidia-curand (CUDA 13)". "" when no pip package ships it. Into buf;
+ * returns buf.
+ */
+char *ct_pip_words(const char *soname, int cuda_major, char *buf, size_t size);
 
 /* CUDA's major from a runtime soname: libcudart.so.12 -> 12, .11.0 -> 11; or 0. */
 int ct_runtime_major(const char *soname);

@@ -180,3 +180,28 @@ const char *ct_renamed_words(const char *name, const char *soname, int cuda, int
 	snprintf(buf, size, "'%s' is %s%s, renamed", name, soname, cw);
 	return buf;
 }
+
+bool ct_python_shipped(const char *path)
+{
+	const char *b;
+
+	if (!path)
+		return false;
+	b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	/* A wheel's member, a site folder's file, or a Python extension wherever it was built. */
+	return strchr(path, '!') || strstr(path, "/site-packages/") || strstr(path, "/dist-packages/") ||
+	       strstr(b, ".cpython-") || strstr(b, ".abi3.so") || strstr(b, ".pypy");
+}
+
+bool ct_library_torch(const char *name)
+{
+	const char *b = name ? strrchr(name, '/') : NULL;
+
+	if (!name)
+		return false;
+	b = b ? b + 1 : name;
+	/* libtorch.so, libtorch_cuda.so, libtorch_python.so, libc10.so, libc10_cuda.so (Debian: .so.2.6). */
+	return (strncmp(b, "libtorch", 8) == 0 && (b[8] == '.' || b[8] == '_')) ||
+	       (strncmp(b, "libc10", 6) == 0 && (b[6] == '.' || b[6] == '_'));
+}

@@ -61,4 +61,16 @@ const char *ct_renamed_words(const char *name, const char *soname, int cuda, int
  */
 const char *ct_library_release(const char *path, char *buf, size_t size);
 
+/*
+ * Is the object at path one that a Python package ships or loads: a
+ * wheel's member ("x.whl!x/_C.so"), a file under a site-packages or
+ * dist-packages folder, or a Python extension by its name
+ * ("_C.cpython-311-x86_64-linux-gnu.so", "x.abi3.so")? A fix by pip helps
+ * only those.
+ */
+bool ct_python_shipped(const char *path);
+
+/* Is the library (a path or soname) PyTorch's own: libtorch*, libc10*? */
+bool ct_library_torch(const char *name);
+
 #endif

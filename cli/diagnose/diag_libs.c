@@ -49,15 +49,79 @@ static bool same_major(const char *name, const struct ct_loaded *o)
 }
 
 /*
+ * The CUDA major of a requester's build, for a library that several
+ * majors ship (libcurand.so.10): the runtime it needs, else the one major
+ * of its other CUDA libraries, else the runtime the process loaded; 0
+ * when none says.
+ */
+static int context_cuda(const struct ctx *c, const char *requester)
+{
+	const struct ct_elfinfo *e = requester ? ct_dx_elfinfo(c, requester) : NULL;
+	size_t i;
+	int m;
+
+	for (i = 0; e && i < e->nneeded; i++)
+		if ((m = ct_runtime_major(e->needed[i])) > 0)
+			return m;
+	for (i = 0; e && i < e->nneeded; i++)
+		if ((m = ct_cuda_mask_major(ct_soname_cuda(e->needed[i], NULL))) > 0)
+			return m;
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+
+		if (!o->shim && (m = ct_runtime_major(o->soname ? o->soname : o->path)) > 0)
+			return m;
+	}
+	return 0;
+}
+
+/*
+ * Where name comes from, in words (sonames.def): "pip install
+ * nvidia-cublas-cu12, or the CUDA 12 toolkit or your distribution's
+ * package of libcublas.so.12" for an object a Python package ships
+ * (python), the toolkit or distribution alone for others (a pip wheel
+ * helps no Node or C program); "" when the table does not know it.
+ */
+static const char *install_words(const char *name, int cuda, bool python, char *buf, size_t size)
+{
+	const char *release;
+	unsigned mask = ct_soname_cuda(name, &release);
+	char pkg[256], cw[48];
+
+	buf[0] = '\0';
+	if (!mask)
+		return buf;
+	if (cuda >= 11 && cuda <= 13 && (mask & (CT_CU11 << (cuda - 11))))
+		mask = CT_CU11 << (cuda - 11);
+	ct_cuda_mask_words(mask, cw, sizeof(cw));
+	ct_pip_words(name, cuda, pkg, sizeof(pkg));
+	if (python && pkg[0] && release)
+		snprintf(buf, size, "pip install %s, or %s for %s from NVIDIA or your "
+				    "distribution",
+			 pkg, release, cw);
+	else if (python && pkg[0])
+		snprintf(buf, size, "pip install %s, or the %s toolkit or your distribution's "
+				    "package of %s",
+			 pkg, cw, name);
+	else if (release)
+		snprintf(buf, size, "%s for %s, from NVIDIA or your distribution", release, cw);
+	else
+		snprintf(buf, size, "the %s toolkit, or your distribution's package of %s", cw,
+			 name);
+	return buf;
+}
+
+/*
  * The fix of a miss, for who asked: one object (its file name) or several
- * ("a, b and c", many set).
+ * ("a, b and c", many set). python: an asker a Python package ships (pip
+ * helps); cuda: the CUDA major the askers were built for, or 0.
  */
 static void fix_not_found(struct ct_finding *f, const char *name, const char *who, bool many,
-			  enum ct_search_kind kind, const struct ct_copies *cs)
+			  enum ct_search_kind kind, const struct ct_copies *cs, bool python,
+			  int cuda)
 {
 	const struct ct_copy *same = NULL, *other = NULL;
-	const char *major_s = strstr(name, ".so.");
-	char pkg[96];
+	char how[512];
 	size_t i;
 
 	for (i = 0; i < cs->n; i++) {
@@ -94,22 +158,19 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 		free(dir);
 		return;
 	}
-	if (!ct_pip_package(name, major_s ? atoi(major_s + 4) : 0, pkg, sizeof(pkg)))
-		pkg[0] = '\0';
+	install_words(name, cuda, python, how, sizeof(how));
 	if (other && many)
 		ct_finding_fix(f, "%s were built for %s and only %s is here: install %s%s%s%s, or "
 				  "use builds of them made for the one present",
-			       who, name, ct_dx_base(other->path), name,
-			       pkg[0] ? " (pip install " : "", pkg, pkg[0] ? ")" : "");
+			       who, name, ct_dx_base(other->path), name, how[0] ? " (" : "", how,
+			       how[0] ? ")" : "");
 	else if (other)
 		ct_finding_fix(f, "%s was built for %s and only %s is here: install %s%s%s%s, or "
 				  "use a build of %s made for the one present",
-			       who, name, ct_dx_base(other->path), name,
-			       pkg[0] ? " (pip install " : "", pkg, pkg[0] ? ")" : "", who);
-	else if (pkg[0])
-		ct_finding_fix(f, "install it: pip install %s (or the CUDA toolkit or distribution "
-				  "package that ships %s)",
-			       pkg, name);
+			       who, name, ct_dx_base(other->path), name, how[0] ? " (" : "", how,
+			       how[0] ? ")" : "", who);
+	else if (how[0])
+		ct_finding_fix(f, "install it: %s", how);
 	else
 		ct_finding_fix(f, "install the package that ships %s, or put its directory on "
 				  "LD_LIBRARY_PATH",
@@ -234,6 +295,8 @@ struct miss_state {
 	char *refused;          /* the file the loader stopped at, or NULL */
 	const char *refused_why;
 	bool unreadable;        /* a candidate the process may not read: its fix stands */
+	bool python;            /* an asker a Python package ships: pip helps */
+	int cuda;               /* the askers' CUDA major, or 0 */
 };
 
 static void miss_state_free(void *p)
@@ -252,7 +315,9 @@ static void miss_state_free(void *p)
 static void miss_restate(struct ct_finding *f)
 {
 	const struct miss_state *m = f->state;
+	bool python = m->python;
 	char who[512];
+	size_t i;
 
 	ct_finding_askers_words(f, who, sizeof(who));
 	free(f->message);
@@ -263,8 +328,11 @@ static void miss_restate(struct ct_finding *f)
 			: asprintf(&f->message, "'%s' was not found (needed by %zu objects)", m->name,
 				   ct_finding_askers(f))) < 0)
 		ct_out_of_memory();
+	/* pip helps when any of the askers is a Python package's. */
+	for (i = 0; i < f->nneeded_by && !python; i++)
+		python = ct_python_shipped(f->needed_by[i].object);
 	if (!m->refused && !m->unreadable)
-		fix_not_found(f, m->name, who, true, m->kind, &m->cs);
+		fix_not_found(f, m->name, who, true, m->kind, &m->cs, python, m->cuda);
 }
 
 /*
@@ -479,7 +547,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 					  "the folders above it)",
 				       unreadable);
 		else
-			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs);
+			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs,
+				      ct_python_shipped(requester), context_cuda(c, requester));
 		if (ct_dx_is_nvml(s->name) && !alt && !refused) {
 			nvml_fix(f);
 			ct_copies_release(&cs);
@@ -501,6 +570,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 			m->refused = refused ? ct_xstrdup(refused) : NULL;
 			m->refused_why = why;
 			m->unreadable = unreadable != NULL;
+			m->python = ct_python_shipped(requester);
+			m->cuda = context_cuda(c, requester);
 			f->state = m;
 			f->state_free = miss_state_free;
 			f->restate = miss_restate;

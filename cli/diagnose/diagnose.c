@@ -898,6 +898,20 @@ static const struct ct_devfile *judge_code(struct ct_diagnosis *d, const char *p
 	return f;
 }
 
+/* Does the object link PyTorch (libtorch, libc10)? 1, 0, or -1 when its file is unreadable. */
+static int links_torch(const struct ctx *c, const char *path)
+{
+	const struct ct_elfinfo *e = ct_dx_elfinfo(c, path);
+	size_t i;
+
+	if (!e)
+		return -1;
+	for (i = 0; i < e->nneeded; i++)
+		if (ct_library_torch(e->needed[i]))
+			return 1;
+	return 0;
+}
+
 static void rule_device_code(struct ctx *c)
 {
 	struct ct_diagnosis *d = c->d;
@@ -910,7 +924,7 @@ static void rule_device_code(struct ctx *c)
 		const struct ct_devfile *code;
 		const struct elfscan_file *f;
 		const char *archs;
-		char need[32], have[32], gencode[192];
+		char need[32], have[32], gencode[320];
 
 		if (o->shim || !(code = judge_code(d, o->path)))
 			continue;
@@ -933,12 +947,11 @@ static void rule_device_code(struct ctx *c)
 							"later GPU");
 				ct_finding_evidence(fd, "kernel launches fail with \"no kernel image is "
 							"available for execution on the device\"");
-				ct_finding_fix(fd, "rebuild %s with %s (TORCH_CUDA_ARCH_LIST=\"%u.%u\"), "
-						   "or install a build that has it",
+				ct_finding_fix(fd, "rebuild %s with %s, or install a build that has it",
 					       ct_dx_base(o->path),
-					       ct_arch_gencode_words(tg->major, tg->minor, gencode,
-								     sizeof(gencode)),
-					       tg->major, tg->minor);
+					       ct_arch_build_words(tg->major, tg->minor,
+								   links_torch(c, o->path), gencode,
+								   sizeof(gencode)));
 				ct_dx_where(c, fd);
 				continue;
 			}
@@ -983,12 +996,10 @@ static void rule_device_code(struct ctx *c)
 				ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
 				ct_finding_evidence(fd, "the first launch is slow (the JIT cache is "
 							"~/.nv/ComputeCache)");
-				ct_finding_fix(fd, "add SASS for %u.%u with %s "
-						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-					       tg->major, tg->minor,
-					       ct_arch_gencode_words(tg->major, tg->minor, gencode,
-								     sizeof(gencode)),
-					       tg->major, tg->minor);
+				ct_finding_fix(fd, "add SASS for %u.%u with %s", tg->major, tg->minor,
+					       ct_arch_build_words(tg->major, tg->minor,
+								   links_torch(c, o->path), gencode,
+								   sizeof(gencode)));
 				ct_dx_where(c, fd);
 			}
 		}

@@ -653,6 +653,22 @@ out:
 
 /* ---- device code ------------------------------------------------------------ */
 
+
+/* Does the file link PyTorch (libtorch, libc10)? 1, 0, or -1 when it cannot be read. */
+static int links_torch(const char *path)
+{
+	struct ct_elfinfo e;
+	int torch = -1;
+	size_t i;
+
+	ct_elfinfo_init(&e);
+	if (ct_elfinfo_read(&e, path) == 0)
+		for (torch = 0, i = 0; i < e.nneeded && !torch; i++)
+			torch = ct_library_torch(e.needed[i]);
+	ct_elfinfo_release(&e);
+	return torch;
+}
+
 static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *m)
 {
 	const struct ct_pkg_machine *M = J->m;
@@ -686,7 +702,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 		struct ct_pkg_verdict *pv = &m->verdicts[m->nverdicts++];
 		struct ct_verdict v;
 		struct ct_finding *fd;
-		char gencode[256];
+		char gencode[320];
 
 		ct_verdict_judge(&v, &f, &M->targets[t], per_gpu);
 		snprintf(pv->target, sizeof(pv->target), "%s", M->target_names[t]);
@@ -714,13 +730,12 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 					       per_gpu ? base(m->path) : p->name, M->targets[t].major,
 					       M->targets[t].minor, toolkit[0] ? ", from " : "", toolkit);
 			else
-				ct_finding_fix(fd, "install a build of %s for %u.%u, or rebuild it with %s "
-						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
+				ct_finding_fix(fd, "install a build of %s for %u.%u, or rebuild it with %s",
 					       p->name, M->targets[t].major, M->targets[t].minor,
-					       ct_arch_gencode_words(M->targets[t].major,
-								     M->targets[t].minor, gencode,
-								     sizeof(gencode)),
-					       M->targets[t].major, M->targets[t].minor);
+					       ct_arch_build_words(M->targets[t].major,
+								   M->targets[t].minor,
+								   links_torch(m->path), gencode,
+								   sizeof(gencode)));
 		} else if (v.verdict == CT_VERDICT_PTX_JIT && !per_gpu) {
 			fd = ct_finding_add(&p->findings, CT_F_PTX_JIT_ONLY, m->path,
 					    "'%s' runs on %s only as PTX, compiled at first launch",
@@ -736,13 +751,12 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 					       p->name, M->targets[t].major, M->targets[t].minor,
 					       toolkit[0] ? ", from " : "", toolkit);
 			else
-				ct_finding_fix(fd, "add SASS for %u.%u with %s "
-						   "(TORCH_CUDA_ARCH_LIST=\"%u.%u\")",
-					       M->targets[t].major, M->targets[t].minor,
-					       ct_arch_gencode_words(M->targets[t].major,
-								     M->targets[t].minor, gencode,
-								     sizeof(gencode)),
-					       M->targets[t].major, M->targets[t].minor);
+				ct_finding_fix(fd, "add SASS for %u.%u with %s", M->targets[t].major,
+					       M->targets[t].minor,
+					       ct_arch_build_words(M->targets[t].major,
+								   M->targets[t].minor,
+								   links_torch(m->path), gencode,
+								   sizeof(gencode)));
 		}
 		ct_verdict_release(&v);
 	}

@@ -375,9 +375,9 @@ static void renamed_fix(char *buf, size_t size, const char *lacking, const char 
 			enum ct_rule via, const struct ct_verneed *need, const char *having,
 			const char *where)
 {
-	const char *slash = strrchr(lacking, '/'), *v = strstr(need->file, ".so.");
+	const char *slash = strrchr(lacking, '/');
 	int dlen = slash ? (int)(slash - lacking) : (int)strlen(lacking);
-	char pkg[96], how[512], then[1024];
+	char pkg[256], how[512], then[1024];
 
 	if (via == CT_RULE_PRELOAD)
 		snprintf(how, sizeof(how), "drop it from LD_PRELOAD");
@@ -390,7 +390,7 @@ static void renamed_fix(char *buf, size_t size, const char *lacking, const char 
 	if (having)
 		snprintf(then, sizeof(then), "then what needs %s gets %s (%s)", need->file, having,
 			 where);
-	else if (ct_pip_package(need->file, v ? atoi(v + 4) : 0, pkg, sizeof(pkg)))
+	else if (ct_pip_words(need->file, 0, pkg, sizeof(pkg))[0])
 		snprintf(then, sizeof(then), "then install the real %s: pip install %s, or the "
 					     "distribution's package",
 			 need->file, pkg);
