@@ -17,6 +17,9 @@ CUDA_LIB64=${CUDA_LIB64:-/usr/local/cuda/lib64}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
+# cudatrace run's private trace folders go in the test's own: no test meets
+# another's, nor those killed runs left in /tmp (run warns about them).
+mkdir "$T/tmpdir" && export TMPDIR=$T/tmpdir || exit 99
 
 failures=0
 
