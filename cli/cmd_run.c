@@ -31,6 +31,7 @@
 #include "resolve.h"
 #include "json.h"
 #include "run_dir.h"
+#include "run_stale.h"
 #include "text.h"
 #include "trace.h"
 
@@ -41,15 +42,36 @@
 static volatile sig_atomic_t child_pid;
 
 /*
- * Signals sent to cudatrace by another process (kill, a job scheduler) go
- * on to the program; those the terminal sends reach the program directly
- * (it is in our process group), so forwarding them would deliver twice.
+ * What SIGINT, SIGTERM, SIGHUP and SIGQUIT do (docs/run.md, "Signals").
+ * While the program runs, they are the program's: those sent to cudatrace
+ * by another process (kill, a job scheduler) go on to it; those the
+ * terminal sends reach it directly (it is in our process group), so
+ * forwarding them would deliver twice. Once it is reaped, they end
+ * cudatrace as they would have, after its private trace folder (every
+ * command line and environment of the run) is removed; SIGPIPE too.
  */
-static void forward(int sig, siginfo_t *si, void *ctx)
+enum { PHASE_NONE, PHASE_WAIT, PHASE_REPORT };
+static volatile sig_atomic_t phase;
+static const struct ct_run_dir *private_dir; /* removed on a signal in PHASE_REPORT */
+
+static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
+	sigset_t set;
+
 	(void)ctx;
-	if (child_pid > 0 && si && si->si_code <= 0 && si->si_pid != child_pid)
-		kill((pid_t)child_pid, sig);
+	if (phase == PHASE_WAIT) {
+		if (child_pid > 0 && si && si->si_code <= 0 && si->si_pid != child_pid)
+			kill((pid_t)child_pid, sig);
+		return;
+	}
+	if (phase == PHASE_REPORT && private_dir)
+		ct_run_dir_remove(private_dir);
+	/* Die of it as without a handler: the shell sees which signal. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static bool readable(const char *path)
@@ -246,6 +268,37 @@ static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, 
 	return -1;
 }
 
+/* The earlier runs' private folders left behind: say so, or remove them. */
+static void say_stale(void *ctx, const char *path, bool removed, int err)
+{
+	char quoted[PATH_MAX * 4 + 3], *q = quoted;
+	const char *c;
+
+	(void)ctx;
+	if (removed) {
+		ct_error("removed '%s', the trace directory an earlier run left over a day ago", path);
+		return;
+	}
+	*q++ = '\'';
+	for (c = path; *c; c++) {
+		if (*c == '\'') {
+			memcpy(q, "'\\''", 4);
+			q += 4;
+		} else {
+			*q++ = *c;
+		}
+	}
+	*q++ = '\'';
+	*q = '\0';
+	if (err)
+		ct_error("warning: cannot remove '%s', the trace directory an earlier run left "
+			 "(its command lines and environment): %s", path, strerror(-err));
+	else
+		ct_error("warning: '%s' is the trace directory of an earlier run that ended "
+			 "without removing it (killed?); it holds that run's command lines and "
+			 "environment: remove it with: rm -rf -- %s", path, quoted);
+}
+
 /* Open the trace folder (-o DIR, or a private one); 0, or -1 after saying why. */
 static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 {
@@ -255,8 +308,12 @@ static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 	if (!out_dir) {
 		if (!tmp || tmp[0] != '/')
 			tmp = "/tmp";
-		if ((err = ct_run_dir_private(d, tmp)) == 0)
+		ct_run_stale_scan(tmp, say_stale, NULL);
+		if ((err = ct_run_dir_private(d, tmp)) == 0) {
+			/* Locked while this run lives: the next ones know it from a dead one's. */
+			ct_run_stale_hold(d->fd);
 			return 0;
+		}
 		if (err == -ENAMETOOLONG)
 			ct_error("cannot create a trace directory in %s: its path is too long "
 				 "(cudatrace's shim takes at most %d bytes)", tmp, CT_TRACE_DIR_MAX);
@@ -364,35 +421,102 @@ static void usage(FILE *out)
 		"written or nothing was recorded (said on stderr).\n");
 }
 
-/* The signals passed on to the program, and what they did before. */
-static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-static struct sigaction saved[sizeof(forwarded) / sizeof(forwarded[0])];
+/*
+ * The signals handled (on_signal), and what they did before. The last,
+ * SIGPIPE, only once the program is reaped: then cudatrace writes.
+ */
+static const int handled[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+#define NHANDLED (sizeof(handled) / sizeof(handled[0]))
+#define NFORWARDED (NHANDLED - 1)
+static struct sigaction saved[NHANDLED];
+static size_t nsaved;
 
-static void forward_signals(void)
+/* handled[0..n): on_signal, but those ignored (nohup, a background job). */
+static void handle_signals(size_t n)
 {
 	struct sigaction sa;
 	size_t i;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward;
+	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
-		sigaction(forwarded[i], NULL, &saved[i]);
-		/* Ignored (nohup, a background job): the program inherits that. */
+	/* One at a time: the folder is removed once. */
+	for (i = 0; i < NHANDLED; i++)
+		sigaddset(&sa.sa_mask, handled[i]);
+	for (; nsaved < n; nsaved++)
+		sigaction(handled[nsaved], NULL, &saved[nsaved]);
+	for (i = 0; i < n; i++)
+		/* Ignored: the program inherits that, and it stays so. */
 		if (saved[i].sa_handler != SIG_IGN)
-			sigaction(forwarded[i], &sa, NULL);
-	}
+			sigaction(handled[i], &sa, NULL);
 }
 
-/* Once the program is reaped, the signals end cudatrace again. */
+/* The signals as they were; one that came meanwhile acts now. */
 static void restore_signals(void)
 {
+	sigset_t set, old;
 	size_t i;
 
-	for (i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaction(forwarded[i], &saved[i], NULL);
+	sigemptyset(&set);
+	for (i = 0; i < NHANDLED; i++)
+		sigaddset(&set, handled[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	phase = PHASE_NONE;
+	for (i = 0; i < nsaved; i++)
+		sigaction(handled[i], &saved[i], NULL);
+	nsaved = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
+
+/*
+ * The private folder removed and closed, then the signals as they were:
+ * one that comes meanwhile waits for both, then acts as it would have.
+ */
+static void close_private(struct ct_run_dir *d)
+{
+	sigset_t set, old;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < NHANDLED; i++)
+		sigaddset(&set, handled[i]);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	ct_run_dir_close(d);
+	private_dir = NULL;
+	restore_signals();
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * The program stopped itself (raise(SIGTSTP), a read from the terminal in
+ * the background) or was stopped alone: cudatrace stops too, so that the
+ * shell, which waits for cudatrace, gets the terminal back and sees the
+ * job stopped; when cudatrace is continued (fg, bg, kill -CONT), so is the
+ * program. Stopped with cudatrace by the terminal (Ctrl-Z), the program
+ * was continued with it too: nothing to do.
+ */
+static void follow_stop(pid_t pid, int sig)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			/* "pid (comm) S ...": comm may hold anything, the state follows its last ')'. */
+			if ((p = strrchr(buf, ')')) && p[1] == ' ' && p[2] != 'T')
+				return;
+		}
+	}
+	raise(sig == SIGSTOP || sig == SIGTTIN || sig == SIGTTOU ? sig : SIGTSTP);
+	kill(pid, SIGCONT);
+}
+
 
 int ct_cmd_run(int argc, char **argv)
 {
@@ -474,7 +598,8 @@ int ct_cmd_run(int argc, char **argv)
 	if (eager)
 		setenv("CUDA_MODULE_LOADING", "EAGER", 1);
 
-	forward_signals();
+	phase = PHASE_WAIT;
+	handle_signals(NFORWARDED);
 	clock_gettime(CLOCK_REALTIME, &start);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fflush(NULL);
@@ -491,10 +616,25 @@ int ct_cmd_run(int argc, char **argv)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	for (;;) {
+		if (waitpid(pid, &status, WUNTRACED) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!WIFSTOPPED(status))
+			break;
+		follow_stop(pid, WSTOPSIG(status));
+	}
+	/* Reaped: from now on a signal ends cudatrace (no moment it is lost). */
+	if (dir.private_dir) {
+		private_dir = &dir;
+		phase = PHASE_REPORT;
+		handle_signals(NHANDLED);
+	} else {
+		restore_signals();
+	}
 	child_pid = 0;
-	restore_signals();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	/* A file cut short under the report's scan: the status run would return. */
 	ct_cmd_guard_files(WIFSIGNALED(status)				   ? 128 + WTERMSIG(status)
@@ -575,7 +715,10 @@ int ct_cmd_run(int argc, char **argv)
 	}
 	if (out_dir && !quiet)
 		ct_tprintf(stderr, "\ntrace kept in %s\n", dir.path);
-	ct_run_dir_close(&dir);
+	if (dir.private_dir)
+		close_private(&dir);
+	else
+		ct_run_dir_close(&dir);
 	if (ct_cmd_flush(stderr, NULL) != 0)
 		failed = true;
 	if (WIFSIGNALED(status))

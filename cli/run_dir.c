@@ -2,10 +2,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ct_limits.h"
@@ -310,27 +312,69 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
 	return rc;
 }
 
-void ct_run_dir_close(struct ct_run_dir *d)
+/* What getdents64 gives: the kernel's own record (no libc wrapper needed). */
+struct dirent64_rec {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+int ct_run_dir_empty(int fd)
+{
+	/* The names are read through a descriptor of its own: fd's offset stays. */
+	int list_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), removed;
+	char buf[4096] __attribute__((aligned(8)));
+	long n;
+
+	if (list_fd < 0)
+		return -errno;
+	/* Again until a pass removes nothing: names removed under a read. */
+	do {
+		removed = 0;
+		if (lseek(list_fd, 0, SEEK_SET) != 0)
+			break;
+		while ((n = syscall(SYS_getdents64, list_fd, buf, sizeof(buf))) > 0) {
+			long pos;
+
+			for (pos = 0; pos < n;) {
+				const struct dirent64_rec *de = (const void *)(buf + pos);
+
+				pos += de->reclen;
+				if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0)
+					continue;
+				/* unlinkat never follows a link: a planted one goes, its target stays. */
+				if (unlinkat(fd, de->name, 0) == 0 ||
+				    (errno == EISDIR && unlinkat(fd, de->name, AT_REMOVEDIR) == 0))
+					removed = 1;
+			}
+		}
+	} while (removed);
+	close(list_fd);
+	return 0;
+}
+
+void ct_run_dir_remove(const struct ct_run_dir *d)
 {
 	struct stat a, b;
-	struct dirent *de;
-	DIR *dir;
+	int saved = errno;
 
+	if (d->fd < 0 || !d->private_dir)
+		return;
+	ct_run_dir_empty(d->fd);
+	/* Its name, only while it still names this folder (not a link). */
+	if (fstat(d->fd, &a) == 0 && fstatat(AT_FDCWD, d->path, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		rmdir(d->path);
+	errno = saved;
+}
+
+void ct_run_dir_close(struct ct_run_dir *d)
+{
 	if (d->fd < 0)
 		return;
-	if (d->private_dir && (dir = list(d))) {
-		while ((de = readdir(dir))) {
-			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-				continue;
-			if (unlinkat(d->fd, de->d_name, 0) != 0 && errno == EISDIR)
-				unlinkat(d->fd, de->d_name, AT_REMOVEDIR);
-		}
-		closedir(dir);
-		/* Its name, only while it still names this folder (not a link). */
-		if (fstat(d->fd, &a) == 0 && lstat(d->path, &b) == 0 && S_ISDIR(b.st_mode) &&
-		    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			rmdir(d->path);
-	}
+	ct_run_dir_remove(d);
 	close(d->fd);
 	d->fd = -1;
 }

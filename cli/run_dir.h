@@ -87,4 +87,18 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
  */
 void ct_run_dir_close(struct ct_run_dir *d);
 
+/*
+ * A private folder emptied and removed as ct_run_dir_close does, its
+ * descriptor kept open; nothing else. Async-signal-safe (system calls
+ * only, errno kept): run's handler of SIGTERM and the like calls it
+ * before the signal ends cudatrace.
+ */
+void ct_run_dir_remove(const struct ct_run_dir *d);
+
+/*
+ * Remove what the folder open on fd holds, through fd: files, links
+ * (never followed) and empty folders. Async-signal-safe. 0 or -errno.
+ */
+int ct_run_dir_empty(int fd);
+
 #endif

@@ -360,11 +360,14 @@ static int scan_segments(struct elfscan_file *f, Elf *elf)
  */
 struct section_job {
 	size_t section;
-	uint64_t offset, size;   /* size clamped to the file */
-	uint64_t sh_size;        /* as the header says */
+	const char *name;        /* libelf's, until elf_end */
+	uint64_t offset, size;   /* what is scanned: clamped to the file, and
+				    to the bytes no other job scans */
+	uint64_t sh_offset, sh_size, sh_addr; /* as the header says */
 	uint64_t delta;
 	int known;
 	int outside;             /* the header puts it (partly) past the end */
+	int alias;               /* its bytes are another job's: not scanned */
 	struct elfscan_file out;
 	int rc;
 };
@@ -525,6 +528,76 @@ static int run_jobs(struct elfscan_file *f, struct section_job *jobs, size_t n,
 	return rc;
 }
 
+/* By start, the longest first, a known section before others there. */
+static int cmp_job_range(const void *a, const void *b)
+{
+	const struct section_job *x = *(struct section_job *const *)a;
+	const struct section_job *y = *(struct section_job *const *)b;
+	uint64_t ex = x->offset + x->size, ey = y->offset + y->size;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
+	if (x->known != y->known)
+		return y->known - x->known;
+	if (x->sh_size != y->sh_size)
+		return x->sh_size > y->sh_size ? -1 : 1;
+	return x < y ? -1 : x > y; /* header order */
+}
+
+/*
+ * Each byte of the file is searched by one job at most. Section headers
+ * are the file's word only: 70,000 of them may name one .nv_fatbin, and
+ * scanning each would count its containers 70,000 times (and take as
+ * long). A job whose bytes another job covers is dropped (no section
+ * entry either); one that overlaps another's end keeps its own bytes only,
+ * found by the magic scan (a walk must start at a container; none under
+ * no_magic_scan). Real files
+ * have no overlapping sections; the jobs left keep header order.
+ */
+static int drop_aliases(struct section_job *jobs, size_t *n, bool no_magic_scan)
+{
+	struct section_job **by, *zero = NULL;
+	uint64_t covered = 0;
+	size_t i, k;
+
+	if (*n < 2)
+		return 0;
+	if (!(by = calloc(*n, sizeof(*by))))
+		return -ENOMEM;
+	for (i = 0; i < *n; i++)
+		by[i] = &jobs[i];
+	qsort(by, *n, sizeof(*by), cmp_job_range);
+	for (i = 0; i < *n; i++) {
+		struct section_job *j = by[i];
+		uint64_t end = j->offset + j->size;
+
+		if (!j->size) { /* wholly past the end: one problem per header */
+			j->alias = zero && zero->sh_offset == j->sh_offset &&
+				   zero->sh_size == j->sh_size;
+			zero = j;
+			continue;
+		}
+		if (end <= covered || (j->offset < covered && no_magic_scan)) {
+			j->alias = 1;
+			continue;
+		}
+		if (j->offset < covered) {
+			j->known = 0;
+			j->size = end - covered;
+			j->offset = covered;
+		}
+		covered = end;
+	}
+	free(by);
+	for (i = k = 0; i < *n; i++)
+		if (!jobs[i].alias)
+			jobs[k++] = jobs[i];
+	*n = k;
+	return 0;
+}
+
 int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 {
 	Elf *elf;
@@ -610,12 +683,10 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 			continue;
 		if (njobs == shnum)
 			break;
-		j = &jobs[njobs];
-		rc = es_add_section(f, name, sh.sh_offset, sh.sh_size,
-				    sh.sh_addr, &j->section);
-		if (rc)
-			break;
-		njobs++;
+		j = &jobs[njobs++];
+		j->name = name;
+		j->sh_offset = sh.sh_offset;
+		j->sh_addr = sh.sh_addr;
 		j->known = known;
 		j->offset = sh.sh_offset;
 		j->sh_size = sh.sh_size;
@@ -630,10 +701,12 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 				   : (uint64_t)0 - sh.sh_offset;
 	}
 	if (rc == 0)
+		rc = drop_aliases(jobs, &njobs, opt->no_magic_scan);
+	for (i = 0; i < njobs && rc == 0; i++)
+		rc = es_add_section(f, jobs[i].name, jobs[i].sh_offset, jobs[i].sh_size,
+				    jobs[i].sh_addr, &jobs[i].section);
+	if (rc == 0)
 		rc = run_jobs(f, jobs, njobs, opt->threads);
-	else
-		for (i = 0; i < njobs; i++)
-			free_job(&jobs[i]);
 	if (rc == 0 && seg_scn && !opt->no_registration) {
 		GElf_Shdr *s = &seg_sh;
 

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,8 +20,19 @@
 #include "elfscan.h"
 #include "zipload.h"
 
-/* Members larger than this are reported, not read into memory. */
-#define MEMBER_MAX ((zip_uint64_t)16 << 30)
+/*
+ * A wheel's member is read whole into memory to be scanned, so its
+ * declared size is what it costs. Real CUDA wheels hold members of 1 GB
+ * and more (torch's libtorch_cuda.so; cuBLASLt's 500 MB), deflated 2 to
+ * 5 times smaller: device code is dense, and often compressed already.
+ * Deflate cannot shrink anything more than about 1030 times, and only
+ * runs of one byte come near that: a zip bomb. A member declared over
+ * BOMB_SIZE that is stored more than BOMB_RATIO times smaller is refused
+ * (docs/scan-and-check.md, "Wheels"); smaller members cost little however
+ * they are stored.
+ */
+#define BOMB_SIZE ((zip_uint64_t)64 << 20)
+#define BOMB_RATIO 100
 
 struct file_id {
 	dev_t dev;
@@ -293,6 +306,68 @@ static int report_now(struct walk *w, const char *path, const char *why)
 	return w->stop;
 }
 
+/* Whole MiB for messages; a few bytes are "1 MiB", never "0 MiB". */
+static unsigned long long mib(zip_uint64_t n)
+{
+	return n && n < (1 << 20) ? 1 : (unsigned long long)(n >> 20);
+}
+
+/*
+ * Why member st may not be read into memory (in why), or NULL. The
+ * bytes read are bounded by the size declared, never more (read_member).
+ */
+static const char *member_refused(const zip_stat_t *st, char *why, size_t size)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	zip_uint64_t ram = pages > 0 && page > 0 ? (zip_uint64_t)pages * (zip_uint64_t)page : 0;
+	zip_uint64_t stored = st->valid & ZIP_STAT_COMP_SIZE ? st->comp_size : 0;
+
+	if (st->size > BOMB_SIZE && (stored == 0 || st->size / stored > BOMB_RATIO)) {
+		snprintf(why, size,
+			 "refused as a zip bomb: %llu MiB unpacked from %llu MiB stored "
+			 "(members over %llu MiB are read only up to %d times their stored size)",
+			 mib(st->size), mib(stored), mib(BOMB_SIZE), BOMB_RATIO);
+		return why;
+	}
+	if (ram && st->size > ram) {
+		snprintf(why, size,
+			 "refused: %llu MiB unpacked, more than this machine's memory (%llu MiB)",
+			 mib(st->size), mib(ram));
+		return why;
+	}
+	return NULL;
+}
+
+/*
+ * Member st (its first 4 bytes in head, already read from zf) whole into a
+ * new buffer: exactly the size declared, whatever the stream holds beyond.
+ * NULL with why set when it cannot be had.
+ */
+static unsigned char *read_member(const struct ct_zip *z, zip_file_t *zf,
+				  const zip_stat_t *st, const unsigned char *head,
+				  char *why, size_t size)
+{
+	unsigned char *buf;
+	zip_int64_t got;
+
+	if (member_refused(st, why, size))
+		return NULL;
+	/* Not ct_xmalloc: a member too big for this process is that member's error. */
+	if (st->size > SIZE_MAX || !(buf = malloc((size_t)st->size))) {
+		snprintf(why, size, "refused: %llu MiB unpacked, more memory than cudatrace can have",
+			 mib(st->size));
+		return NULL;
+	}
+	memcpy(buf, head, 4);
+	got = z->zip_fread(zf, buf + 4, st->size - 4);
+	if (got != (zip_int64_t)(st->size - 4)) {
+		snprintf(why, size, "cannot read wheel member: %s", z->zip_file_strerror(zf));
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int scan_wheel(struct walk *w, const char *path)
 {
 	const struct ct_zip *z;
@@ -352,21 +427,10 @@ static int scan_wheel(struct walk *w, const char *path)
 			free(mpath);
 			continue;
 		}
-		if (st.size > MEMBER_MAX) {
-			z->zip_fclose(zf);
-			stop = report_now(w, mpath, "wheel member too large");
-			free(mpath);
-			continue;
-		}
-		buf = ct_xmalloc((size_t)st.size);
-		memcpy(buf, head, sizeof(head));
-		got = z->zip_fread(zf, buf + 4, st.size - 4);
-		if (got != (zip_int64_t)(st.size - 4)) {
-			snprintf(why, sizeof(why), "cannot read wheel member: %s",
-				 z->zip_file_strerror(zf));
+		buf = read_member(z, zf, &st, head, why, sizeof(why));
+		if (!buf) {
 			z->zip_fclose(zf);
 			stop = report_now(w, mpath, why);
-			free(buf);
 			free(mpath);
 			continue;
 		}

@@ -47,6 +47,9 @@ nobody_ready() {
 	CT_NB=$NB/cudatrace
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$CT_NB" --version >/dev/null 2>&1
 }
+# cudatrace run's private trace folders go in the test's own: no test meets
+# another's, nor those killed runs left in /tmp (run warns about them).
+mkdir "$T/tmpdir" && export TMPDIR=$T/tmpdir || exit 99
 
 failures=0
 
