@@ -3,6 +3,7 @@
  * driver would run in each of its fatbins (cli/common/verdict.c), summed
  * into a verdict with its reason and fix. A CI gate for extension authors.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 
 #include "arch.h"
 #include "archs.h"
+#include "compat.h"
+#include "gpu.h"
 #include "util.h"
 #include "inputs.h"
 #include "commands.h"
@@ -26,11 +29,20 @@
 
 #define MAX_TARGETS 32
 
+/* --driver: the CUDA version of the driver judged on (0: any), in words. */
+struct driver_opt {
+	int cuda;
+	const char *given;  /* as the user wrote it ("550.54", "12.4", "native") */
+	char words[128];    /* "a driver for CUDA 12.4 (550.54)" */
+	bool cuda_known;    /* false for a Linux branch newer than the table */
+};
+
 struct check_ctx {
 	struct elfscan_target targets[MAX_TARGETS];
 	char target_names[MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets;
 	bool json, github, every_module, require_sass;
+	struct driver_opt driver;
 	struct ct_json j;
 	int exit_code;
 };
@@ -59,7 +71,7 @@ struct result {
 	int torch;               /* it links PyTorch (archs.h: ct_arch_build_words) */
 	const char *name;        /* its file name */
 	char reason[1024];       /* why, in one sentence */
-	char details[4][512];    /* consequences and the other fatbins, one line each */
+	char details[5][512];    /* consequences and the other fatbins, one line each */
 	char fix[384];
 };
 
@@ -328,19 +340,111 @@ static void explain_fatbins(struct result *r, const struct ct_summary *s,
 		       verb(v->other_gpus, "it", "them"));
 }
 
+/*
+ * The CUDA version the newest PTX the driver must JIT needs (10000: older
+ * than CUDA 11, any driver; -1: newer than the table; 0: no PTX is
+ * JIT-compiled), and the first Linux driver for it (NULL when unknown).
+ */
+static int min_driver(const struct ct_verdict *v, const char **linux_driver)
+{
+	int need, newer;
+
+	*linux_driver = NULL;
+	if (!v->ptx_jit && !v->ptx_too_new)
+		return 0;
+	need = ct_ptx_isa_cuda(v->ptx_isa_major, v->ptx_isa_minor);
+	if (need > 10000)
+		*linux_driver = ct_toolkit_driver(need, &newer);
+	return need;
+}
+
+/*
+ * The driver the PTX needs, on every result that JIT-compiles PTX (the
+ * lowest driver the object runs on); under --driver, ptx-too-new's reason
+ * and fix in place of ptx-jit's.
+ */
+static void explain_driver(struct result *r, const struct elfscan_target *t,
+			   const struct driver_opt *d)
+{
+	const struct ct_verdict *v = &r->v;
+	const char *linux_driver;
+	char cuda[16], needs[256], list[400], gencode[256];
+	int need = min_driver(v, &linux_driver);
+
+	if (!need)
+		return;
+	if (need < 0)
+		snprintf(needs, sizeof(needs), "PTX ISA %u.%u is newer than every CUDA release "
+			 "cudatrace knows: it needs a driver newer than those",
+			 v->ptx_isa_major, v->ptx_isa_minor);
+	else if (need == 10000)
+		snprintf(needs, sizeof(needs), "PTX ISA %u.%u is older than CUDA 11: every "
+			 "driver from CUDA 11.0 on compiles it", v->ptx_isa_major, v->ptx_isa_minor);
+	else
+		snprintf(needs, sizeof(needs), "PTX ISA %u.%u needs a driver for CUDA %s or newer "
+			 "(Linux %s or newer)", v->ptx_isa_major, v->ptx_isa_minor,
+			 ct_cuda_version_words(need, cuda, sizeof(cuda)),
+			 linux_driver ? linux_driver : "?");
+	if (v->verdict != CT_VERDICT_PTX_TOO_NEW) {
+		detail(r, "%s", needs);
+		return;
+	}
+	memset(r->reason, 0, sizeof(r->reason));
+	memset(r->details, 0, sizeof(r->details));
+	counts_words(v->picks, v->npicks, ELFSCAN_KIND_PTX, list, sizeof(list));
+	if (v->modules == 1 && v->npicks == 1) {
+		struct elfscan_image img = { .kind = v->picks[0].kind, .arch = v->picks[0].arch,
+					     .variant = v->picks[0].variant };
+		char name[ELFSCAN_ARCH_NAME_MAX];
+
+		say(r, "the only code for %u.%u is %s PTX of ISA %u.%u, which %s cannot compile",
+		    t->major, t->minor, elfscan_image_arch_name(&img, name, sizeof(name)),
+		    v->ptx_isa_major, v->ptx_isa_minor, d->words);
+	} else {
+		say(r, "%zu of %zu fatbins run on %u.%u only as PTX (%s) of ISA up to %u.%u, "
+		       "which %s cannot compile",
+		    v->ptx_too_new, v->modules, t->major, t->minor, list, v->ptx_isa_major,
+		    v->ptx_isa_minor, d->words);
+	}
+	detail(r, "loading %s fails with \"the provided PTX was compiled with an "
+		  "unsupported toolchain.\" (222)",
+	       verb(v->ptx_too_new, "it", "them"));
+	detail(r, "%s", needs);
+	if (v->sass)
+		detail(r, "%zu of %zu fatbins %s SASS for %u.%u", v->sass, v->modules,
+		       verb(v->sass, "has", "have"), t->major, t->minor);
+	if (v->ptx_jit)
+		detail(r, "%zu of %zu fatbins %s as PTX this driver compiles", v->ptx_jit,
+		       v->modules, verb(v->ptx_jit, "runs", "run"));
+	if (need > 10000 && linux_driver)
+		snprintf(r->fix, sizeof(r->fix), "upgrade the driver to CUDA %s or newer (Linux "
+			 "%s or newer)", cuda, linux_driver);
+	else
+		snprintf(r->fix, sizeof(r->fix), "upgrade the driver to one that compiles PTX "
+			 "ISA %u.%u", v->ptx_isa_major, v->ptx_isa_minor);
+	if (!r->per_gpu) {
+		size_t n = strlen(r->fix);
+
+		snprintf(r->fix + n, sizeof(r->fix) - n, ", or add SASS for %u.%u with %s",
+			 t->major, t->minor,
+			 ct_arch_gencode_words(t->major, t->minor, gencode, sizeof(gencode)));
+	}
+}
+
 static void judge(struct object_facts *o, const struct elfscan_file *f,
-		  const struct elfscan_target *t, struct result *r)
+		  const struct elfscan_target *t, const struct driver_opt *d, struct result *r)
 {
 	struct ct_summary s;
 
 	memset(r, 0, sizeof(*r));
-	ct_verdict_judge(&r->v, f, t, false);
+	ct_verdict_judge_driver(&r->v, f, t, false, d->cuda);
 	/* Only a fatbin without an image needs to know whose the file is. */
 	if (r->v.no_image && per_gpu_library(o)) {
 		ct_verdict_release(&r->v);
-		ct_verdict_judge(&r->v, f, t, true);
+		ct_verdict_judge_driver(&r->v, f, t, true, d->cuda);
 	}
-	if (r->v.verdict == CT_VERDICT_PTX_JIT || r->v.verdict == CT_VERDICT_NO_IMAGE)
+	if (r->v.verdict == CT_VERDICT_PTX_JIT || r->v.verdict == CT_VERDICT_NO_IMAGE ||
+	    r->v.verdict == CT_VERDICT_PTX_TOO_NEW)
 		per_gpu_library(o);
 	r->per_gpu = o->per_gpu > 0;
 	r->torch = r->v.verdict != CT_VERDICT_NO_DEVICE_CODE ? links_torch(o) : -1;
@@ -366,11 +470,12 @@ static void judge(struct object_facts *o, const struct elfscan_file *f,
 		explain_fatbins(r, &s, t);
 	}
 	ct_summary_release(&s);
+	explain_driver(r, t, d);
 }
 
 static bool fails(const struct check_ctx *ctx, const struct result *r)
 {
-	return r->v.verdict == CT_VERDICT_NO_IMAGE ||
+	return r->v.verdict == CT_VERDICT_NO_IMAGE || r->v.verdict == CT_VERDICT_PTX_TOO_NEW ||
 	       (ctx->require_sass && r->v.verdict == CT_VERDICT_PTX_JIT) ||
 	       (ctx->every_module && r->v.other_gpus);
 }
@@ -397,7 +502,7 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 	for (t = 0; t < ctx->ntargets; t++) {
 		struct result r;
 
-		judge(&o, obj->scan, &ctx->targets[t], &r);
+		judge(&o, obj->scan, &ctx->targets[t], &ctx->driver, &r);
 		ct_tprintf(stdout, "  %-8s %-14s %s\n", ctx->target_names[t],
 		       ct_verdict_name(r.v.verdict), r.reason);
 		for (k = 0; k < NDETAILS; k++)
@@ -457,7 +562,7 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 		struct result r;
 		size_t n = 0;
 
-		judge(&o, obj->scan, &ctx->targets[t], &r);
+		judge(&o, obj->scan, &ctx->targets[t], &ctx->driver, &r);
 		if (fails(ctx, &r)) {
 			level = "error";
 			raise_exit(ctx, CT_EXIT_FINDING);
@@ -494,6 +599,27 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 	raise_exit(ctx, CT_EXIT_BAD_INPUT);
 }
 
+/* "min_driver": what the newest PTX the driver must JIT needs, or null. */
+static void json_min_driver(struct ct_json *j, const struct ct_verdict *v)
+{
+	const char *linux_driver;
+	char isa[32], cuda[16];
+	int need = min_driver(v, &linux_driver);
+
+	ct_json_key(j, "min_driver");
+	if (!need) {
+		ct_json_null(j);
+		return;
+	}
+	snprintf(isa, sizeof(isa), "%u.%u", v->ptx_isa_major, v->ptx_isa_minor);
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "ptx_isa", isa);
+	ct_json_kv_string(j, "cuda",
+			  need > 10000 ? ct_cuda_version_words(need, cuda, sizeof(cuda)) : NULL);
+	ct_json_kv_string(j, "linux", linux_driver);
+	ct_json_object_end(j);
+}
+
 static void json_result(struct ct_json *j, const char *target, const struct elfscan_file *f,
 			const struct result *r)
 {
@@ -521,9 +647,11 @@ static void json_result(struct ct_json *j, const char *target, const struct elfs
 	ct_json_object_begin(j);
 	ct_json_kv_u64(j, "sass", r->v.sass);
 	ct_json_kv_u64(j, "ptx_jit", r->v.ptx_jit);
+	ct_json_kv_u64(j, "ptx_too_new", r->v.ptx_too_new);
 	ct_json_kv_u64(j, "no_image", r->v.no_image);
 	ct_json_kv_u64(j, "other_gpus", r->v.other_gpus);
 	ct_json_object_end(j);
+	json_min_driver(j, &r->v);
 	ct_json_key(j, "images");
 	ct_json_array_begin(j);
 	for (k = 0; k < r->v.npicks; k++) {
@@ -557,7 +685,7 @@ static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 	for (t = 0; obj->scan && t < ctx->ntargets; t++) {
 		struct result r;
 
-		judge(&o, obj->scan, &ctx->targets[t], &r);
+		judge(&o, obj->scan, &ctx->targets[t], &ctx->driver, &r);
 		if (fails(ctx, &r))
 			raise_exit(ctx, CT_EXIT_FINDING);
 		json_result(j, ctx->target_names[t], obj->scan, &r);
@@ -565,6 +693,77 @@ static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 	}
 	ct_json_array_end(j);
 	ct_json_object_end(j);
+}
+
+/* "driver": what --driver judged on, or null. */
+static void json_driver(struct ct_json *j, const struct driver_opt *d)
+{
+	char cuda[16];
+
+	ct_json_key(j, "driver");
+	if (!d->cuda) {
+		ct_json_null(j);
+		return;
+	}
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "given", d->given);
+	ct_json_kv_string(j, "cuda",
+			  d->cuda_known ? ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)) : NULL);
+	ct_json_object_end(j);
+}
+
+/*
+ * --driver VERSION: a Linux driver (550.54.15, 550.54, 550), a CUDA
+ * version (12.4), or native (this machine's, asked of libcuda.so.1).
+ * Returns 0, or -1 after saying why.
+ */
+static int parse_driver(struct driver_opt *d, const char *arg)
+{
+	char cuda[16];
+	bool linux_driver;
+	int rc, newer;
+
+	d->given = arg;
+	if (strcmp(arg, "native") == 0) {
+		struct ct_driver_probe *p = ct_xcalloc(1, sizeof(*p));
+
+		ct_driver_probe(p);
+		d->cuda = p->version;
+		if (d->cuda <= 0)
+			ct_error("check: --driver native: no driver to ask%s%s",
+				 p->error[0] ? ": " : "", p->error);
+		free(p);
+		if (d->cuda <= 0)
+			return -1;
+		d->cuda_known = true;
+		snprintf(d->words, sizeof(d->words), "this machine's driver (CUDA %s)",
+			 ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)));
+		return 0;
+	}
+	rc = ct_driver_parse(arg, &d->cuda);
+	if (rc == -ERANGE) {
+		ct_error("check: --driver '%s': older than the drivers of CUDA 11.0 (450); "
+			 "give its CUDA version instead (such as 10.2)", arg);
+		return -1;
+	}
+	if (rc < 0) {
+		ct_error("check: --driver '%s': not a driver version (a Linux driver such as "
+			 "550.54.15, 550.54 or 550, a CUDA version such as 12.4, or native)", arg);
+		return -1;
+	}
+	/* A Linux branch past the table: its CUDA is not known, only newer. */
+	linux_driver = strtoul(arg, NULL, 10) >= 100;
+	ct_toolkit_driver(d->cuda, &newer);
+	d->cuda_known = !linux_driver || !newer;
+	if (!linux_driver)
+		snprintf(d->words, sizeof(d->words), "a driver for CUDA %s",
+			 ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)));
+	else if (d->cuda_known)
+		snprintf(d->words, sizeof(d->words), "a driver for CUDA %s (%.40s)",
+			 ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)), arg);
+	else
+		snprintf(d->words, sizeof(d->words), "driver %.40s", arg);
+	return 0;
 }
 
 static int on_object(void *p, const struct ct_object *obj)
@@ -594,11 +793,13 @@ static int on_object(void *p, const struct ct_object *obj)
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace check --arch ARCH[,ARCH...] [--json | --format FORMAT] PATH...\n"
+		"usage: cudatrace check --arch ARCH[,ARCH...] [--driver VERSION]\n"
+		"                       [--json | --format FORMAT] PATH...\n"
 		"\n"
 		"For each object with device code and each target GPU arch: what the\n"
 		"driver would pick in each fatbin, counted, and the verdict sass,\n"
-		"ptx-jit, no-image or no-device-code, with the reason.\n"
+		"ptx-jit, ptx-too-new, no-image or no-device-code, with the reason; for\n"
+		"PTX, the lowest driver that compiles it.\n"
 		"\n"
 		"  --arch ARCH       sm_90, sm_90a, sm_100f, 9.0, 90, or native (the GPUs\n"
 		"                    the driver reports); repeat or separate with commas\n"
@@ -608,6 +809,10 @@ static void usage(FILE *out)
 		"                    on a target, a ::warning per one that runs only by\n"
 		"                    JIT from PTX\n"
 		"  --require-sass    fail on ptx-jit too (JIT at first launch)\n"
+		"  --driver VERSION  judge PTX against this driver: a Linux driver\n"
+		"                    (550.54.15, 550.54, 550), a CUDA version (12.4), or\n"
+		"                    native (this machine's); PTX it cannot compile is\n"
+		"                    ptx-too-new, which fails\n"
 		"  --every-module    fail on fatbins that hold code for other GPUs only\n"
 		"                    too ('a'/'f' code, or one of NVIDIA's libraries that\n"
 		"                    pick kernels per GPU); other fatbins without an\n"
@@ -625,6 +830,7 @@ int ct_cmd_check(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "require-sass", no_argument, NULL, 's' },
 		{ "every-module", no_argument, NULL, 'm' },
+		{ "driver", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -663,6 +869,12 @@ int ct_cmd_check(int argc, char **argv)
 		case 'm':
 			ctx->every_module = true;
 			break;
+		case 'd':
+			if (parse_driver(&ctx->driver, optarg) != 0) {
+				free(ctx);
+				return CT_EXIT_BAD_INPUT;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			free(ctx);
@@ -684,6 +896,7 @@ int ct_cmd_check(int argc, char **argv)
 		ct_json_init(&ctx->j, stdout);
 		ct_json_object_begin(&ctx->j);
 		ct_json_kv_string(&ctx->j, "schema", CT_SCHEMA_CHECK);
+		json_driver(&ctx->j, &ctx->driver);
 		ct_json_key(&ctx->j, "files");
 		ct_json_array_begin(&ctx->j);
 	}

@@ -14,8 +14,8 @@ _cudatrace_opts_report='--json --markdown --arch --run -q -v --help'
 _cudatrace_args_report='--arch --run'
 _cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
 _cudatrace_args_scan=''
-_cudatrace_opts_check='--arch --json --format --require-sass --every-module --help'
-_cudatrace_args_check='--arch --format'
+_cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module --help'
+_cudatrace_args_check='--arch --driver --format'
 _cudatrace_opts_ldd='--json -v --library-path --preload --help'
 _cudatrace_args_ldd='--library-path --preload'
 _cudatrace_opts_why='--from --json --library-path --preload --help'
@@ -130,6 +130,8 @@ _cudatrace()
 		case $prev in
 		--arch) _cudatrace_arch "$cur" ;;
 		--format) _cudatrace_add $(compgen -W 'text json github' -- "$cur") ;;
+		# check's --driver: native, or a Linux driver branch (any X.Y.Z is accepted).
+		--driver) _cudatrace_add $(compgen -W 'native 535 550 560 570 575 580 590' -- "$cur") ;;
 		-o | --output)
 			local IFS=$'\n'
 			COMPREPLY=($(compgen -d -- "$cur"))

@@ -1,34 +1,33 @@
-/* The data tables; see compat.h. Sources in reference/resolution.md 4.2
-   (CUDA 13.1 release notes, Table 3) and reference/fatbin.md 4.1; the
-   sonames' in sonames.def. */
+/* The data tables; see compat.h. The releases and their sources are
+   cuda_releases.def; the sonames' are in sonames.def. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compat.h"
 
-/* The first release of each CUDA minor and the Linux driver it ships with. */
-static const struct {
+/* Every CUDA release from 11.0: its PTX ISA, Linux branch and driver. */
+static const struct release {
 	int cuda;
+	unsigned isa, branch;
 	const char *driver;
-} toolkits[] = {
-	{ 11000, "450.36.06" }, { 11010, "455.23" },	 { 11020, "460.27.03" },
-	{ 11030, "465.19.01" }, { 11040, "470.42.01" }, { 11050, "495.29.05" },
-	{ 11060, "510.39.01" }, { 11070, "515.43.04" }, { 11080, "520.61.05" },
-	{ 12000, "525.60.13" }, { 12010, "530.30.02" }, { 12020, "535.54.03" },
-	{ 12030, "545.23.06" }, { 12040, "550.54.14" }, { 12050, "555.42.02" },
-	{ 12060, "560.28.03" }, { 12080, "570.26" },	 { 12090, "575.51.03" },
-	{ 13000, "580.65.06" }, { 13010, "590.44.01" },
+} releases[] = {
+#define CT_CUDA_RELEASE(cuda, isa, branch, driver) { cuda, isa, branch, driver },
+#include "cuda_releases.def"
+#undef CT_CUDA_RELEASE
 };
+
+#define NRELEASES (sizeof(releases) / sizeof(releases[0]))
 
 const char *ct_toolkit_driver(int cuda, int *newer)
 {
-	size_t i, n = sizeof(toolkits) / sizeof(toolkits[0]);
+	size_t i;
 
-	*newer = cuda > toolkits[n - 1].cuda;
-	for (i = n; i-- > 0;)
-		if (toolkits[i].cuda <= cuda)
-			return *newer ? NULL : toolkits[i].driver;
+	*newer = cuda > releases[NRELEASES - 1].cuda;
+	for (i = NRELEASES; i-- > 0;)
+		if (releases[i].cuda <= cuda)
+			return *newer ? NULL : releases[i].driver;
 	return NULL;
 }
 
@@ -49,24 +48,76 @@ const char *ct_family_driver(int cuda_major)
 
 int ct_ptx_isa_cuda(unsigned major, unsigned minor)
 {
-	static const struct {
-		unsigned isa;
-		int cuda;
-	} isas[] = {
-		{ 70, 11000 }, { 71, 11010 }, { 72, 11020 }, { 73, 11030 }, { 74, 11040 },
-		{ 75, 11050 }, { 76, 11060 }, { 77, 11070 }, { 78, 11080 }, { 80, 12000 },
-		{ 81, 12010 }, { 82, 12020 }, { 83, 12030 }, { 84, 12040 }, { 85, 12050 },
-		{ 86, 12070 }, { 87, 12080 }, { 88, 12090 }, { 90, 13000 }, { 91, 13010 },
-	};
-	unsigned isa = major * 10 + minor;
 	size_t i;
 
-	if (isa < 70)
+	if (major < 7)
 		return 10000; /* older than CUDA 11: any driver in use reads it */
-	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++)
-		if (isas[i].isa == isa)
-			return isas[i].cuda;
+	/*
+	 * The first release whose ISA is at least this one: an ISA no nvcc
+	 * wrote (8.9, or a minor past 9 from a damaged header) needs the
+	 * release of the next real one, never an older driver.
+	 */
+	for (i = 0; i < NRELEASES; i++)
+		if (releases[i].isa / 10 > major ||
+		    (releases[i].isa / 10 == major && releases[i].isa % 10 >= minor))
+			return releases[i].cuda;
 	return -1;
+}
+
+bool ct_ptx_driver_reads(unsigned major, unsigned minor, int driver)
+{
+	int need = ct_ptx_isa_cuda(major, minor);
+
+	/*
+	 * An ISA newer than the table: no driver in the table reads it; a
+	 * driver newer than the table may, and nothing here says it cannot,
+	 * so no alarm.
+	 */
+	if (need < 0)
+		return driver > releases[NRELEASES - 1].cuda;
+	return need <= driver;
+}
+
+int ct_driver_parse(const char *s, int *cuda)
+{
+	unsigned long part[3] = { 0, 0, 0 };
+	const char *p = s;
+	size_t n = 0, i;
+
+	for (;;) {
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		part[n++] = strtoul(p, &end, 10);
+		if (end - p > 6)
+			return -EINVAL;
+		p = end;
+		if (!*p)
+			break;
+		if (*p != '.' || n == 3)
+			return -EINVAL;
+		p++;
+	}
+	if (part[0] < 100) {
+		/* A CUDA version: 12.4, 13, or 12.4.1 (an update of 12.4). */
+		if (part[0] == 0 || part[1] > 99)
+			return -EINVAL;
+		*cuda = (int)(part[0] * 1000 + part[1] * 10);
+		return 0;
+	}
+	/*
+	 * A Linux driver: its branch says its CUDA (every driver of the 550
+	 * branch reports 12.4, 550.40.07 as well as 550.54.15). A branch past
+	 * the table reads every ISA in it: one past the newest CUDA stands for
+	 * it.
+	 */
+	for (i = NRELEASES; i-- > 0;)
+		if (releases[i].branch <= part[0]) {
+			*cuda = releases[i].cuda + (part[0] > releases[NRELEASES - 1].branch);
+			return 0;
+		}
+	return -ERANGE;
 }
 
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size)

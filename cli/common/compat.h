@@ -8,12 +8,15 @@
 #ifndef CT_COMPAT_H
 #define CT_COMPAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
- * The driver a CUDA X.Y toolkit ships with (full features), such as
- * "580.65.06" for 13.0; NULL when unknown (a newer CUDA than the table:
- * then *newer is set).
+ * The first Linux driver for CUDA X.Y (the one its toolkit ships with:
+ * full features, and PTX JIT of its ISA), such as "580.65.06" for 13.0,
+ * "565.57.01" for 12.7 (a driver-only release); NULL when unknown (a
+ * newer CUDA than the table: then *newer is set). One table,
+ * cuda_releases.def, for this, the PTX ISAs and the driver branches.
  */
 const char *ct_toolkit_driver(int cuda, int *newer);
 
@@ -22,9 +25,28 @@ const char *ct_family_driver(int cuda_major);
 
 /*
  * The CUDA version whose driver first reads PTX of ISA major.minor
- * (8.6 -> 12070); -1 when the ISA is newer than the table.
+ * (8.5 -> 12050, 8.6 -> 12070); 10000 below ISA 7.0; -1 when the ISA is
+ * newer than the table.
  */
 int ct_ptx_isa_cuda(unsigned major, unsigned minor);
+
+/*
+ * Does a driver of CUDA version driver (cuDriverGetVersion's 12040, or
+ * ct_driver_parse's) JIT-compile PTX of ISA major.minor? The one rule of
+ * ptx-too-new, for run, report and check. An ISA newer than the table is
+ * read only by a driver newer than the table (unknown: not refused).
+ */
+bool ct_ptx_driver_reads(unsigned major, unsigned minor, int driver);
+
+/*
+ * A driver as users name it, into the CUDA version it supports (*cuda):
+ * a Linux driver "550.54.15", "550.54" or its branch "550" (12040), or a
+ * CUDA version "12.4", "13" (13000) or "12.4.1". A Linux branch newer
+ * than the table gives the newest CUDA in it plus one (it reads every ISA
+ * the table knows). Returns 0, -EINVAL when s is neither, -ERANGE for a
+ * Linux driver older than the table (before 450, CUDA 11.0).
+ */
+int ct_driver_parse(const char *s, int *cuda);
 
 /* "12.4" from 12040; into buf. */
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size);

@@ -2,12 +2,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat.h"
 #include "util.h"
 #include "verdict.h"
 
 const char *ct_verdict_name(enum ct_verdict_kind v)
 {
-	static const char *const names[] = { "sass", "ptx-jit", "no-image", "no-device-code" };
+	static const char *const names[] = { "sass", "ptx-jit", "no-image", "no-device-code",
+					     "ptx-too-new" };
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }
@@ -102,6 +104,38 @@ static void add(struct seen *s, size_t *n, const struct elfscan_image *images, l
 void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
 		      const struct elfscan_target *t, bool per_gpu_library)
 {
+	ct_verdict_judge_driver(v, f, t, per_gpu_library, 0);
+}
+
+/*
+ * A fatbin whose picked PTX the driver cannot read is judged on that PTX
+ * alone; no fallback to other PTX in the fatbin is assumed. NVIDIA
+ * documents the pick (the best image for the GPU) and, for PTX of a newer
+ * ISA, the failure of the load (CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222),
+ * not a second choice; and nvcc writes every PTX of one fatbin with its
+ * own ISA, so in what nvcc builds there is no older PTX to fall back to.
+ * Run mode judges the same pick (ptx-too-new, cli/diagnose/diagnose.c).
+ */
+static void count_pick(struct ct_verdict *v, const struct elfscan_image *img, int driver)
+{
+	if (img->kind == ELFSCAN_KIND_SASS) {
+		v->sass++;
+		return;
+	}
+	if (driver > 0 && !ct_ptx_driver_reads(img->version_major, img->version_minor, driver))
+		v->ptx_too_new++;
+	else
+		v->ptx_jit++;
+	if (img->version_major > v->ptx_isa_major ||
+	    (img->version_major == v->ptx_isa_major && img->version_minor > v->ptx_isa_minor)) {
+		v->ptx_isa_major = img->version_major;
+		v->ptx_isa_minor = img->version_minor;
+	}
+}
+
+void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
+			     const struct elfscan_target *t, bool per_gpu_library, int driver)
+{
 	size_t n = f->nimages ? f->nimages : 1, npicks = 0, nmissing = 0, nother = 0;
 	struct seen *picks = ct_xmalloc(n * sizeof(*picks));
 	struct seen *missing = ct_xmalloc(n * sizeof(*missing));
@@ -137,10 +171,7 @@ void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
 		pick = elfscan_pick_image(f->images + first, ct->nimages, t);
 		if (pick >= 0) {
 			pick += (long)first;
-			if (f->images[pick].kind == ELFSCAN_KIND_SASS)
-				v->sass++;
-			else
-				v->ptx_jit++;
+			count_pick(v, &f->images[pick], driver);
 			add(picks, &npicks, f->images, pick, c);
 			continue;
 		}
@@ -165,10 +196,12 @@ void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
 		v->image = v->picks[0].image;
 	if (!device_code)
 		v->verdict = CT_VERDICT_NO_DEVICE_CODE;
-	else if (!v->sass && !v->ptx_jit)
+	else if (!v->sass && !v->ptx_jit && !v->ptx_too_new)
 		v->verdict = CT_VERDICT_NO_IMAGE;
 	else if (v->no_image)
 		v->verdict = CT_VERDICT_NO_IMAGE;
+	else if (v->ptx_too_new)
+		v->verdict = CT_VERDICT_PTX_TOO_NEW;
 	else if (v->ptx_jit)
 		v->verdict = CT_VERDICT_PTX_JIT;
 	else

@@ -22,9 +22,10 @@ enum ct_verdict_kind {
 	CT_VERDICT_PTX_JIT,        /* every fatbin runs, some only as PTX (JIT) */
 	CT_VERDICT_NO_IMAGE,       /* a fatbin (or every one) has no usable image */
 	CT_VERDICT_NO_DEVICE_CODE, /* no SASS, PTX or LTO-IR at all */
+	CT_VERDICT_PTX_TOO_NEW,    /* a fatbin runs only as PTX the driver cannot JIT */
 };
 
-/* "sass", "ptx-jit", "no-image", "no-device-code". */
+/* "sass", "ptx-jit", "no-image", "no-device-code", "ptx-too-new". */
 const char *ct_verdict_name(enum ct_verdict_kind v);
 
 /* Fatbins counted by one image (kind, arch, variant). */
@@ -40,6 +41,9 @@ struct ct_verdict {
 	size_t modules;      /* fatbins with an image that can be loaded */
 	size_t sass;         /* ... in which the driver picks SASS */
 	size_t ptx_jit;      /* ... in which it can only JIT-compile PTX */
+	size_t ptx_too_new;  /* ... in which that PTX is newer than the driver reads */
+	/* The newest PTX ISA picked in any fatbin (what the driver must JIT); 0.0: none. */
+	unsigned ptx_isa_major, ptx_isa_minor;
 	size_t no_image;     /* ... with no usable image: their launches fail */
 	size_t other_gpus;   /* ... with none, by design: code for other GPUs only */
 	size_t other_specific; /* of other_gpus: holding only 'a'/'f' code */
@@ -67,6 +71,14 @@ struct ct_verdict {
  */
 void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
 		      const struct elfscan_target *t, bool per_gpu_library);
+/*
+ * The same, judged on a driver of CUDA version driver (12040; 0: any
+ * driver): a fatbin whose picked PTX that driver cannot JIT
+ * (ct_ptx_driver_reads) counts in ptx_too_new, not ptx_jit, and the
+ * verdict is ptx-too-new unless a fatbin has no image at all.
+ */
+void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
+			     const struct elfscan_target *t, bool per_gpu_library, int driver);
 void ct_verdict_release(struct ct_verdict *v);
 
 #endif

@@ -963,7 +963,9 @@ static void rule_device_code(struct ctx *c)
 				char name[ELFSCAN_ARCH_NAME_MAX];
 
 				elfscan_image_arch_name(img, name, sizeof(name));
-				if (driver > 0 && (isa < 0 || isa > driver)) {
+				if (driver > 0 && !ct_ptx_driver_reads(img->version_major,
+								       img->version_minor,
+								       (int)driver)) {
 					fd = ct_finding_add(&d->findings, CT_F_PTX_TOO_NEW, o->path,
 							    "'%s' can run on %s only through %s PTX of ISA "
 							    "%u.%u, newer than the driver (CUDA %s) compiles",
@@ -972,12 +974,17 @@ static void rule_device_code(struct ctx *c)
 							    ct_cuda_version_words((int)driver, have,
 										  sizeof(have)));
 					ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
-					if (isa > 0)
+					if (isa > 0) {
+						int newer;
+						const char *linux_driver = ct_toolkit_driver(isa, &newer);
+
 						ct_finding_evidence(fd, "PTX ISA %u.%u needs a driver for "
-									"CUDA %s",
+									"CUDA %s (Linux %s or newer)",
 								    img->version_major, img->version_minor,
 								    ct_cuda_version_words(isa, need,
-											  sizeof(need)));
+											  sizeof(need)),
+								    linux_driver ? linux_driver : "?");
+					}
 					ct_finding_evidence(fd, "loading it (with lazy loading: its first "
 								"kernel launch) fails with \"the provided "
 								"PTX was compiled with an unsupported "

@@ -274,9 +274,9 @@ static bool *first_loads(const struct ct_proc *p)
 static bool ptx_too_new(const struct ct_proc *p, const struct elfscan_image *img)
 {
 	int64_t driver = p->driver.version;
-	int isa = ct_ptx_isa_cuda(img->version_major, img->version_minor);
 
-	return driver > 0 && (isa < 0 || isa > driver);
+	return driver > 0 &&
+	       !ct_ptx_driver_reads(img->version_major, img->version_minor, (int)driver);
 }
 
 /* Does a file run SASS on every target? */

@@ -1842,7 +1842,7 @@ static void test_device_code_from_trace(void **state)
 			   "compute_80 PTX of ISA 9.0, newer than the driver (CUDA 12.4) compiles");
 	expect_object(w, f, "@F/sm80-ptx80.so");
 	expect_evidence(w, f, "@F/sm80-ptx80.so holds: sass sm_80, ptx compute_80");
-	expect_evidence(w, f, "PTX ISA 9.0 needs a driver for CUDA 13.0");
+	expect_evidence(w, f, "PTX ISA 9.0 needs a driver for CUDA 13.0 (Linux 580.65.06 or newer)");
 	expect_evidence(w, f, "(222)");
 	expect_fix(w, f, "upgrade the driver (to CUDA 13.0 or later), or rebuild sm80-ptx80.so "
 			 "with SASS for 9.0");

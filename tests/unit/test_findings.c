@@ -117,7 +117,7 @@ static void test_tables(void **state)
 	assert_string_equal(ct_toolkit_driver(13000, &newer), "580.65.06");
 	assert_false(newer);
 	assert_string_equal(ct_toolkit_driver(12040, &newer), "550.54.14");
-	assert_string_equal(ct_toolkit_driver(12070, &newer), "560.28.03");
+	assert_string_equal(ct_toolkit_driver(12070, &newer), "565.57.01");
 	assert_null(ct_toolkit_driver(14000, &newer));
 	assert_true(newer);
 	assert_string_equal(ct_family_driver(12), "525.60.13");

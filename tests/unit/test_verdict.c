@@ -205,12 +205,70 @@ static void test_no_code(void **state)
 	assert_string_equal(ct_verdict_name(CT_VERDICT_PTX_JIT), "ptx-jit");
 }
 
+/*
+ * --driver: a fatbin whose picked PTX is newer than the driver reads is
+ * ptx-too-new; SASS is unaffected; the newest ISA picked is kept.
+ */
+static void test_driver(void **state)
+{
+	/* Fatbin 0: sm_90 SASS + compute_90 PTX; 1: compute_80 PTX only. */
+	static const struct spec s[] = {
+		{ SASS, 90, N }, { PTX, 90, N }, { 0 }, { PTX, 80, N }, { 0 }, { 0 },
+	};
+	struct elfscan_file *f = make_file(s);
+	struct elfscan_target t;
+	struct ct_verdict v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < f->nimages; i++)
+		if (f->images[i].kind == PTX) {
+			f->images[i].version_major = 8;
+			f->images[i].version_minor = 5;
+		}
+	assert_int_equal(elfscan_target_parse("sm_90", &t), 0);
+	/* 8.5 is CUDA 12.5's ISA: a 12.4 driver (550) cannot JIT it. */
+	ct_verdict_judge_driver(&v, f, &t, false, 12040);
+	assert_int_equal(v.verdict, CT_VERDICT_PTX_TOO_NEW);
+	assert_string_equal(ct_verdict_name(v.verdict), "ptx-too-new");
+	assert_int_equal(v.sass, 1);
+	assert_int_equal(v.ptx_jit, 0);
+	assert_int_equal(v.ptx_too_new, 1);
+	assert_int_equal(v.ptx_isa_major, 8);
+	assert_int_equal(v.ptx_isa_minor, 5);
+	ct_verdict_release(&v);
+	ct_verdict_judge_driver(&v, f, &t, false, 12050);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 2, 1, 1, 0, 0);
+	assert_int_equal(v.ptx_too_new, 0);
+	ct_verdict_release(&v);
+	/* Without a driver: ptx-jit, and the ISA it needs. */
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 2, 1, 1, 0, 0);
+	assert_int_equal(v.ptx_isa_minor, 5);
+	ct_verdict_release(&v);
+	/* On 8.6 fatbin 0 has no image: that outranks fatbin 1's too new PTX. */
+	assert_int_equal(elfscan_target_parse("sm_86", &t), 0);
+	ct_verdict_judge_driver(&v, f, &t, false, 12040);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_IMAGE);
+	assert_int_equal(v.no_image, 1);
+	assert_int_equal(v.ptx_too_new, 1);
+	ct_verdict_release(&v);
+	/* Nothing picked anywhere: no ISA. */
+	assert_int_equal(elfscan_target_parse("sm_75", &t), 0);
+	ct_verdict_judge_driver(&v, f, &t, false, 12040);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_IMAGE);
+	assert_int_equal(v.ptx_isa_major, 0);
+	ct_verdict_release(&v);
+	free_file(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_fatbin),
 		cmocka_unit_test(test_counts_are_fatbins),
 		cmocka_unit_test(test_no_code),
+		cmocka_unit_test(test_driver),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
