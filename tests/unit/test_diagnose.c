@@ -1814,7 +1814,7 @@ static void test_device_code_from_trace(void **state)
 	expect_evidence(w, f, "@F/sm80-ptx80.so holds: sass sm_80, ptx compute_80");
 	expect_evidence(w, f, "kernel launches fail with \"no kernel image is available");
 	expect_fix(w, f, "rebuild sm80-ptx80.so with -gencode arch=compute_75,code=sm_75 "
-			 "(TORCH_CUDA_ARCH_LIST=\"7.5\")");
+			 "(CMake: CMAKE_CUDA_ARCHITECTURES=75)");
 	expect_total(w, 1);
 
 	/* An H100 (9.0) with a driver for CUDA 13.0: the PTX runs, JIT-compiled. */
@@ -1907,7 +1907,7 @@ static void test_device_code_targets_given(void **state)
 			   "'sm80-ptx80.so' has no kernel image for sm_70");
 	expect_fix(w, f, "rebuild sm80-ptx80.so with CUDA 12.9 or older (CUDA 13.0 and later "
 			 "cannot build for 7.0): -gencode arch=compute_70,code=sm_70 "
-			 "(TORCH_CUDA_ARCH_LIST=\"7.0\")");
+			 "(CMake: CMAKE_CUDA_ARCHITECTURES=70)");
 	expect_total(w, 1);
 }
 
