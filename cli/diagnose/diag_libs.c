@@ -290,12 +290,13 @@ static struct ct_finding *refused_finding(struct ctx *c, const struct ct_search 
 /* ---- every library a failing load misses ------------------------------------------ */
 
 /*
- * What the loader model misses in the tree of one object, judged with one
- * LD_LIBRARY_PATH: each name with the path of the object that needs it,
- * in the loader's order. Kept: every rank of a job fails alike.
+ * What the loader model misses in the tree of one object, loaded by one
+ * program with one LD_LIBRARY_PATH: each name with the path of the object
+ * that needs it, in the loader's order. Kept: every rank of a job fails
+ * alike.
  */
 struct ct_dx_unresolved {
-	char *key;                   /* root, NUL, LD_LIBRARY_PATH: keylen bytes */
+	char *key;                   /* root, NUL, program, NUL, LD_LIBRARY_PATH: keylen bytes */
 	size_t keylen;
 	char **names, **by;
 	size_t n;
@@ -321,22 +322,58 @@ void ct_dx_unresolved_free(struct ct_dx_unresolved *all)
 }
 
 /*
- * The model rooted at root, as the loader would map its tree: preloads
- * are left out (the process has them already), and the model goes on past
- * each miss where the loader stops at the first.
+ * The tree of root as the loader would map it, preloads left out (the
+ * process has them already), going on past each miss where the loader
+ * stops at the first. A library is mapped by the program exe (its file
+ * named, as a dlopen of a path does), so that its DT_RPATH chain ends
+ * with the program's as the loader's does; the library alone when exe
+ * cannot be read. NULL when root cannot be read.
  */
-static const struct ct_dx_unresolved *unresolved(struct ctx *c, const char *root,
-						 const char *llp)
+static struct ct_lobj *root_tree(struct ct_loader *L2, const struct ct_loader *like,
+				 const struct ct_loader_env *env, const char *root, const char *exe)
 {
-	size_t rlen = strlen(root), keylen = rlen + 1 + strlen(llp), i;
+	struct ct_lobj *top = NULL;
+	size_t i, j, first;
+	int err = 0;
+
+	ct_loader_init_like(L2, like, env);
+	if (exe && strcmp(exe, root) != 0 && ct_loader_start(L2, exe, &err)) {
+		struct ct_lookup *k = ct_loader_lookup(L2, L2->main, root);
+
+		top = k->object;
+		if (!top) {
+			ct_loader_release(L2);
+			ct_loader_init_like(L2, like, env);
+		}
+	}
+	if (!top && !(top = ct_loader_start(L2, root, &err)))
+		return NULL;
+	for (first = 0; first < L2->nobjs && L2->objs[first] != top; first++)
+		;
+	/* Breadth-first from root, as _dl_map_object_deps maps a dlopen's tree. */
+	for (i = first; i < L2->nobjs && !L2->fatal; i++) {
+		struct ct_lobj *o = L2->objs[i];
+
+		for (j = 0; j < o->info.nneeded && !L2->fatal; j++)
+			ct_loader_lookup(L2, o, o->info.needed[j]);
+	}
+	return top;
+}
+
+/* What root's tree misses, worked out once for each program, root and LD_LIBRARY_PATH. */
+static const struct ct_dx_unresolved *unresolved(struct ctx *c, const char *root,
+						 const char *exe, const char *llp)
+{
+	size_t rlen = strlen(root), elen = exe ? strlen(exe) : 0, llen = strlen(llp), i;
+	size_t keylen = rlen + 1 + elen + 1 + llen;
 	struct ct_loader_env env = { llp, "" };
 	struct ct_dx_unresolved *e;
 	struct ct_loader L2;
 	char *key = ct_xmalloc(keylen + 1);
-	int err = 0;
 
 	memcpy(key, root, rlen + 1);
-	memcpy(key + rlen + 1, llp, keylen - rlen);
+	memcpy(key + rlen + 1, exe ? exe : "", elen + 1);
+	memcpy(key + rlen + 1 + elen + 1, llp, llen + 1);
 	HASH_FIND(hh, c->d->unresolved, key, keylen, e);
 	if (e) {
 		free(key);
@@ -346,18 +383,7 @@ static const struct ct_dx_unresolved *unresolved(struct ctx *c, const char *root
 	e->key = key;
 	e->keylen = keylen;
 	HASH_ADD_KEYPTR(hh, c->d->unresolved, e->key, e->keylen, e);
-	ct_loader_init_like(&L2, c->L, &env);
-	if (ct_loader_start(&L2, root, &err)) {
-		/* Only what the root's DT_NEEDED bring: /etc/ld.so.preload is the process's too. */
-		for (i = 0; i < L2.main->info.nneeded && !L2.fatal; i++)
-			ct_loader_lookup(&L2, L2.main, L2.main->info.needed[i]);
-		for (i = 1; i < L2.nobjs && !L2.fatal; i++) {
-			struct ct_lobj *o = L2.objs[i];
-			size_t j;
-
-			for (j = 0; j < o->info.nneeded && !L2.fatal; j++)
-				ct_loader_lookup(&L2, o, o->info.needed[j]);
-		}
+	if (root_tree(&L2, c->L, &env, root, exe)) {
 		for (i = 0; i < L2.nlookups; i++) {
 			const struct ct_lookup *k = L2.lookups[i];
 
@@ -401,7 +427,7 @@ static size_t also_missing(struct ctx *c, struct ct_finding *f, const struct ct_
 			   const char *requester)
 {
 	const char *llp = ct_proc_env(c->p, "LD_LIBRARY_PATH");
-	const struct ct_dx_unresolved *u = unresolved(c, requester, llp ? llp : "");
+	const struct ct_dx_unresolved *u = unresolved(c, requester, c->p->exe, llp ? llp : "");
 	size_t i, n = 0;
 
 	for (i = 0; i < u->n; i++) {
