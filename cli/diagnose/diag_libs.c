@@ -443,18 +443,35 @@ static size_t also_missing(struct ctx *c, struct ct_finding *f, const struct ct_
 	return n;
 }
 
+/* Is f->missing[i] the first of its name, and not the headline's (several askers)? */
+static bool also_first(const struct ct_finding *f, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (strcmp(f->missing[k].name, f->missing[i].name) == 0)
+			return false;
+	return i > 0;
+}
+
 /* "'b' is missing too", "'b' and the NVIDIA driver's 'libcuda.so.1' are missing too". */
 static void also_words(const struct ct_finding *f, char *buf, size_t size)
 {
-	size_t i, len = 0, n = f->nmissing - 1;
+	size_t i, len = 0, n = 0, k = 0;
 
 	buf[0] = '\0';
-	for (i = 1; i < f->nmissing && len < size; i++)
+	for (i = 1; i < f->nmissing; i++)
+		n += also_first(f, i);
+	for (i = 1; i < f->nmissing && len < size; i++) {
+		if (!also_first(f, i))
+			continue;
+		k++;
 		len += (size_t)snprintf(buf + len, size - len, "%s%s'%s'",
-					i == 1 ? "" : i == f->nmissing - 1 ? " and " : ", ",
+					k == 1 ? "" : k == n ? " and " : ", ",
 					driver_library(f->missing[i].name) ? "the NVIDIA driver's "
 									   : "",
 					f->missing[i].name);
+	}
 	if (len < size)
 		snprintf(buf + len, size - len, " %s missing too", n == 1 ? "is" : "are");
 }
@@ -544,9 +561,13 @@ static void fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, co
 			other = &cs->c[i];
 	}
 
-	for (i = headline_copy ? 1 : 0; i < f->nmissing; i++) {
+	for (i = 0; i < f->nmissing; i++) {
 		const char **to = driver_library(f->missing[i].name) ? drv : names;
 		size_t *nto = to == drv ? &ndrv : &n;
+
+		/* A copy of the first is here: its fix stands. */
+		if (headline_copy && strcmp(f->missing[i].name, f->missing[0].name) == 0)
+			continue;
 
 		/* Two objects that need one library: it is installed once. */
 		for (j = 0; j < *nto && strcmp(to[j], f->missing[i].name) != 0; j++)

@@ -864,6 +864,37 @@ static void test_lib_not_found_every_missing(void **state)
 }
 
 /*
+ * Two extensions that miss the same three: one finding, each library
+ * named once, both askers.
+ */
+static void test_lib_not_found_every_missing_two_askers(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	char *from, *to;
+
+	NEED_CC();
+	build_ext_missing_three(w);
+	from = expand(w, "@R/lib/ext.so", false);
+	to = expand(w, "@R/lib/ext2.so", false);
+	assert_int_equal(link(from, to), 0);
+	free(from);
+	free(to);
+	write_proc(w, "h", 100, NULL, NULL, LOAD_EXT_MISSING);
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'open','path':'@R/sys1/libc.so.6','lmid':0,'soname':'libc.so.6'}\n"
+		   NEEDED_MISS_BY(2, "libctest-a.so.1", "ext2.so"));
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-a.so.1' was not found (needed by 2 objects); 'libctest-b.so.1' "
+			   "and the NVIDIA driver's 'libcuda.so.1' are missing too");
+	assert_int_equal(f->nmissing, 6);
+	expect_fix(w, f, "install them: libctest-a.so.1: the package that ships it; "
+			 "libctest-b.so.1: the package that ships it\n");
+	expect_total(w, 1);
+}
+
+/*
  * The program searched libcuda.so.1 itself: driver-missing is that
  * finding, and lib-not-found names the rest without it.
  */
@@ -2554,6 +2585,7 @@ int main(void)
 		T(test_lib_not_found_needed),
 		T(test_lib_not_found_every_missing),
 		T(test_lib_not_found_every_missing_driver_searched),
+		T(test_lib_not_found_every_missing_two_askers),
 		T(test_lib_not_found_copies),
 		T(test_lib_not_found_one_cause),
 		T(test_lib_not_found_probe_same_major),
