@@ -166,6 +166,8 @@ struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path);
 
 /* Frees what the shadowed rule kept of the loader model's answers (diag_libs.c). */
 void ct_dx_own_choices_free(struct ct_own_choice *all);
+/* Frees what not-found kept of the libraries each object's tree misses (diag_libs.c). */
+void ct_dx_unresolved_free(struct ct_dx_unresolved *all);
 
 void ct_dx_rule_not_found(struct ctx *c);
 void ct_dx_rule_shadowed(struct ctx *c);

@@ -297,6 +297,7 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 	}
 	ct_symcache_free(d->syms);
 	ct_dx_own_choices_free(d->own_choices);
+	ct_dx_unresolved_free(d->unresolved);
 	ct_dx_memo_free(d->memo);
 	ct_dx_versions_free(d->versions);
 	ct_dx_refusals_free(d->refusals);

@@ -27,6 +27,7 @@ struct ct_devcode;
 struct ct_devfile;
 struct ct_symcache;
 struct ct_own_choice;
+struct ct_dx_unresolved;
 struct ct_memo;
 struct ct_dx_version;
 
@@ -41,6 +42,7 @@ struct ct_diagnosis {
 	struct ct_devfile *all_files; /* those and the files stat could not name */
 	struct ct_symcache *syms;  /* each file's versions and symbols, read once */
 	struct ct_own_choice *own_choices; /* the loader model's answers, once each */
+	struct ct_dx_unresolved *unresolved; /* what an object's tree misses, once each */
 	struct ct_memo *memo;      /* rules' answers for processes that map alike */
 	struct ct_dx_version *versions; /* libraries' versions by path, asked once */
 	struct ct_dx_refusal *refusals; /* searches that stopped at a refused file */

@@ -67,6 +67,11 @@ static void finding_free(struct ct_finding *f)
 		free(f->needed_by[i].how);
 	}
 	free(f->needed_by);
+	for (i = 0; i < f->nmissing; i++) {
+		free(f->missing[i].name);
+		free(f->missing[i].needed_by);
+	}
+	free(f->missing);
 	if (f->state_free)
 		f->state_free(f->state);
 }
@@ -193,6 +198,19 @@ void ct_finding_needed_by(struct ct_finding *f, const char *object, const char *
 	f->needed_by = ct_xrealloc(f->needed_by, (f->nneeded_by + 1) * sizeof(*f->needed_by));
 	f->needed_by[f->nneeded_by].object = ct_xstrdup(object);
 	f->needed_by[f->nneeded_by++].how = dup_or_null(how);
+}
+
+void ct_finding_missing(struct ct_finding *f, const char *name, const char *needed_by)
+{
+	size_t i;
+
+	for (i = 0; i < f->nmissing; i++)
+		if (strcmp(f->missing[i].name, name) == 0 &&
+		    strcmp(f->missing[i].needed_by, needed_by) == 0)
+			return;
+	f->missing = ct_xrealloc(f->missing, (f->nmissing + 1) * sizeof(*f->missing));
+	f->missing[f->nmissing].name = ct_xstrdup(name);
+	f->missing[f->nmissing++].needed_by = ct_xstrdup(needed_by);
 }
 
 static const char *file_name(const char *path)
@@ -367,6 +385,8 @@ void ct_findings_group(struct ct_findings *fs)
 		f->nwhere = 0;
 		for (a = 0; a < f->nneeded_by; a++)
 			ct_finding_needed_by(first, f->needed_by[a].object, f->needed_by[a].how);
+		for (a = 0; a < f->nmissing; a++)
+			ct_finding_missing(first, f->missing[a].name, f->missing[a].needed_by);
 		finding_free(f);
 		f->message = NULL; /* merged away */
 	}

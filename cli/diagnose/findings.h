@@ -58,6 +58,14 @@ struct ct_finding {
 	char *cause;
 	struct ct_asker *needed_by;
 	size_t nneeded_by;
+	/*
+	 * lib-not-found: every library the failing load misses, the one the
+	 * loader named first, then those it would have missed next (the
+	 * loader stops at the first); empty for other findings. Merged like
+	 * needed_by.
+	 */
+	struct ct_missing *missing;
+	size_t nmissing;
 	void (*restate)(struct ct_finding *f);
 	void *state;
 	void (*state_free)(void *state);
@@ -67,6 +75,12 @@ struct ct_finding {
 struct ct_asker {
 	char *object;      /* a path */
 	char *how;         /* "DT_NEEDED", "dlopen", "__nvJitLinkAddData_12_1 (version ...)", or NULL */
+};
+
+/* A library a failing load misses, and the object that needs it. */
+struct ct_missing {
+	char *name;        /* as asked (DT_NEEDED) */
+	char *needed_by;   /* a path */
 };
 
 struct ct_findings {
@@ -107,6 +121,8 @@ void ct_finding_cause(struct ct_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Add an object that asked (copied; a repeat of object and how is dropped). */
 void ct_finding_needed_by(struct ct_finding *f, const char *object, const char *how);
+/* Add a library the failing load misses (copied; a repeat is dropped). */
+void ct_finding_missing(struct ct_finding *f, const char *name, const char *needed_by);
 /* How many objects asked (each counted once). */
 size_t ct_finding_askers(const struct ct_finding *f);
 /*

@@ -116,6 +116,17 @@ void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
 			ct_json_object_end(j);
 		}
 		ct_json_array_end(j);
+		if (f->nmissing) {
+			ct_json_key(j, "missing");
+			ct_json_array_begin(j);
+			for (k = 0; k < f->nmissing; k++) {
+				ct_json_object_begin(j);
+				ct_json_kv_string(j, "name", f->missing[k].name);
+				ct_json_kv_string(j, "needed_by", f->missing[k].needed_by);
+				ct_json_object_end(j);
+			}
+			ct_json_array_end(j);
+		}
 		ct_json_key(j, "evidence");
 		ct_json_array_begin(j);
 		for (k = 0; k < f->nevidence; k++)

@@ -793,6 +793,133 @@ static void test_lib_not_found_one_cause(void **state)
 }
 
 /*
+ * An extension needing libctest-a.so.1, libctest-b.so.1 and libcuda.so.1,
+ * none of them left: built against stubs, which are then removed.
+ */
+static void build_ext_missing_three(struct world *w)
+{
+	static const char *const stubs[] = { "libctest-a.so.1", "libctest-b.so.1", "libcuda.so.1" };
+	char flags[256], rel[64];
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(flags, sizeof(flags), "-Wl,-soname,%s", stubs[i]);
+		snprintf(rel, sizeof(rel), "stub/%s", stubs[i]);
+		cc_so(w, rel, "int stub(void) { return 0; }", flags);
+	}
+	cc_so(w, "lib/ext.so", "int ext(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/stub/libctest-a.so.1 @R/stub/libctest-b.so.1 "
+	      "@R/stub/libcuda.so.1");
+	for (i = 0; i < 3; i++) {
+		char *at = NULL, *path;
+
+		assert_true(asprintf(&at, "@R/stub/%s", stubs[i]) > 0);
+		path = expand(w, at, false);
+		assert_int_equal(unlink(path), 0);
+		free(path);
+		free(at);
+	}
+}
+
+/*
+ * app, with its C library, dlopens ext.so; the loader stops at its first
+ * DT_NEEDED.
+ */
+#define LOAD_EXT_MISSING                                                       \
+	"{'ev':'open','path':'@R/sys1/libc.so.6','lmid':0,'soname':'libc.so.6'}\n"         \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/lib/ext.so','flags':2,"                  \
+	"'caller':'@R/bin/app','error':'libctest-a.so.1: cannot open shared object file: " \
+	"No such file or directory'}\n"                                                   \
+	"{'ev':'search','id':1,'name':'@R/lib/ext.so','by':'@R/bin/app'}\n"               \
+	"{'ev':'open','path':'@R/lib/ext.so','lmid':0,'soname':null,'search':1,"          \
+	"'name':'@R/lib/ext.so','by':'@R/bin/app','via':'direct'}\n"                      \
+	NEEDED_MISS_BY(2, "libctest-a.so.1", "ext.so")
+
+/*
+ * The loader names the first library it misses and stops: the finding
+ * names the others too (the driver's as the driver's), one fix for all,
+ * and no driver-missing of its own: nothing searched for libcuda.so.1.
+ */
+static void test_lib_not_found_every_missing(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_ext_missing_three(w);
+	write_proc(w, "h", 100, NULL, NULL, LOAD_EXT_MISSING);
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-a.so.1' was not found (needed by ext.so); 'libctest-b.so.1' "
+			   "and the NVIDIA driver's 'libcuda.so.1' are missing too");
+	assert_int_equal(f->nmissing, 3);
+	assert_string_equal(f->missing[1].name, "libctest-b.so.1");
+	assert_non_null(strstr(f->missing[2].needed_by, "/lib/ext.so"));
+	expect_evidence(w, f, "'libctest-b.so.1' (needed by ext.so) is missing too");
+	expect_fix(w, f, "install them: libctest-a.so.1: the package that ships it; "
+			 "libctest-b.so.1: the package that ships it");
+	expect_fix(w, f, "libcuda.so.1 is the NVIDIA driver's");
+	expect_count(w, CT_F_DRIVER_MISSING, 0);
+	expect_total(w, 1);
+}
+
+/*
+ * Two extensions that miss the same three: one finding, each library
+ * named once, both askers.
+ */
+static void test_lib_not_found_every_missing_two_askers(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	char *from, *to;
+
+	NEED_CC();
+	build_ext_missing_three(w);
+	from = expand(w, "@R/lib/ext.so", false);
+	to = expand(w, "@R/lib/ext2.so", false);
+	assert_int_equal(link(from, to), 0);
+	free(from);
+	free(to);
+	write_proc(w, "h", 100, NULL, NULL, LOAD_EXT_MISSING);
+	write_proc(w, "h", 101, NULL, NULL,
+		   "{'ev':'open','path':'@R/sys1/libc.so.6','lmid':0,'soname':'libc.so.6'}\n"
+		   NEEDED_MISS_BY(2, "libctest-a.so.1", "ext2.so"));
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-a.so.1' was not found (needed by 2 objects); 'libctest-b.so.1' "
+			   "and the NVIDIA driver's 'libcuda.so.1' are missing too");
+	assert_int_equal(f->nmissing, 6);
+	expect_fix(w, f, "install them: libctest-a.so.1: the package that ships it; "
+			 "libctest-b.so.1: the package that ships it\n");
+	expect_total(w, 1);
+}
+
+/*
+ * The program searched libcuda.so.1 itself: driver-missing is that
+ * finding, and lib-not-found names the rest without it.
+ */
+static void test_lib_not_found_every_missing_driver_searched(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	build_ext_missing_three(w);
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'dlopen','api':'dlopen','name':'libcuda.so.1','flags':257,"
+		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':9,'name':'libcuda.so.1','by':'@R/bin/app'}\n"
+		   "{'ev':'try','search':9,'path':'@R/sys1/libcuda.so.1','via':'default'}\n"
+		   LOAD_EXT_MISSING);
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libctest-a.so.1' was not found (needed by ext.so); 'libctest-b.so.1' "
+			   "is missing too");
+	assert_int_equal(f->nmissing, 2);
+	expect_count(w, CT_F_DRIVER_MISSING, 1);
+}
+
+/*
  * cuDNN's probe: libcudnn_graph.so.9.19.0, then .9.19, then .9, which
  * loads. The failed tries are part of that load, not findings.
  */
@@ -2456,6 +2583,9 @@ int main(void)
 		T(test_no_device),
 		T(test_no_device_hidden),
 		T(test_lib_not_found_needed),
+		T(test_lib_not_found_every_missing),
+		T(test_lib_not_found_every_missing_driver_searched),
+		T(test_lib_not_found_every_missing_two_askers),
 		T(test_lib_not_found_copies),
 		T(test_lib_not_found_one_cause),
 		T(test_lib_not_found_probe_same_major),
