@@ -296,6 +296,7 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
 		 */
 		t->only_owner = true;
 		t->owner = geteuid();
+		t->one_link = true;
 		rc = ct_trace_read_dir(t, ".", why, size);
 		if (rc != 0)
 			snprintf(why, size, "cannot read trace directory '%s'", d->path);
