@@ -231,6 +231,7 @@ static void print_text(struct ldd *d)
 
 	ct_tprintf(stdout, "%s\n", d->file);
 	ct_print_cuda_facts(stdout, ct_facts_get(d->facts, d->file), "    ");
+	ct_print_foreign_interp(stdout, &d->L);
 	print_node(d, d->L.main, "");
 	for (i = 0; i < d->L.nlookups; i++)
 		found += d->L.lookups[i]->new_object;
@@ -292,6 +293,7 @@ static void json_loader(struct ct_json *j, const struct ct_loader *L)
 	ct_json_kv_string(j, "ld_preload", L->ld_preload);
 	ct_json_kv_bool(j, "secure", L->secure);
 	ct_json_kv_bool(j, "facts_from_loader", p->from_loader);
+	ct_json_foreign_interp(j, L);
 	ct_json_object_end(j);
 }
 

@@ -6,6 +6,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "commands.h"
@@ -16,7 +17,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace report [--json | --markdown] [--arch ARCH] [--run ID] [-q] [-v] DIR...\n"
+		"usage: cudatrace report [--json | --markdown] [--arch ARCH] [--run ID] [--trust-owner]\n"
+		"                        [-q] [-v] DIR...\n"
 		"\n"
 		"The diagnosis of traces kept with 'cudatrace -o DIR': findings with their\n"
 		"fixes (errors first), then per process the CUDA libraries and the device\n"
@@ -31,6 +33,9 @@ static void usage(FILE *out)
 		"                the GPUs the trace recorded\n"
 		"  --run ID      only the processes of run ID (the \"run\" of its run record;\n"
 		"                \"unknown\": the traces without a run id)\n"
+		"  --trust-owner as root, also read the files other users own (root reads\n"
+		"                only its own by default: a user who may write to a folder\n"
+		"                can plant files there)\n"
 		"  -q            the findings only\n"
 		"  -v            everything: all evidence, askers, the whole tree, every process\n"
 		"\n"
@@ -44,6 +49,7 @@ int ct_cmd_report(int argc, char **argv)
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "trust-owner", no_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -55,7 +61,7 @@ int ct_cmd_report(int argc, char **argv)
 	struct ct_loader machine;
 	struct ct_platform_question asked;
 	struct ct_trace t;
-	bool json = false, markdown = false;
+	bool json = false, markdown = false, trust_owner = false;
 	size_t ntargets = 0;
 	char why[1024];
 	int c, i, worst;
@@ -78,6 +84,9 @@ int ct_cmd_report(int argc, char **argv)
 			break;
 		case 'r':
 			t.only_run = optarg;
+			break;
+		case 'T':
+			trust_owner = true;
 			break;
 		case 'q':
 			o.findings_only = true;
@@ -103,20 +112,40 @@ int ct_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	/*
+	 * Root reads only root's files, each with one link: anyone who may
+	 * write to a trace folder can plant files there (a hard link to one
+	 * they cannot read), and root's report would show them what it holds.
+	 * --trust-owner trusts the files' owners, never a hard link: its
+	 * owner did not put it there.
+	 */
+	if (geteuid() == 0) {
+		t.only_owner = !trust_owner;
+		t.owner = 0;
+		t.one_link = true;
+	}
 	/* The machine's loader answers while the traces are read. */
 	ct_machine_ask(&asked);
 	for (i = optind; i < argc; i++) {
 		size_t before = t.nprocs, bad = t.bad_files, other = t.other_run_files;
+		size_t foreign = t.foreign_files;
 
 		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0) {
 			ct_error("%s", why);
 			goto bad;
 		}
+		if (t.foreign_files > foreign)
+			ct_error("'%s': %zu trace file%s left out: owned by another user than "
+				 "root, or linked elsewhere (as root, report reads only root's, "
+				 "with one link; --trust-owner reads other users')",
+				 argv[i], t.foreign_files - foreign,
+				 t.foreign_files - foreign == 1 ? "" : "s");
 		/* With --run, a folder may hold none of it: said once, below. */
 		if (t.nprocs == before && t.other_run_files == other) {
 			ct_error("'%s' holds no trace%s", argv[i],
-				 t.bad_files > bad ? " (its .jsonl files are not trace records)"
-						   : " (no .jsonl file)");
+				 t.foreign_files > foreign ? " of root's"
+				 : t.bad_files > bad	   ? " (its .jsonl files are not trace records)"
+							   : " (no .jsonl file)");
 			goto bad;
 		}
 	}
@@ -126,6 +155,8 @@ int ct_cmd_report(int argc, char **argv)
 		goto bad;
 	}
 	ct_trace_link(&t);
+	/* Said above, once per folder and for every format: not again in the text. */
+	t.foreign_files = 0;
 	/*
 	 * The reader's threads are done and nothing else prints at the same
 	 * time: the report's many small writes (the JSON of a job's thousands

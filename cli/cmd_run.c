@@ -331,6 +331,11 @@ static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 			ct_error("warning: trace directory '%s' belongs to another user "
 				 "(uid %u): they can remove, swap or forge its traces",
 				 out_dir, (unsigned)d->uid);
+		if (d->writable_above[0])
+			ct_error("warning: trace directory '%s' is inside '%s', which another "
+				 "user may change: they can swap the folder while the program "
+				 "runs (the shim then refuses to write, and records are lost)",
+				 out_dir, d->writable_above);
 		return 0;
 	}
 	switch (-err) {
@@ -593,6 +598,13 @@ int ct_cmd_run(int argc, char **argv)
 	/* The shim takes both from the environment its program starts with. */
 	setenv("CUDATRACE_RUN", run, 1);
 	setenv("CUDATRACE_DIR", dir.path, 1);
+	{
+		/* The folder's identity: the shim writes into that folder or nowhere. */
+		char id[48];
+
+		snprintf(id, sizeof(id), "%ju:%ju", (uintmax_t)dir.dev, (uintmax_t)dir.ino);
+		setenv("CUDATRACE_DIR_ID", id, 1);
+	}
 	prepend("LD_AUDIT", shim, ":");
 	prepend("LD_PRELOAD", shim, ":");
 	if (eager)
@@ -713,6 +725,11 @@ int ct_cmd_run(int argc, char **argv)
 		say_nothing_recorded(&dir, cmd);
 		failed = true;
 	}
+	if (ct_run_dir_replaced(&dir))
+		ct_error("warning: trace directory '%s' was replaced while the program ran: "
+			 "the shim refused to write through its name, and the records made "
+			 "after were lost (the report is of the folder cudatrace made)",
+			 dir.path);
 	if (out_dir && !quiet)
 		ct_tprintf(stderr, "\ntrace kept in %s\n", dir.path);
 	if (dir.private_dir)

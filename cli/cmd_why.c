@@ -90,6 +90,7 @@ static void print_text(struct why *w)
 	if (w->L.ld_library_path)
 		ct_tprintf(stdout, " (LD_LIBRARY_PATH=%s)", w->L.ld_library_path);
 	ct_tprintf(stdout, ":\n");
+	ct_print_foreign_interp(stdout, &w->L);
 	if (a->found_via == CT_RULE_ALREADY_LOADED) {
 		const struct ct_lobj *o = a->object;
 
@@ -261,6 +262,7 @@ static void print_json(struct why *w)
 	}
 	ct_json_key(&j, "symbol_versions");
 	ct_json_gaps(&j, w->gaps, w->ngaps);
+	ct_json_foreign_interp(&j, &w->L);
 	ct_json_object_end(&j);
 	ct_json_finish(&j);
 }

@@ -40,8 +40,35 @@ static int open_made(int at, const char *name)
 }
 
 /*
+ * The nearest folder above path (absolute, resolved) that another user
+ * than us and root may change, into out ("" none). A sticky folder
+ * (/tmp) lets no one rename what they do not own, so it is safe as long
+ * as what is in it is ours: the folder below is checked in its turn.
+ */
+static void writable_above(const char *path, char *out, size_t size)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	out[0] = '\0';
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return;
+	while ((slash = strrchr(dir, '/')) && slash[1]) {
+		slash[slash == dir] = '\0';
+		if (stat(dir, &st) != 0)
+			continue;
+		if ((st.st_uid != geteuid() && st.st_uid != 0) ||
+		    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+			snprintf(out, size, "%s", dir);
+			return;
+		}
+	}
+}
+
+/*
  * The folder's absolute path (for the shim), checked to name the folder
- * opened, and short enough for the shim; its mode and owner as found.
+ * opened, and short enough for the shim; its mode, owner and identity as
+ * found, and who else may change the folders above it.
  */
 static int finish(struct ct_run_dir *d, const char *path)
 {
@@ -51,6 +78,8 @@ static int finish(struct ct_run_dir *d, const char *path)
 		return -errno;
 	d->mode = fst.st_mode & 07777;
 	d->uid = fst.st_uid;
+	d->dev = fst.st_dev;
+	d->ino = fst.st_ino;
 	if (!realpath(path, d->path))
 		return -errno;
 	if (stat(d->path, &pst) != 0)
@@ -61,7 +90,16 @@ static int finish(struct ct_run_dir *d, const char *path)
 		return -ENAMETOOLONG;
 	if (faccessat(d->fd, ".", W_OK | X_OK, 0) != 0)
 		return -errno;
+	writable_above(d->path, d->writable_above, sizeof(d->writable_above));
 	return 0;
+}
+
+bool ct_run_dir_replaced(const struct ct_run_dir *d)
+{
+	struct stat st;
+
+	return d->fd >= 0 && (lstat(d->path, &st) != 0 || !S_ISDIR(st.st_mode) ||
+			      st.st_dev != d->dev || st.st_ino != d->ino);
 }
 
 int ct_run_dir_open(struct ct_run_dir *d, const char *path)
@@ -298,6 +336,7 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
 		 */
 		t->only_owner = true;
 		t->owner = geteuid();
+		t->one_link = true;
 		rc = ct_trace_read_dir(t, ".", why, size);
 		if (rc != 0)
 			snprintf(why, size, "cannot read trace directory '%s'", d->path);

@@ -28,6 +28,14 @@ struct ct_run_dir {
 	bool created;           /* made here (with the missing folders above it) */
 	mode_t mode;            /* as found: permission bits, sticky included */
 	uid_t uid;              /* its owner */
+	dev_t dev;              /* its identity, for the shim (CUDATRACE_DIR_ID) */
+	ino_t ino;
+	/*
+	 * The nearest folder above it that another user may change (theirs,
+	 * or writable by a group or everyone without the sticky bit): they
+	 * can swap the folder for a link while the program runs. "": none.
+	 */
+	char writable_above[PATH_MAX];
 };
 
 void ct_run_dir_init(struct ct_run_dir *d);
@@ -56,6 +64,13 @@ int ct_run_dir_private(struct ct_run_dir *d, const char *tmpdir);
  */
 FILE *ct_run_dir_create(const struct ct_run_dir *d, const char *stem, const char *suffix,
 			char *used_name, size_t size);
+
+/*
+ * Whether the folder's name now names something else than the folder
+ * opened (a link, another folder, nothing): it was swapped while the
+ * program ran, and the shim refused to write there.
+ */
+bool ct_run_dir_replaced(const struct ct_run_dir *d);
 
 /* Remove the folder's file name (after a failed write); errors ignored. */
 void ct_run_dir_unlink(const struct ct_run_dir *d, const char *name);

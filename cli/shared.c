@@ -229,7 +229,7 @@ int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 
 void ct_machine_ask(struct ct_platform_question *q)
 {
-	ct_platform_ask(q, NULL);
+	ct_platform_ask(q, 0, 0);
 }
 
 void ct_machine_open_asked(struct ct_loader *L, struct ct_platform_question *q)

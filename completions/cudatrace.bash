@@ -10,7 +10,7 @@ _cudatrace_commands='run scan report check ldd why doctor'
 # Options of each command; those that take a value are in *_args.
 _cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
 _cudatrace_args_run='-o --output --json --arch'
-_cudatrace_opts_report='--json --markdown --arch --run -q -v --help'
+_cudatrace_opts_report='--json --markdown --arch --run --trust-owner -q -v --help'
 _cudatrace_args_report='--arch --run'
 _cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
 _cudatrace_args_scan=''

@@ -17,7 +17,13 @@
  * reader's problem; nothing is buffered, so _exit(127) loses nothing.
  * Only a file this process made is written to: opened without following
  * links or blocking, and checked to be the same regular file every time
- * (the folder may be shared with people who swap files in it).
+ * (the folder may be shared with people who swap files in it). And only in
+ * the folder cudatrace run made and checked: it is opened by name for each
+ * record, never through a link, and must be the same folder (device and
+ * inode, CUDATRACE_DIR_ID) before anything is opened or made relative to
+ * it; someone who may write to the folder above could swap it for a link
+ * while the program runs, and a root program would then make root's files
+ * wherever it points. A record refused so is lost and counted.
  *
  * Shared state is only what is the same for every process this image
  * forks (directory, host, key), or tagged with the pid it belongs to: a
@@ -66,6 +72,12 @@ enum { ST_NEW, ST_INITIALISING, ST_ON, ST_OFF };
 static int state = ST_NEW;
 
 static char dir[CT_SHIM_DIR_BUF];
+/*
+ * The folder's identity: CUDATRACE_DIR_ID ("<dev>:<ino>", decimal, as
+ * cudatrace run found it), or without it as this image found it first.
+ */
+static uint64_t dir_dev, dir_ino;
+static bool dir_known;
 static char host[128];
 static unsigned char key[16]; /* AT_RANDOM: never written anywhere */
 static char image[24];
@@ -367,6 +379,35 @@ static void read_run(void)
 		run[0] = '\0';
 }
 
+/* CUDATRACE_DIR_ID into dir_dev, dir_ino: 1, 0 when unset, -1 when malformed. */
+static int read_dir_id(void)
+{
+	char v[48];
+	long n = ct_initial_env("CUDATRACE_DIR_ID", v, sizeof(v));
+	uint64_t num[2] = { 0, 0 };
+	long i;
+	int k = 0;
+
+	if (n < 0)
+		return 0;
+	if (n < 3)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (v[i] == ':' && k == 0 && i > 0) {
+			k = 1;
+		} else if (v[i] >= '0' && v[i] <= '9' && num[k] <= (UINT64_MAX - 9) / 10) {
+			num[k] = num[k] * 10 + (uint64_t)(v[i] - '0');
+		} else {
+			return -1;
+		}
+	}
+	if (k != 1 || v[n - 1] == ':')
+		return -1;
+	dir_dev = num[0];
+	dir_ino = num[1];
+	return 1;
+}
+
 static void init(void)
 {
 	int pid = (int)syscall(SYS_getpid), tid = (int)syscall(SYS_gettid);
@@ -404,6 +445,15 @@ static void init(void)
 		__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
 		return;
 	}
+	/* Given but unreadable: no folder can be checked, nothing is written. */
+	switch (read_dir_id()) {
+	case -1:
+		__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
+		return;
+	case 1:
+		__atomic_store_n(&dir_known, true, __ATOMIC_RELEASE);
+		break;
+	}
 	copy(host, sizeof(host), uname(&u) == 0 ? u.nodename : "unknown");
 	for (i = 0; i < sizeof(key); i++)
 		key[i] = rnd[i];
@@ -428,8 +478,8 @@ static void stop_tracing(void)
 	__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
 }
 
-/* "<dir>/<host>-<pid>-<tag>.jsonl" into buf. */
-static void trace_path(char *buf, size_t size, int pid)
+/* "<host>-<pid>-<tag>.jsonl", the file's name in the folder, into buf. */
+static void trace_name(char *buf, size_t size, int pid)
 {
 	struct ct_rec tmp; /* reuse the formatter without JSON quoting */
 	unsigned char salt[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 'n', 'a', 'm', 'e' };
@@ -446,8 +496,6 @@ static void trace_path(char *buf, size_t size, int pid)
 	tmp.buf = tmp.small;
 	tmp.truncated = false;
 	tmp.frozen = false;
-	put(&tmp, dir, ct_strlen(dir));
-	putc_(&tmp, '/');
 	put(&tmp, host, ct_strlen(host));
 	putc_(&tmp, '-');
 	put_u64(&tmp, (uint64_t)pid);
@@ -502,6 +550,37 @@ static int fstat_fd(int fd, struct stat *st)
 	return (int)syscall(SYS_fstat, fd, st);
 }
 
+/*
+ * The trace folder, opened for one record (O_PATH: what is made or opened
+ * in it goes relative to this descriptor). -EXDEV when its name is now
+ * something else: a link (never followed), not a folder, or another
+ * folder than the one cudatrace run made (the record is refused, and
+ * counted: the name may be put back). Otherwise a descriptor or -errno.
+ */
+static int open_dir(void)
+{
+	struct stat st;
+	int dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dfd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EXDEV : -errno;
+	if (fstat_fd(dfd, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		close(dfd);
+		return -EXDEV;
+	}
+	if (!__atomic_load_n(&dir_known, __ATOMIC_ACQUIRE)) {
+		/* Not run by cudatrace: the folder this image found first. */
+		__atomic_store_n(&dir_dev, (uint64_t)st.st_dev, __ATOMIC_RELAXED);
+		__atomic_store_n(&dir_ino, (uint64_t)st.st_ino, __ATOMIC_RELAXED);
+		__atomic_store_n(&dir_known, true, __ATOMIC_RELEASE);
+	} else if ((uint64_t)st.st_dev != __atomic_load_n(&dir_dev, __ATOMIC_RELAXED) ||
+		   (uint64_t)st.st_ino != __atomic_load_n(&dir_ino, __ATOMIC_RELAXED)) {
+		close(dfd);
+		return -EXDEV;
+	}
+	return dfd;
+}
+
 /* The start record, built before its file exists (start_build, below). */
 struct start {
 	char *mem;
@@ -512,11 +591,11 @@ static bool start_build(struct start *st, int pid);
 static void start_release(struct start *st);
 static bool room(int fd, size_t len, size_t spare);
 
-/* A new file at path holding the start record; flags as open_trace's. */
-static int create_at(const char *path, int flags, const struct start *s)
+/* A new file name in the folder dfd holding the start record; flags as open_trace's. */
+static int create_at(int dfd, const char *name, int flags, const struct start *s)
 {
 	struct stat st;
-	int fd = open(path, flags | O_CREAT | O_EXCL, 0600);
+	int fd = openat(dfd, name, flags | O_CREAT | O_EXCL, 0600);
 
 	if (fd < 0)
 		return -errno;
@@ -538,7 +617,7 @@ static int create_at(const char *path, int flags, const struct start *s)
  * first record, and a thread killed half way leaves nothing behind.
  * Returns a descriptor, or -errno (-EEXIST: someone was first).
  */
-static int create_trace(const char *path, int pid, int flags)
+static int create_trace(int dfd, const char *name, int pid, int flags)
 {
 	char self[40] = "/proc/self/fd/";
 	struct start s;
@@ -546,7 +625,7 @@ static int create_trace(const char *path, int pid, int flags)
 
 	if (!start_build(&s, pid))
 		return -ENOMEM;
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
+	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		struct stat st;
 		size_t k = 14;
@@ -566,14 +645,14 @@ static int create_trace(const char *path, int pid, int flags)
 		    write(fd, s.rec->buf, s.rec->n) != (ssize_t)s.rec->n) {
 			close(fd);
 			fd = -EFBIG;
-		} else if (linkat(AT_FDCWD, self, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0) {
+		} else if (linkat(AT_FDCWD, self, dfd, name, AT_SYMLINK_FOLLOW) != 0) {
 			err = errno;
 			close(fd);
 			fd = -err;
 		}
 	} else {
 		/* A file system without it: create in place (the start may come second). */
-		fd = create_at(path, flags, &s);
+		fd = create_at(dfd, name, flags, &s);
 	}
 	start_release(&s);
 	return fd;
@@ -586,21 +665,21 @@ static int create_trace(const char *path, int pid, int flags)
  * process did not make, -EFBIG when the start record did not fit under
  * RLIMIT_FSIZE).
  */
-static int open_trace(const char *path, int pid)
+static int open_trace(int dfd, const char *name, int pid)
 {
 	int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
 	bool known = __atomic_load_n(&mine_pid, __ATOMIC_ACQUIRE) == pid;
 	struct stat st;
-	int fd = open(path, flags);
+	int fd = openat(dfd, name, flags);
 
 	if (fd < 0 && errno == ENOENT && !known) {
-		fd = create_trace(path, pid, flags);
+		fd = create_trace(dfd, name, pid, flags);
 		if (fd >= 0)
 			goto mine;
 		/* Another thread, or the other copy of the shim, was first. */
 		if (fd != -EEXIST)
 			return fd;
-		fd = open(path, flags);
+		fd = openat(dfd, name, flags);
 	}
 	if (fd < 0)
 		return -errno;
@@ -690,12 +769,25 @@ static void give_up(int fd, int pid, int err, bool said)
  */
 static void append(const char *data, size_t len)
 {
-	char path[PATH_LEN];
-	int pid = (int)syscall(SYS_getpid), fd;
+	char name[PATH_LEN];
+	int pid = (int)syscall(SYS_getpid), fd, dfd;
 	ssize_t w;
 
-	trace_path(path, sizeof(path), pid);
-	fd = open_trace(path, pid);
+	dfd = open_dir();
+	if (dfd == -EXDEV) {
+		lose(pid, 1); /* refused: not the folder cudatrace made */
+		return;
+	}
+	if (dfd < 0) {
+		if (permanent(-dfd))
+			give_up(-1, pid, -dfd, false);
+		else
+			lose(pid, 1);
+		return;
+	}
+	trace_name(name, sizeof(name), pid);
+	fd = open_trace(dfd, name, pid);
+	close(dfd);
 	if (fd < 0) {
 		if (permanent(-fd))
 			give_up(-1, pid, -fd, false);

@@ -117,7 +117,7 @@ static void probe_start(struct ct_platform_question *q)
 		return;
 	}
 	self[n] = '\0';
-	argv[k++] = q->rtld;
+	argv[k++] = q->rtld_file;
 	argv[k++] = (char *)"--library-path";
 	if (q->probe_only) {
 		snprintf(path, sizeof(path), "%s/a:%s/b/$LIB:%s/c/$PLATFORM", q->tmp, q->tmp, q->tmp);
@@ -295,31 +295,95 @@ static void diag_start(struct ct_platform_question *q)
 	char *argv[3];
 	char *envp[] = { NULL };
 
-	argv[0] = q->rtld;
+	argv[0] = q->rtld_file;
 	argv[1] = (char *)"--list-diagnostics";
 	argv[2] = NULL;
 	q->asking = ct_run_start(argv, envp, false, &q->diag) == 0;
 }
 
-void ct_platform_ask(struct ct_platform_question *q, const char *rtld)
+/*
+ * Whether path and every folder above it belong to root and no one else
+ * may write to them: a loader only root can replace, so that running it
+ * runs nothing a user chose.
+ */
+static bool root_owned(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (strlen(path) >= sizeof(dir) || path[0] != '/')
+		return false;
+	strcpy(dir, path);
+	if (stat(dir, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	while ((slash = strrchr(dir, '/'))) {
+		slash[slash == dir] = '\0';
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return false;
+		if (slash == dir)
+			break;
+	}
+	return true;
+}
+
+/*
+ * The system's loader for files of another machine or ELF class than
+ * cudatrace's own, at the fixed path of its platform's ABI (a multiarch
+ * install: i386 beside x86_64).
+ */
+static const char *fixed_rtld(unsigned machine, int elf_class)
+{
+	static const struct {
+		unsigned machine;
+		int elf_class;
+		const char *path;
+	} known[] = {
+		{ EM_X86_64, 64, "/lib64/ld-linux-x86-64.so.2" },
+		{ EM_X86_64, 32, "/libx32/ld-linux-x32.so.2" },
+		{ EM_386, 32, "/lib/ld-linux.so.2" },
+		{ EM_AARCH64, 64, "/lib/ld-linux-aarch64.so.1" },
+		{ EM_ARM, 32, "/lib/ld-linux-armhf.so.3" },
+		{ EM_PPC64, 64, "/lib64/ld64.so.2" },
+		{ EM_S390, 64, "/lib/ld64.so.1" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (known[i].machine == machine && known[i].elf_class == elf_class)
+			return known[i].path;
+	return NULL;
+}
+
+void ct_platform_ask(struct ct_platform_question *q, unsigned machine, int elf_class)
 {
 	struct ct_elfinfo ei;
+	char real[PATH_MAX];
+	const char *name = NULL;
 	int major = 0, minor = 0;
 
 	memset(q, 0, sizeof(*q));
-	if (rtld) {
-		q->rtld = ct_xstrdup(rtld);
-	} else {
-		/* The loader that runs cudatrace. */
-		ct_elfinfo_init(&ei);
-		if (ct_elfinfo_read(&ei, "/proc/self/exe") == 0 && ei.interp)
-			q->rtld = ct_xstrdup(ei.interp);
-		ct_elfinfo_release(&ei);
+	/*
+	 * The loader that runs cudatrace (or, for another machine, the fixed
+	 * one of its ABI), never one an inspected file names: its PT_INTERP
+	 * may be any program, and asking it would run it. Run by its real
+	 * path, checked to be root's alone.
+	 */
+	ct_elfinfo_init(&ei);
+	if (ct_elfinfo_read(&ei, "/proc/self/exe") == 0 && ei.interp)
+		name = ei.interp;
+	if (machine && name && (ei.machine != machine || ei.elf_class != elf_class))
+		name = fixed_rtld(machine, elf_class);
+	if (name && realpath(name, real) && root_owned(real)) {
+		q->rtld = ct_xstrdup(name);
+		q->rtld_file = ct_xstrdup(real);
 	}
+	ct_elfinfo_release(&ei);
 	if (!q->rtld)
 		return;
 	ct_elfinfo_init(&ei);
-	if (ct_elfinfo_read(&ei, q->rtld) == 0) {
+	if (ct_elfinfo_read(&ei, q->rtld_file) == 0) {
 		q->machine = ei.machine;
 		q->elf_class = ei.elf_class;
 	}
@@ -330,7 +394,7 @@ void ct_platform_ask(struct ct_platform_question *q, const char *rtld)
 	 * dump costs 2.41 0.7 s of CPU in a virtual machine, against 1.4 ms
 	 * for 2.36. From 2.37 on the probe is asked alone.
 	 */
-	q->version = file_version(q->rtld);
+	q->version = file_version(q->rtld_file);
 	if (q->version && sscanf(q->version, "%d.%d", &major, &minor) == 2 &&
 	    (major > 2 || (major == 2 && minor >= 37)))
 		q->probe_only = true;
@@ -433,6 +497,8 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 	}
 	free(q->version);
 	q->version = NULL;
+	free(q->rtld_file);
+	q->rtld_file = NULL;
 	defaults(p);
 	if (!p->machine) {
 		p->machine = EM_X86_64;
@@ -441,13 +507,13 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 	sscanf(p->version, "%d.%d", &p->major, &p->minor);
 }
 
-bool ct_platform_load_probed(struct ct_platform *p, const char *rtld)
+bool ct_platform_load_probed(struct ct_platform *p)
 {
 	struct ct_platform_question q;
 	int status;
 	bool ok;
 
-	ct_platform_ask(&q, rtld);
+	ct_platform_ask(&q, 0, 0);
 	if (q.asking) {
 		char *text = ct_run_wait(&q.diag, &status);
 
@@ -477,16 +543,17 @@ bool ct_platform_load_probed(struct ct_platform *p, const char *rtld)
 		q.version = NULL;
 	}
 	free(q.version);
+	free(q.rtld_file);
 	defaults(p);
 	sscanf(p->version, "%d.%d", &p->major, &p->minor);
 	return ok;
 }
 
-void ct_platform_load(struct ct_platform *p, const char *rtld)
+void ct_platform_load(struct ct_platform *p)
 {
 	struct ct_platform_question q;
 
-	ct_platform_ask(&q, rtld);
+	ct_platform_ask(&q, 0, 0);
 	ct_platform_answer(p, &q);
 }
 

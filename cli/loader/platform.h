@@ -18,7 +18,7 @@
 #include "util.h"
 
 struct ct_platform {
-	char *rtld;          /* the loader asked */
+	char *rtld;          /* the loader asked: cudatrace's own (its PT_INTERP), or NULL */
 	char *lib;           /* $LIB: "lib/x86_64-linux-gnu" */
 	char *platform;      /* $PLATFORM: "haswell", "x86_64" */
 	char *version;       /* "2.36" */
@@ -39,11 +39,17 @@ struct ct_platform {
 };
 
 /*
- * Ask the loader rtld (NULL: the one that runs cudatrace) for the facts.
- * Never fails: without a usable loader, standard defaults for the machine
- * are filled in and from_loader is false.
+ * Ask the system's loader for the facts: the one that runs cudatrace (its
+ * own PT_INTERP), run by its real path when that file and every folder
+ * above it are root's and writable by no one else; never a loader an
+ * inspected file names, which may be any program. ct_platform_ask asks,
+ * for files of another ELF machine and class than cudatrace's (machine 0:
+ * cudatrace's own), the loader at that ABI's fixed path (/lib/ld-linux.so.2
+ * for i386), checked the same way. Never fails: without a
+ * usable loader, standard defaults for the machine are filled in and
+ * from_loader is false.
  */
-void ct_platform_load(struct ct_platform *p, const char *rtld);
+void ct_platform_load(struct ct_platform *p);
 
 /*
  * The same in two steps, so that the caller works while the loader
@@ -56,7 +62,8 @@ void ct_platform_load(struct ct_platform *p, const char *rtld);
  * waits for the answers, fills p as ct_platform_load does and frees q.
  */
 struct ct_platform_question {
-	char *rtld;
+	char *rtld;                  /* the name it goes by (PT_INTERP) */
+	char *rtld_file;             /* its real path, checked root's: what is run */
 	unsigned machine;
 	int elf_class;
 	struct ct_capture diag;      /* ld.so --list-diagnostics */
@@ -76,9 +83,9 @@ struct ct_platform_question {
  * For the tests: the facts from the probe alone (probe_only), whatever the
  * loader's version, false when it did not answer them all.
  */
-bool ct_platform_load_probed(struct ct_platform *p, const char *rtld);
+bool ct_platform_load_probed(struct ct_platform *p);
 
-void ct_platform_ask(struct ct_platform_question *q, const char *rtld);
+void ct_platform_ask(struct ct_platform_question *q, unsigned machine, int elf_class);
 void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q);
 void ct_platform_release(struct ct_platform *p);
 /* A deep copy of src into dst, asking nothing of the loader. */

@@ -14,11 +14,12 @@
 
 static void init_env(struct ct_loader *L, const struct ct_loader_env *env);
 
-void ct_loader_init(struct ct_loader *L, const char *rtld, const struct ct_loader_env *env)
+void ct_loader_init(struct ct_loader *L, unsigned machine, int elf_class,
+		    const struct ct_loader_env *env)
 {
 	struct ct_platform_question q;
 
-	ct_platform_ask(&q, rtld);
+	ct_platform_ask(&q, machine, elf_class);
 	ct_loader_init_asked(L, &q, env);
 }
 
@@ -97,6 +98,7 @@ void ct_loader_release(struct ct_loader *L)
 	free(L->lookups);
 	free(L->ld_library_path);
 	free(L->ld_preload);
+	free(L->foreign_interp);
 	ct_ldcache_release(&L->cache);
 	ct_platform_release(&L->plat);
 	ct_copies_cache_free(L->copies);

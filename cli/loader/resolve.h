@@ -118,6 +118,13 @@ struct ct_loader {
 	struct ct_lobj *rtld;     /* the dynamic loader itself, once mapped */
 	const struct ct_lookup *fatal; /* the lookup that ended the load, or NULL */
 	struct ct_copies_cache *copies; /* what ct_find_copies asked once (copies.h) */
+	/*
+	 * The PT_INTERP of the file set up by ct_loader_open when it is not
+	 * the system's loader (plat.rtld): a conda or Nix ld.so, or any
+	 * program. It was not run; the facts are the system loader's. NULL:
+	 * none, or the system's.
+	 */
+	char *foreign_interp;
 };
 
 /* What to judge with instead of the environment (ld.so's own options). */
@@ -129,9 +136,11 @@ struct ct_loader_env {
 /*
  * The current environment's view: LD_LIBRARY_PATH, LD_PRELOAD (or what
  * env says instead; env may be NULL), the cache, and the facts of the
- * loader rtld (NULL: the one running cudatrace).
+ * system's loader for files of machine and elf_class (0: cudatrace's own;
+ * ct_platform_ask).
  */
-void ct_loader_init(struct ct_loader *L, const char *rtld, const struct ct_loader_env *env);
+void ct_loader_init(struct ct_loader *L, unsigned machine, int elf_class,
+		    const struct ct_loader_env *env);
 /*
  * The same with the loader's facts asked ahead (ct_platform_ask, which q
  * holds; answered and freed here).
@@ -201,7 +210,9 @@ const char *ct_outcome_id(enum ct_outcome o);
 
 /*
  * Set L up for file as the program (NULL: a stand-in program), judged by
- * the loader the file names (PT_INTERP) when this system has it. Returns
+ * the facts of the system's loader. The loader the file names (PT_INTERP)
+ * is never run: when it is another file than the system's, it is kept in
+ * L->foreign_interp, for the caller to say so. Returns
  * 0; 1 for a file without dynamic section (nothing set up); or a negative
  * errno with *why in words (L released).
  */

@@ -147,3 +147,31 @@ void ct_print_gap(FILE *out, const struct ct_version_gap *g)
 			v->version, ct_lobj_name(g->requester, false));
 	ct_tprintf(out, "  fix: %s\n", g->fix);
 }
+
+void ct_print_foreign_interp(FILE *out, const struct ct_loader *L)
+{
+	if (!L->foreign_interp)
+		return;
+	if (L->plat.rtld)
+		ct_tprintf(out, "note: its interpreter %s (PT_INTERP) was not run: judged with the "
+			   "facts of the system's loader, %s\n",
+			   L->foreign_interp, L->plat.rtld);
+	else
+		ct_tprintf(out, "note: its interpreter %s (PT_INTERP) was not run: judged with "
+			   "standard defaults (no system loader could be asked)\n",
+			   L->foreign_interp);
+}
+
+void ct_json_foreign_interp(struct ct_json *j, const struct ct_loader *L)
+{
+	ct_json_key(j, "foreign_interp");
+	if (!L->foreign_interp) {
+		ct_json_null(j);
+		return;
+	}
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "path", L->foreign_interp);
+	ct_json_kv_bool(j, "run", false);
+	ct_json_kv_string(j, "facts_from", L->plat.rtld);
+	ct_json_object_end(j);
+}

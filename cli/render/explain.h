@@ -27,6 +27,15 @@ void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *p
 /* {"library":bool,"version":..,"images":N,"sass":[..],"ptx":[..],"ltoir":[..]} */
 void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c);
 
+/*
+ * When the file judged names another loader (PT_INTERP) than the system's
+ * (L->foreign_interp): a line saying that it was not run and whose facts
+ * these are. Nothing otherwise.
+ */
+void ct_print_foreign_interp(FILE *out, const struct ct_loader *L);
+/* "foreign_interp": {"path", "run": false, "facts_from"} or null. */
+void ct_json_foreign_interp(struct ct_json *j, const struct ct_loader *L);
+
 /* A gap in words, with what the program would say and the fix. */
 void ct_print_gap(FILE *out, const struct ct_version_gap *g);
 /* The gaps as a JSON array of symbol-version-missing entries. */

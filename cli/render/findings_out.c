@@ -9,10 +9,10 @@
 #include "mask.h"
 #include "text.h"
 
-/* s as it may be shown or shared: URL credentials masked (mask.h). */
+/* s as it may be shown or shared: credentials masked (mask.h). */
 static const char *shown(const char *s, char **to_free)
 {
-	*to_free = s ? ct_mask_urls(s) : NULL;
+	*to_free = s ? ct_mask_text(s) : NULL;
 	return *to_free ? *to_free : s;
 }
 

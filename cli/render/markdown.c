@@ -234,7 +234,7 @@ static char *shorten(struct ct_md *md, const char *s, bool sites)
 /* A string of the outside world, masked, escaped and shortened (to free). */
 static char *prepare(struct ct_md *md, const char *raw)
 {
-	char *masked = raw ? ct_mask_urls(raw) : NULL;
+	char *masked = raw ? ct_mask_text(raw) : NULL;
 	char *esc = ct_text_escape(masked ? masked : raw ? raw : "");
 	char *s = shorten(md, esc, true);
 

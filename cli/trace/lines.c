@@ -17,7 +17,8 @@ int ct_lines_open(struct ct_lines *l, const char *path, size_t max_line, size_t 
 	int err = 0;
 
 	memset(l, 0, sizeof(*l));
-	l->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* Never through a link: one planted in a folder would read its target. */
+	l->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (l->fd < 0)
 		return -errno;
 	if (fstat(l->fd, &st) != 0)
@@ -32,6 +33,7 @@ int ct_lines_open(struct ct_lines *l, const char *path, size_t max_line, size_t 
 	l->max_line = max_line;
 	l->max_bytes = max_bytes;
 	l->owner = st.st_uid;
+	l->nlink = st.st_nlink;
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * more than one line of at most max_line bytes, never reads more than
  * max_bytes of a file, and says what it left out (a line too long is
  * skipped to its newline, and counted). Only regular files are read, opened
- * without blocking (a FIFO named *.jsonl must not hang the reader).
+ * without blocking (a FIFO named *.jsonl must not hang the reader) and
+ * never through a symbolic link (-ELOOP).
  *
  * Ownership: struct ct_lines owns its buffer and descriptor until
  * ct_lines_close; a line handed out is a view into the buffer, valid (and
@@ -26,9 +27,13 @@ struct ct_lines {
 	size_t too_long;             /* lines over max_line, skipped */
 	bool truncated;              /* the file goes on past max_bytes */
 	uid_t owner;                 /* the file's owner */
+	nlink_t nlink;               /* its links: a trace file the shim made has one */
 };
 
-/* Open path. 0, or a negative errno (-EINVAL: not a regular file). */
+/*
+ * Open path. 0, or a negative errno (-EINVAL: not a regular file; -ELOOP:
+ * a symbolic link).
+ */
 int ct_lines_open(struct ct_lines *l, const char *path, size_t max_line, size_t max_bytes);
 
 /*

@@ -22,7 +22,7 @@ static int64_t kint(const struct ct_jv *v, const char *key, int64_t min, int64_t
 }
 
 int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t owner,
-		   struct ct_run *r, uint64_t *nbytes)
+		   bool one_link, struct ct_run *r, uint64_t *nbytes)
 {
 	const struct ct_jv *v, *argv, *ex;
 	struct ct_arena scratch;
@@ -38,7 +38,7 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 	/* One record: a line; nothing past it is read. */
 	if (ct_lines_open(&lines, path, CT_TRACE_LINE_MAX, CT_TRACE_LINE_MAX + 1) != 0)
 		return -1;
-	if (only_owner && lines.owner != owner) {
+	if ((only_owner && lines.owner != owner) || (one_link && lines.nlink != 1)) {
 		ct_lines_close(&lines);
 		return -1;
 	}

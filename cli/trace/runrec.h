@@ -18,10 +18,12 @@
 /*
  * Read the run record at path into r, its strings in a. *nbytes gets the
  * bytes read (at most CT_TRACE_LINE_MAX + 1). With only_owner, a file
- * another user owns is left out. 0, or -1 when it is not a run record
- * (unreadable, another user's, no "run" record with a run id).
+ * another user owns is left out; with one_link, a file with more than one
+ * link. 0, or -1
+ * when it is not a run record (unreadable, another user's, no "run"
+ * record with a run id).
  */
 int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t owner,
-		   struct ct_run *r, uint64_t *nbytes);
+		   bool one_link, struct ct_run *r, uint64_t *nbytes);
 
 #endif

@@ -797,8 +797,11 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		res->what = FILE_UNREADABLE;
 		return;
 	}
-	/* In a folder others may write to, their files are not this run's. */
-	if (t->only_owner && lines.owner != t->owner) {
+	/*
+	 * In a folder others may write to, their files are not this run's,
+	 * nor is a hard link to a file made elsewhere (the shim's have one).
+	 */
+	if ((t->only_owner && lines.owner != t->owner) || (t->one_link && lines.nlink != 1)) {
 		res->what = FILE_FOREIGN;
 		ct_lines_close(&lines);
 		return;
@@ -945,7 +948,7 @@ static void read_run_file(struct ct_trace *t, const char *path)
 
 	if (t->nbytes >= CT_TRACE_BYTES_MAX)
 		return;
-	if (ct_runrec_read(&t->arena, path, t->only_owner, t->owner, &r, &n) == 0)
+	if (ct_runrec_read(&t->arena, path, t->only_owner, t->owner, t->one_link, &r, &n) == 0)
 		ct_trace_add_run(t, &r);
 	t->nbytes += n;
 }

@@ -235,6 +235,9 @@ struct ct_trace {
 	size_t nruns;
 	size_t bad_files;            /* files that held no record at all */
 	bool only_owner;             /* read only files owned by owner (set before reading) */
+	bool one_link;               /* read only files with one link, as the shim's
+					(set before reading): a hard link planted in a
+					folder is a file made elsewhere */
 	uid_t owner;
 	size_t foreign_files;        /* files left out: another user's */
 	const char *only_run;        /* read only the processes of this run (a run id, or

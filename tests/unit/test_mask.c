@@ -1,8 +1,9 @@
 /*
  * Secrets masked for display (cli/common/mask.c): the values of options
  * and variables named like key, token, secret, password, passwd or
- * credential, in "--name value", "--name=value" and NAME=value forms, and
- * the user information of URLs; everything else untouched (NULL).
+ * credential (or pass, pwd, auth), in "--name value", "--name=value" and
+ * NAME=value forms, curl's user:pass, credential headers, bearer tokens
+ * and the user information of URLs; everything else untouched (NULL).
  */
 #include "helpers.h"
 #include "mask.h"
@@ -61,7 +62,7 @@ static void test_assignments(void **state)
 
 static void urls_are(const char *in, const char *want)
 {
-	char *m = ct_mask_urls(in);
+	char *m = ct_mask_text(in);
 
 	if (!want) {
 		assert_null(m);
@@ -92,6 +93,57 @@ static void test_urls(void **state)
 	arg_is(a, 1, NULL);
 }
 
+static void test_credentials(void **state)
+{
+	const char *const a[] = { "curl", "-H", "Authorization: Bearer abc.def", "-HAuthorization: Bearer q",
+				  "--header=Cookie: sid=1; x=2", "--header", "X-Api-Key: k1",
+				  "-u", "bob:pw1", "--user=ann:pw2", "--pass", "pw3", "--pass=pw4",
+				  "--pwd=pw5", "--auth", "pw6", "--password", "pw7", "python",
+				  "-u", "train.py", "--user", "bob", "--bypass", "1", "--author",
+				  "me", "-H", "Accept: text/html", "--proxy-user", "p:pw8",
+				  "PASS=pw9", "PWD=/home/me" };
+
+	(void)state;
+	arg_is(a, 1, NULL);
+	arg_is(a, 2, "Authorization: ***");
+	arg_is(a, 3, "-HAuthorization: ***");
+	arg_is(a, 4, "--header=Cookie: ***");
+	arg_is(a, 6, "X-Api-Key: ***");
+	arg_is(a, 8, "bob:***");      /* curl -u user:pass: the password goes */
+	arg_is(a, 9, "--user=ann:***");
+	arg_is(a, 11, "***");
+	arg_is(a, 12, "--pass=***");
+	arg_is(a, 13, "--pwd=***");
+	arg_is(a, 15, "***");
+	arg_is(a, 17, "***");
+	arg_is(a, 20, NULL);          /* python -u: no user:pass */
+	arg_is(a, 22, NULL);          /* --user without a password */
+	arg_is(a, 24, NULL);          /* short words are matched whole */
+	arg_is(a, 26, NULL);
+	arg_is(a, 28, NULL);          /* a header that says nothing secret */
+	arg_is(a, 30, "p:***");
+	arg_is(a, 31, "PASS=***");
+	arg_is(a, 32, NULL);          /* $PWD is the current directory */
+}
+
+static void test_texts(void **state)
+{
+	(void)state;
+	urls_are("curl -H 'Authorization: Bearer abc' https://h/x",
+		 "curl -H 'Authorization: ***' https://h/x");
+	urls_are("-H \"Proxy-Authorization: Basic dXNlcg==\" -H 'X-Auth-Token: t1'",
+		 "-H \"Proxy-Authorization: ***\" -H 'X-Auth-Token: ***'");
+	urls_are("token was Bearer eyJhbGci.x.y then", "token was Bearer *** then");
+	urls_are("set-cookie: a=b\nnext line", "set-cookie: ***\nnext line");
+	urls_are("Authorization:", NULL);                      /* no value */
+	/* What a diagnosis says stays. */
+	urls_are("libfoo.so: cannot open shared object file: No such file or directory", NULL);
+	urls_are("/opt/monkey:/usr/lib", NULL);
+	urls_are("KeyError: 'x'", NULL);
+	urls_are("undefined symbol: _ZN3c104cuda9SetDeviceEi", NULL);
+	urls_are("Bearerless: x", NULL);
+}
+
 static void test_values(void **state)
 {
 	char *m;
@@ -119,6 +171,8 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_assignments),
 		cmocka_unit_test(test_urls),
+		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_texts),
 		cmocka_unit_test(test_values),
 	};
 

@@ -413,12 +413,12 @@ static void test_platform_probed(void **state)
 	struct ct_platform d, p;
 
 	(void)state;
-	ct_platform_load(&d, NULL);
+	ct_platform_load(&d);
 	if (!d.from_loader) {
 		ct_platform_release(&d);
 		skip();
 	}
-	assert_true(ct_platform_load_probed(&p, NULL));
+	assert_true(ct_platform_load_probed(&p));
 	assert_true(p.from_loader);
 	assert_string_equal(p.lib, d.lib);
 	assert_string_equal(p.platform, d.platform);
