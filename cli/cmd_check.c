@@ -33,6 +33,7 @@ struct check_ctx {
 	bool json, github, every_module, require_sass, verbose;
 	struct ct_json j;
 	int exit_code;
+	size_t unlisted; /* objects without device code, not listed */
 };
 
 /* What is known of the object being judged, asked once for all targets. */
@@ -595,6 +596,9 @@ static int on_object(void *p, const struct ct_object *obj)
 		ct_error("cannot read '%s': %s", obj->path, obj->error);
 	} else if (ctx->github) {
 		github_object(ctx, obj);
+	} else if (!obj->scan->nimages && !ctx->verbose && !obj->named && !damaged(obj->scan)) {
+		/* It passes: counted in one line, as scan does. */
+		ctx->unlisted++;
 	} else {
 		text_object(ctx, obj);
 	}
@@ -618,6 +622,10 @@ static void usage(FILE *out)
 		"                    on a target, a ::warning per one that runs only by\n"
 		"                    JIT from PTX\n"
 		"  --require-sass    fail on ptx-jit too (JIT at first launch)\n"
+		"  -v, --verbose     the fatbins left out of a verdict and why (no kernel,\n"
+		"                    -rdc link inputs), and the objects without device\n"
+		"                    code that a directory or wheel holds (else counted\n"
+		"                    in one line)\n"
 		"  --every-module    fail on fatbins that hold code for other GPUs only\n"
 		"                    too ('a'/'f' code, or one of NVIDIA's libraries that\n"
 		"                    pick kernels per GPU); other fatbins without an\n"
@@ -707,6 +715,8 @@ int ct_cmd_check(int argc, char **argv)
 		ct_json_array_end(&ctx->j);
 		ct_json_object_end(&ctx->j);
 		ct_json_finish(&ctx->j);
+	} else if (ctx->unlisted) {
+		ct_cmd_unlisted(ctx->unlisted);
 	}
 	rc = ctx->exit_code;
 	free(ctx);
