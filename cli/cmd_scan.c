@@ -122,6 +122,13 @@ static void print_image(const struct elfscan_file *f,
 		ct_tprintf(stdout, "  ISA %u.%u", img->version_major, img->version_minor);
 	if (img->flags & ELFSCAN_FLAG_DEBUG)
 		ct_tprintf(stdout, "  debug");
+	if (img->variant_from_cubin) {
+		struct elfscan_image hdr = *img;
+
+		hdr.variant = ELFSCAN_VARIANT_NONE;
+		ct_tprintf(stdout, "  'a' from the cubin's e_flags (fatbin header: %s)",
+			   elfscan_image_arch_name(&hdr, name, sizeof(name)));
+	}
 	if (img->ident)
 		ct_tprintf(stdout, "  ident \"%.*s\"", (int)img->ident_len, img->ident);
 	if (img->options && img->options_len)
@@ -273,6 +280,12 @@ static void json_image(struct ct_json *j, const struct elfscan_file *f,
 		ct_json_null(j);
 	if (img->check != ELFSCAN_CHECK_NOT_RUN)
 		ct_json_kv_string(j, "verify", check_name(img->check));
+	if (img->variant_from_cubin) {
+		struct elfscan_image hdr = *img;
+
+		hdr.variant = ELFSCAN_VARIANT_NONE;
+		ct_json_kv_string(j, "header_arch", elfscan_image_arch_name(&hdr, name, sizeof(name)));
+	}
 	ct_json_object_end(j);
 }
 

@@ -55,6 +55,11 @@ static int note_family_specific(const unsigned char *p, uint64_t n)
 	return 0;
 }
 
+int es_eflags_arch_specific(unsigned abi_version, uint32_t eflags)
+{
+	return (eflags & (abi_version >= 8 ? 0x8u : 0x800u)) != 0;
+}
+
 int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 {
 	uint64_t shoff, phoff, end;
@@ -73,6 +78,7 @@ int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 	eflags = rd32(buf + 0x30);
 	/* ABI v8 moved the SM number from bits 0-7 to bits 8-15. */
 	c->sm = c->abi_version >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+	c->eflags_arch_specific = es_eflags_arch_specific(c->abi_version, eflags);
 
 	phoff = rd64(buf + 0x20);
 	shoff = rd64(buf + 0x28);

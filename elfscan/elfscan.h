@@ -95,6 +95,13 @@ struct elfscan_image {
 	const char *options;    /* borrowed ptxas/cicc options; may be NULL */
 	size_t options_len;
 	enum elfscan_check check; /* filled by elfscan_verify() */
+	/*
+	 * variant is the cubin's own: its ELF header's e_flags carry the
+	 * arch-specific bit (EF_CUDA_ACCELERATORS) while the entry header
+	 * says plain (cuobjdump lists such a cubin as sm_50a). The header's
+	 * variant was ELFSCAN_VARIANT_NONE.
+	 */
+	bool variant_from_cubin;
 };
 
 /* How a container was found. */

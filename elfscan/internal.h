@@ -112,8 +112,21 @@ struct es_cubin {
 	unsigned elf_type;
 	int arch_specific;    /* .nv.compat attr 0x09: 1, 0, or -1 unknown */
 	int family_specific;  /* "sm_XXf" in .note.nv.tkinfo: 1, 0, -1 */
+	int eflags_arch_specific; /* EF_CUDA_ACCELERATORS in e_flags: 1 or 0 */
 	uint64_t size;        /* bytes the ELF structure covers */
 };
+/*
+ * EF_CUDA_ACCELERATORS, the 'a' bit of a cubin's e_flags: 0x800 in the
+ * ABI v7 layout, 0x8 in v8 (reference/fatbin.md 3.1). Returns 1 or 0.
+ */
+int es_eflags_arch_specific(unsigned abi_version, uint32_t eflags);
+/*
+ * Read the ELF header of each plain SASS image of ABI v7 or older (the
+ * first bytes of its payload only, es_payload_head) and take the 'a' its
+ * e_flags carry (variant_from_cubin). v8 cubins keep 'a' out of e_flags
+ * (in .nv.compat), so theirs are not read. Returns 0 or -ENOMEM.
+ */
+int es_read_cubin_headers(struct elfscan_file *f);
 /* Parse a device ELF in [buf, buf+len). Returns 0 or -EBADMSG. */
 int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c);
 

@@ -117,3 +117,31 @@ long es_payload_head(struct elfscan_file *f, const struct elfscan_image *img,
 		return zstd_head(src, (size_t)img->stored_size, dst, n);
 	return -EBADMSG;
 }
+
+int es_read_cubin_headers(struct elfscan_file *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nimages; i++) {
+		struct elfscan_image *img = &f->images[i];
+		unsigned char head[64];
+		long n;
+
+		if (img->kind != ELFSCAN_KIND_SASS || img->variant != ELFSCAN_VARIANT_NONE ||
+		    (img->flags & ELFSCAN_FLAG_OPAQUE) || img->version_major != 1 ||
+		    img->version_minor >= 8)
+			continue;
+		n = es_payload_head(f, img, head, sizeof(head));
+		if (n == -ENOMEM)
+			return -ENOMEM;
+		/* Unreadable: --verify says so; a listing keeps the header's word. */
+		if (n < (long)sizeof(head) || memcmp(head, "\177ELF", 4) != 0 ||
+		    rd16(head + 18) != EM_CUDA)
+			continue;
+		if (es_eflags_arch_specific(head[8], rd32(head + 0x30))) {
+			img->variant = ELFSCAN_VARIANT_A;
+			img->variant_from_cubin = true;
+		}
+	}
+	return 0;
+}

@@ -50,6 +50,7 @@ static int check_sass(struct elfscan_file *f, size_t i,
 {
 	struct elfscan_image *img = &f->images[i];
 	struct es_cubin c;
+	bool header_a;
 	int rc = 0;
 
 	if (es_cubin_parse(p, n, &c) != 0) {
@@ -66,8 +67,13 @@ static int check_sass(struct elfscan_file *f, size_t i,
 		img->check = ELFSCAN_CHECK_MISMATCH;
 		rc = note(f, i, ELFSCAN_P_CUBIN_ABI_MISMATCH, c.abi_version);
 	}
-	if (rc == 0 && c.arch_specific >= 0 &&
-	    c.arch_specific != (img->variant == ELFSCAN_VARIANT_A)) {
+	/* What the header says, before the cubin's e_flags had their word. */
+	header_a = img->variant == ELFSCAN_VARIANT_A && !img->variant_from_cubin;
+	if (rc == 0 && c.eflags_arch_specific && !header_a) {
+		img->check = ELFSCAN_CHECK_MISMATCH;
+		rc = note(f, i, ELFSCAN_P_CUBIN_EFLAGS_VARIANT, 1);
+	}
+	if (rc == 0 && c.arch_specific >= 0 && c.arch_specific != header_a) {
 		img->check = ELFSCAN_CHECK_MISMATCH;
 		rc = note(f, i, ELFSCAN_P_CUBIN_VARIANT_MISMATCH,
 			  (uint64_t)c.arch_specific);
