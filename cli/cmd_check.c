@@ -41,10 +41,11 @@ struct check_ctx {
 	struct elfscan_target targets[MAX_TARGETS];
 	char target_names[MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets;
-	bool json, github, every_module, require_sass;
+	bool json, github, every_module, require_sass, verbose;
 	struct driver_opt driver;
 	struct ct_json j;
 	int exit_code;
+	size_t unlisted; /* objects without device code, not listed */
 };
 
 /* What is known of the object being judged, asked once for all targets. */
@@ -73,6 +74,7 @@ struct result {
 	char reason[1024];       /* why, in one sentence */
 	char details[5][512];    /* consequences and the other fatbins, one line each */
 	char fix[384];
+	char left_out[256];      /* the fatbins left out, and why; "" when none */
 };
 
 static void raise_exit(struct check_ctx *ctx, int code)
@@ -431,17 +433,26 @@ static void explain_driver(struct result *r, const struct elfscan_target *t,
 	}
 }
 
-static void judge(struct object_facts *o, const struct elfscan_file *f,
-		  const struct elfscan_target *t, const struct driver_opt *d, struct result *r)
+static void judge(const struct check_ctx *ctx, struct object_facts *o,
+		  const struct elfscan_file *f, const struct elfscan_target *t,
+		  struct result *r)
 {
+	struct ct_verdict_opts vo = { .kernels_of_other_gpus = ctx->every_module,
+				      .driver = ctx->driver.cuda };
 	struct ct_summary s;
 
 	memset(r, 0, sizeof(*r));
-	ct_verdict_judge_driver(&r->v, f, t, false, d->cuda);
-	/* Only a fatbin without an image needs to know whose the file is. */
-	if (r->v.no_image && per_gpu_library(o)) {
+	/*
+	 * Only a fatbin without an image needs to know whose the file is; a
+	 * per-GPU library known by its name is judged as one at once, so its
+	 * fatbins for other GPUs have no kernels read.
+	 */
+	vo.per_gpu_library = ct_cuda_library_per_gpu(o->name) && per_gpu_library(o);
+	ct_verdict_judge_opts(&r->v, f, t, &vo);
+	if (r->v.no_image && !vo.per_gpu_library && per_gpu_library(o)) {
 		ct_verdict_release(&r->v);
-		ct_verdict_judge_driver(&r->v, f, t, true, d->cuda);
+		vo.per_gpu_library = true;
+		ct_verdict_judge_opts(&r->v, f, t, &vo);
 	}
 	if (r->v.verdict == CT_VERDICT_PTX_JIT || r->v.verdict == CT_VERDICT_NO_IMAGE ||
 	    r->v.verdict == CT_VERDICT_PTX_TOO_NEW)
@@ -449,8 +460,26 @@ static void judge(struct object_facts *o, const struct elfscan_file *f,
 	r->per_gpu = o->per_gpu > 0;
 	r->torch = r->v.verdict != CT_VERDICT_NO_DEVICE_CODE ? links_torch(o) : -1;
 	r->name = o->name;
+	if (r->v.without_kernels)
+		snprintf(r->left_out, sizeof(r->left_out),
+			 "%zu fatbin%s left out: %s no kernel, so %s cannot fail a launch",
+			 r->v.without_kernels, r->v.without_kernels == 1 ? "" : "s",
+			 verb(r->v.without_kernels, "it defines", "they define"),
+			 verb(r->v.without_kernels, "it", "they"));
+	if (r->v.link_inputs) {
+		size_t n = strlen(r->left_out);
+
+		snprintf(r->left_out + n, sizeof(r->left_out) - n,
+			 "%s%zu -rdc fatbin%s in __nv_relfatbin: JIT-link input%s of the linked one",
+			 n ? "; " : "", r->v.link_inputs, r->v.link_inputs == 1 ? "" : "s",
+			 r->v.link_inputs == 1 ? "" : "s");
+	}
 	if (r->v.verdict == CT_VERDICT_NO_DEVICE_CODE) {
-		say(r, "no device code");
+		if (r->v.without_kernels)
+			say(r, "no kernels: the device code it holds (%zu fatbin%s) defines none",
+			    r->v.without_kernels, r->v.without_kernels == 1 ? "" : "s");
+		else
+			say(r, "no device code");
 		return;
 	}
 	ct_summary_build(&s, f, 0, f->nimages);
@@ -470,7 +499,7 @@ static void judge(struct object_facts *o, const struct elfscan_file *f,
 		explain_fatbins(r, &s, t);
 	}
 	ct_summary_release(&s);
-	explain_driver(r, t, d);
+	explain_driver(r, t, &ctx->driver);
 }
 
 static bool fails(const struct check_ctx *ctx, const struct result *r)
@@ -502,7 +531,7 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 	for (t = 0; t < ctx->ntargets; t++) {
 		struct result r;
 
-		judge(&o, obj->scan, &ctx->targets[t], &ctx->driver, &r);
+		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
 		ct_tprintf(stdout, "  %-8s %-14s %s\n", ctx->target_names[t],
 		       ct_verdict_name(r.v.verdict), r.reason);
 		for (k = 0; k < NDETAILS; k++)
@@ -510,6 +539,8 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 				ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.details[k]);
 		if (r.fix[0])
 			ct_tprintf(stdout, "  %-8s %-14s fix: %s\n", "", "", r.fix);
+		if (ctx->verbose && r.left_out[0])
+			ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.left_out);
 		if (fails(ctx, &r))
 			raise_exit(ctx, CT_EXIT_FINDING);
 		ct_verdict_release(&r.v);
@@ -562,7 +593,7 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 		struct result r;
 		size_t n = 0;
 
-		judge(&o, obj->scan, &ctx->targets[t], &ctx->driver, &r);
+		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
 		if (fails(ctx, &r)) {
 			level = "error";
 			raise_exit(ctx, CT_EXIT_FINDING);
@@ -650,8 +681,11 @@ static void json_result(struct ct_json *j, const char *target, const struct elfs
 	ct_json_kv_u64(j, "ptx_too_new", r->v.ptx_too_new);
 	ct_json_kv_u64(j, "no_image", r->v.no_image);
 	ct_json_kv_u64(j, "other_gpus", r->v.other_gpus);
+	ct_json_kv_u64(j, "without_kernels", r->v.without_kernels);
+	ct_json_kv_u64(j, "link_inputs", r->v.link_inputs);
 	ct_json_object_end(j);
 	json_min_driver(j, &r->v);
+	ct_json_kv_string(j, "left_out", r->left_out[0] ? r->left_out : NULL);
 	ct_json_key(j, "images");
 	ct_json_array_begin(j);
 	for (k = 0; k < r->v.npicks; k++) {
@@ -685,7 +719,7 @@ static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 	for (t = 0; obj->scan && t < ctx->ntargets; t++) {
 		struct result r;
 
-		judge(&o, obj->scan, &ctx->targets[t], &ctx->driver, &r);
+		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
 		if (fails(ctx, &r))
 			raise_exit(ctx, CT_EXIT_FINDING);
 		json_result(j, ctx->target_names[t], obj->scan, &r);
@@ -784,6 +818,9 @@ static int on_object(void *p, const struct ct_object *obj)
 		ct_error("cannot read '%s': %s", obj->path, obj->error);
 	} else if (ctx->github) {
 		github_object(ctx, obj);
+	} else if (!obj->scan->nimages && !ctx->verbose && !obj->named && !damaged(obj->scan)) {
+		/* It passes: counted in one line, as scan does. */
+		ctx->unlisted++;
 	} else {
 		text_object(ctx, obj);
 	}
@@ -813,6 +850,10 @@ static void usage(FILE *out)
 		"                    (550.54.15, 550.54, 550), a CUDA version (12.4), or\n"
 		"                    native (this machine's); PTX it cannot compile is\n"
 		"                    ptx-too-new, which fails\n"
+		"  -v, --verbose     the fatbins left out of a verdict and why (no kernel,\n"
+		"                    -rdc link inputs), and the objects without device\n"
+		"                    code that a directory or wheel holds (else counted\n"
+		"                    in one line)\n"
 		"  --every-module    fail on fatbins that hold code for other GPUs only\n"
 		"                    too ('a'/'f' code, or one of NVIDIA's libraries that\n"
 		"                    pick kernels per GPU); other fatbins without an\n"
@@ -831,6 +872,7 @@ int ct_cmd_check(int argc, char **argv)
 		{ "require-sass", no_argument, NULL, 's' },
 		{ "every-module", no_argument, NULL, 'm' },
 		{ "driver", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -839,7 +881,7 @@ int ct_cmd_check(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "a:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (ct_cmd_targets(optarg, ctx->targets, ctx->target_names,
@@ -875,6 +917,9 @@ int ct_cmd_check(int argc, char **argv)
 				return CT_EXIT_BAD_INPUT;
 			}
 			break;
+		case 'v':
+			ctx->verbose = true;
+			break;
 		case 'h':
 			usage(stdout);
 			free(ctx);
@@ -906,6 +951,8 @@ int ct_cmd_check(int argc, char **argv)
 		ct_json_array_end(&ctx->j);
 		ct_json_object_end(&ctx->j);
 		ct_json_finish(&ctx->j);
+	} else if (ctx->unlisted) {
+		ct_cmd_unlisted(ctx->unlisted);
 	}
 	rc = ctx->exit_code;
 	free(ctx);

@@ -17,6 +17,7 @@ struct scan_ctx {
 	struct ct_json j;
 	int exit_code;
 	size_t files;
+	size_t unlisted; /* objects without device code, not listed */
 };
 
 static const char *section_name(const struct elfscan_file *f, size_t sec)
@@ -121,6 +122,13 @@ static void print_image(const struct elfscan_file *f,
 		ct_tprintf(stdout, "  ISA %u.%u", img->version_major, img->version_minor);
 	if (img->flags & ELFSCAN_FLAG_DEBUG)
 		ct_tprintf(stdout, "  debug");
+	if (img->variant_from_cubin) {
+		struct elfscan_image hdr = *img;
+
+		hdr.variant = ELFSCAN_VARIANT_NONE;
+		ct_tprintf(stdout, "  'a' from the cubin's e_flags (fatbin header: %s)",
+			   elfscan_image_arch_name(&hdr, name, sizeof(name)));
+	}
 	if (img->ident)
 		ct_tprintf(stdout, "  ident \"%.*s\"", (int)img->ident_len, img->ident);
 	if (img->options && img->options_len)
@@ -272,6 +280,12 @@ static void json_image(struct ct_json *j, const struct elfscan_file *f,
 		ct_json_null(j);
 	if (img->check != ELFSCAN_CHECK_NOT_RUN)
 		ct_json_kv_string(j, "verify", check_name(img->check));
+	if (img->variant_from_cubin) {
+		struct elfscan_image hdr = *img;
+
+		hdr.variant = ELFSCAN_VARIANT_NONE;
+		ct_json_kv_string(j, "header_arch", elfscan_image_arch_name(&hdr, name, sizeof(name)));
+	}
 	ct_json_object_end(j);
 }
 
@@ -348,6 +362,14 @@ static int on_object(void *p, const struct ct_object *obj)
 		ct_error("cannot read '%s': %s", obj->path, obj->error);
 		return 0;
 	}
+	/*
+	 * A folder's objects without device code would bury the answer: they
+	 * are counted in one line. A file named as such gets its answer.
+	 */
+	if (!obj->scan->nimages && !ctx->verbose && !obj->named && !has_errors(obj->scan)) {
+		ctx->unlisted++;
+		return 0;
+	}
 	print_text(ctx, obj);
 	return 0;
 }
@@ -362,7 +384,9 @@ static void usage(FILE *out)
 		"(recursively) and Python wheels (members read in place).\n"
 		"\n"
 		"  --json          one JSON document on stdout\n"
-		"  -v, --verbose   every container and image\n"
+		"  -v, --verbose   every container and image, and the objects without\n"
+		"                  device code that a directory or wheel holds (else\n"
+		"                  counted in one line)\n"
 		"  --verify        decompress every payload and check it against its header\n"
 		"  --known-sections  only .nv_fatbin and __nv_relfatbin (no magic scan)\n"
 		"\n"
@@ -424,6 +448,8 @@ int ct_cmd_scan(int argc, char **argv)
 		ct_json_array_end(&ctx.j);
 		ct_json_object_end(&ctx.j);
 		ct_json_finish(&ctx.j);
+	} else if (ctx.unlisted) {
+		ct_cmd_unlisted(ctx.unlisted);
 	}
 	return ctx.exit_code;
 }

@@ -35,6 +35,11 @@ int ct_cmd_exit(int rc, bool program_status);
  */
 void ct_cmd_guard_files(int status);
 /* ct_parse_targets (targets.h), saying why on stderr; 0 or -1. */
+/*
+ * scan's and check's closing line for the objects without device code a
+ * directory or wheel held and that were not listed (n > 0).
+ */
+void ct_cmd_unlisted(size_t n);
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);
 

@@ -247,3 +247,9 @@ void ct_machine_open(struct ct_loader *L)
 	ct_machine_ask(&q);
 	ct_machine_open_asked(L, &q);
 }
+
+void ct_cmd_unlisted(size_t n)
+{
+	ct_tprintf(stdout, "%zu object%s without device code (-v lists them)\n", n,
+		   n == 1 ? "" : "s");
+}

@@ -55,6 +55,11 @@ static int note_family_specific(const unsigned char *p, uint64_t n)
 	return 0;
 }
 
+int es_eflags_arch_specific(unsigned abi_version, uint32_t eflags)
+{
+	return (eflags & (abi_version >= 8 ? 0x8u : 0x800u)) != 0;
+}
+
 int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 {
 	uint64_t shoff, phoff, end;
@@ -73,6 +78,7 @@ int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 	eflags = rd32(buf + 0x30);
 	/* ABI v8 moved the SM number from bits 0-7 to bits 8-15. */
 	c->sm = c->abi_version >= 8 ? (eflags >> 8) & 0xff : eflags & 0xff;
+	c->eflags_arch_specific = es_eflags_arch_specific(c->abi_version, eflags);
 
 	phoff = rd64(buf + 0x20);
 	shoff = rd64(buf + 0x28);
@@ -107,4 +113,73 @@ int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c)
 	}
 	c->size = end < len ? end : len;
 	return 0;
+}
+
+#define SHT_SYMTAB_ 2u
+#define SHF_EXECINSTR_ 0x4u
+#define STT_FUNC_ 2u
+#define STO_CUDA_ENTRY 0x10u
+#define ELF64_SYM_SIZE 24u
+
+/* A symbol table's entries: is one a defined kernel? */
+static int symtab_has_entry(const unsigned char *p, uint64_t n, uint64_t entsize)
+{
+	uint64_t pos;
+
+	if (entsize < ELF64_SYM_SIZE)
+		return 0;
+	for (pos = 0; n - pos >= ELF64_SYM_SIZE; pos += entsize) {
+		const unsigned char *sym = p + pos;
+
+		if ((sym[4] & 0xf) == STT_FUNC_ && (sym[5] & STO_CUDA_ENTRY) &&
+		    rd16(sym + 6) != 0)
+			return 1;
+		if (n - pos < entsize)
+			break;
+	}
+	return 0;
+}
+
+int es_cubin_has_kernel(const unsigned char *buf, size_t len)
+{
+	uint64_t shoff, strtab_off = 0, strtab_size = 0;
+	unsigned shnum, shentsize, shstrndx, i;
+	int symtabs = 0, text = 0;
+
+	if (len < 64 || memcmp(buf, "\177ELF", 4) != 0 || buf[4] != 2 ||
+	    buf[5] != 1 || rd16(buf + 18) != EM_CUDA)
+		return -EBADMSG;
+	shoff = rd64(buf + 0x28);
+	shentsize = rd16(buf + 0x3a);
+	shnum = rd16(buf + 0x3c);
+	shstrndx = rd16(buf + 0x3e);
+	if (shnum == 0 || shentsize < 64 ||
+	    !in_range(shoff, (uint64_t)shnum * shentsize, len))
+		return -EBADMSG;
+	if (shstrndx < shnum) {
+		const unsigned char *sh = buf + shoff + (uint64_t)shstrndx * shentsize;
+
+		strtab_off = rd64(sh + 0x18);
+		strtab_size = rd64(sh + 0x20);
+		if (!in_range(strtab_off, strtab_size, len))
+			strtab_size = 0;
+	}
+	for (i = 0; i < shnum; i++) {
+		const unsigned char *sh = buf + shoff + (uint64_t)i * shentsize;
+		uint32_t name = rd32(sh), type = rd32(sh + 4);
+		uint64_t flags = rd64(sh + 8), off = rd64(sh + 0x18), size = rd64(sh + 0x20);
+
+		if (type == SHT_SYMTAB_ && in_range(off, size, len)) {
+			symtabs++;
+			if (symtab_has_entry(buf + off, size, rd64(sh + 0x38)))
+				return 1;
+		}
+		/* ".text.<name>", executable: code, perhaps a kernel's. */
+		if ((flags & SHF_EXECINSTR_) && name < strtab_size &&
+		    strtab_size - name > 6 &&
+		    memcmp(buf + strtab_off + name, ".text.", 6) == 0)
+			text = 1;
+	}
+	/* Stripped of its symbols: any code might be a kernel. */
+	return symtabs ? 0 : text;
 }

@@ -95,6 +95,13 @@ struct elfscan_image {
 	const char *options;    /* borrowed ptxas/cicc options; may be NULL */
 	size_t options_len;
 	enum elfscan_check check; /* filled by elfscan_verify() */
+	/*
+	 * variant is the cubin's own: its ELF header's e_flags carry the
+	 * arch-specific bit (EF_CUDA_ACCELERATORS) while the entry header
+	 * says plain (cuobjdump lists such a cubin as sm_50a). The header's
+	 * variant was ELFSCAN_VARIANT_NONE.
+	 */
+	bool variant_from_cubin;
 };
 
 /* How a container was found. */
@@ -234,6 +241,31 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
  * every disagreement. Returns 0 or -ENOMEM.
  */
 int elfscan_verify(struct elfscan_file *f);
+
+/*
+ * Kernels: whether device code defines an entry function (a kernel). A
+ * fatbin without one cannot fail a launch. These read payloads
+ * (decompressing them), so ask only where the answer matters.
+ */
+
+/*
+ * Image i of f: SASS by its cubin's symbol table (a defined STT_FUNC
+ * marked STO_CUDA_ENTRY), PTX by an .entry directive. Returns 1, 0,
+ * -ENODATA when it cannot be told (LTO-IR, an opaque or unknown kind, a
+ * payload that does not decompress or parse), -EINVAL for a bad index, or
+ * -ENOMEM. Reads f only: safe from several threads on one f.
+ */
+int elfscan_image_has_kernel(const struct elfscan_file *f, size_t i);
+/*
+ * Container c of f: 1 at the first SASS or PTX image that defines a
+ * kernel (uncompressed ones read first), 0 when every one was read and
+ * none does, -ENODATA when some could not be told (and none had one) or
+ * there is none, -EINVAL, -ENOMEM.
+ */
+int elfscan_container_has_kernel(const struct elfscan_file *f, size_t c);
+/* The same for a device ELF or PTX text in a buffer (-EBADMSG: no cubin). */
+int elfscan_cubin_has_kernel(const void *buf, size_t len);
+int elfscan_ptx_has_kernel(const char *text, size_t len);
 
 /* Number of bytes for the arch strings below, with the NUL. */
 #define ELFSCAN_ARCH_NAME_MAX 24

@@ -714,7 +714,9 @@ long elfscan_module_describe(const void *buf, size_t maxlen,
 			memset(out, 0, sizeof(*out));
 			out->kind = ELFSCAN_KIND_SASS;
 			out->arch = cub.sm;
-			out->variant = cub.arch_specific == 1 ? ELFSCAN_VARIANT_A
+			/* 'a' in .nv.compat (sm_90+) or in e_flags (ABI v7). */
+			out->variant = cub.arch_specific == 1 || cub.eflags_arch_specific
+					       ? ELFSCAN_VARIANT_A
 				       : cub.family_specific == 1
 					       ? ELFSCAN_VARIANT_F
 					       : ELFSCAN_VARIANT_NONE;

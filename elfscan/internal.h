@@ -112,10 +112,55 @@ struct es_cubin {
 	unsigned elf_type;
 	int arch_specific;    /* .nv.compat attr 0x09: 1, 0, or -1 unknown */
 	int family_specific;  /* "sm_XXf" in .note.nv.tkinfo: 1, 0, -1 */
+	int eflags_arch_specific; /* EF_CUDA_ACCELERATORS in e_flags: 1 or 0 */
 	uint64_t size;        /* bytes the ELF structure covers */
 };
+/*
+ * EF_CUDA_ACCELERATORS, the 'a' bit of a cubin's e_flags: 0x800 in the
+ * ABI v7 layout, 0x8 in v8 (reference/fatbin.md 3.1). Returns 1 or 0.
+ */
+int es_eflags_arch_specific(unsigned abi_version, uint32_t eflags);
+/*
+ * Read the ELF header of each plain SASS image of ABI v7 or older (the
+ * first bytes of its payload only, es_payload_head) and take the 'a' its
+ * e_flags carry (variant_from_cubin). v8 cubins keep 'a' out of e_flags
+ * (in .nv.compat), so theirs are not read. Returns 0 or -ENOMEM.
+ */
+int es_read_cubin_headers(struct elfscan_file *f);
 /* Parse a device ELF in [buf, buf+len). Returns 0 or -EBADMSG. */
 int es_cubin_parse(const unsigned char *buf, size_t len, struct es_cubin *c);
+
+/* A payload claiming more than this is treated as corrupt, not allocated. */
+#define ES_PAYLOAD_MAX ((uint64_t)1 << 31)
+
+/*
+ * img's whole payload: *view points at the stored bytes (uncompressed) or
+ * at *owned, a decompressed copy the caller frees; *len is its length.
+ * Returns 0, -EBADMSG when it lies outside the file or does not
+ * decompress, -EMSGSIZE when it decompresses to *len bytes, not the size
+ * its header states (nothing to free), or -ENOMEM. Reads f->buf only.
+ */
+int es_payload(const struct elfscan_file *f, const struct elfscan_image *img,
+	       unsigned char **owned, const unsigned char **view, size_t *len);
+
+/*
+ * The first n bytes (at most) of img's payload into dst, decompressing no
+ * more than it takes (LZ4: a partial decode; zstd: a stream read of its
+ * first block). Returns how many bytes came out, or -EBADMSG / -ENOMEM.
+ */
+long es_payload_head(struct elfscan_file *f, const struct elfscan_image *img,
+		     unsigned char *dst, size_t n);
+
+/*
+ * Whether the device ELF in [buf, buf+len) defines a kernel: an STT_FUNC
+ * symbol marked STO_CUDA_ENTRY and defined in a section. Without a symbol
+ * table, any executable .text.* section counts as one. Returns 1, 0, or
+ * -EBADMSG when it is no device ELF.
+ */
+int es_cubin_has_kernel(const unsigned char *buf, size_t len);
+
+/* Whether PTX text declares an .entry; 1 or 0. */
+int es_ptx_has_kernel(const char *text, size_t len);
 
 /* PTX header facts. */
 struct es_ptx {

@@ -105,3 +105,37 @@ int es_ptx_parse(const char *text, size_t len, struct es_ptx *out)
 	}
 	return have_version && have_target ? 0 : -EBADMSG;
 }
+
+/*
+ * A kernel is declared ".entry name" (after .visible or .weak, or alone):
+ * the directive as a word, outside of a line comment. A match inside a
+ * block comment counts too, which errs towards "has a kernel".
+ */
+int es_ptx_has_kernel(const char *text, size_t len)
+{
+	size_t i;
+	bool line_comment = false;
+
+	for (i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c == '\n') {
+			line_comment = false;
+			continue;
+		}
+		if (line_comment)
+			continue;
+		if (c == '/' && i + 1 < len && text[i + 1] == '/') {
+			line_comment = true;
+			continue;
+		}
+		if (c != '.' || len - i < 7 || memcmp(text + i, ".entry", 6) != 0)
+			continue;
+		if (i > 0 && text[i - 1] != ' ' && text[i - 1] != '\t' && text[i - 1] != '\n')
+			continue;
+		if (text[i + 6] == ' ' || text[i + 6] == '\t' || text[i + 6] == '\n' ||
+		    text[i + 6] == '\r')
+			return 1;
+	}
+	return 0;
+}

@@ -4,14 +4,9 @@
  * only.
  */
 #include <errno.h>
-#include <lz4.h>
 #include <stdlib.h>
-#include <zstd.h>
 
 #include "internal.h"
-
-/* A payload claiming more than this is treated as corrupt, not allocated. */
-#define PAYLOAD_MAX ((uint64_t)1 << 31)
 
 static int note(struct elfscan_file *f, size_t i,
 		enum elfscan_problem_code code, uint64_t value)
@@ -24,68 +19,30 @@ static int note(struct elfscan_file *f, size_t i,
 }
 
 /*
- * Decompress image i into a new buffer (*out, to free) or point *view at
- * the stored bytes. Returns the payload length, or -1 after recording why.
+ * Image i's payload (es_payload). Returns its length, or -1 after
+ * recording why (*rc: 0, or -ENOMEM).
  */
 static long long payload(struct elfscan_file *f, size_t i,
 			 unsigned char **out, const unsigned char **view,
 			 int *rc)
 {
 	struct elfscan_image *img = &f->images[i];
-	uint64_t at = img->offset + img->header_size;
-	const unsigned char *src;
-	unsigned char *dst;
 	size_t got;
+	int r = es_payload(f, img, out, view, &got);
 
-	*out = NULL;
 	*rc = 0;
-	if (!in_range(at, img->stored_size, f->len)) {
-		img->check = ELFSCAN_CHECK_FAILED;
-		*rc = note(f, i, ELFSCAN_P_PAYLOAD_DECOMPRESS, 0);
-		return -1;
-	}
-	src = f->buf + at;
-	if (img->codec == ELFSCAN_CODEC_NONE) {
-		*view = src;
-		return (long long)img->stored_size;
-	}
-	if (img->codec == ELFSCAN_CODEC_UNKNOWN || img->size == 0 ||
-	    img->size > PAYLOAD_MAX || img->stored_size > INT32_MAX) {
-		img->check = ELFSCAN_CHECK_FAILED;
-		*rc = note(f, i, ELFSCAN_P_PAYLOAD_DECOMPRESS, 0);
-		return -1;
-	}
-	dst = malloc(img->size);
-	if (!dst) {
-		*rc = -ENOMEM;
-		return -1;
-	}
-	if (img->codec == ELFSCAN_CODEC_LZ4) {
-		int n = LZ4_decompress_safe((const char *)src, (char *)dst,
-					    (int)img->stored_size,
-					    img->size > INT32_MAX ? INT32_MAX
-								  : (int)img->size);
-		got = n < 0 ? (size_t)-1 : (size_t)n;
-	} else {
-		got = ZSTD_decompress(dst, img->size, src, img->stored_size);
-		if (ZSTD_isError(got))
-			got = (size_t)-1;
-	}
-	if (got == (size_t)-1) {
-		free(dst);
-		img->check = ELFSCAN_CHECK_FAILED;
-		*rc = note(f, i, ELFSCAN_P_PAYLOAD_DECOMPRESS, 0);
-		return -1;
-	}
-	if (got != img->size) {
-		free(dst);
+	if (r == 0)
+		return (long long)got;
+	if (r == -ENOMEM) {
+		*rc = r;
+	} else if (r == -EMSGSIZE) {
 		img->check = ELFSCAN_CHECK_MISMATCH;
 		*rc = note(f, i, ELFSCAN_P_PAYLOAD_SIZE, got);
-		return -1;
+	} else {
+		img->check = ELFSCAN_CHECK_FAILED;
+		*rc = note(f, i, ELFSCAN_P_PAYLOAD_DECOMPRESS, 0);
 	}
-	*out = dst;
-	*view = dst;
-	return (long long)got;
+	return -1;
 }
 
 static int check_sass(struct elfscan_file *f, size_t i,
@@ -93,6 +50,7 @@ static int check_sass(struct elfscan_file *f, size_t i,
 {
 	struct elfscan_image *img = &f->images[i];
 	struct es_cubin c;
+	bool header_a;
 	int rc = 0;
 
 	if (es_cubin_parse(p, n, &c) != 0) {
@@ -109,8 +67,13 @@ static int check_sass(struct elfscan_file *f, size_t i,
 		img->check = ELFSCAN_CHECK_MISMATCH;
 		rc = note(f, i, ELFSCAN_P_CUBIN_ABI_MISMATCH, c.abi_version);
 	}
-	if (rc == 0 && c.arch_specific >= 0 &&
-	    c.arch_specific != (img->variant == ELFSCAN_VARIANT_A)) {
+	/* What the header says, before the cubin's e_flags had their word. */
+	header_a = img->variant == ELFSCAN_VARIANT_A && !img->variant_from_cubin;
+	if (rc == 0 && c.eflags_arch_specific && !header_a) {
+		img->check = ELFSCAN_CHECK_MISMATCH;
+		rc = note(f, i, ELFSCAN_P_CUBIN_EFLAGS_VARIANT, 1);
+	}
+	if (rc == 0 && c.arch_specific >= 0 && c.arch_specific != header_a) {
 		img->check = ELFSCAN_CHECK_MISMATCH;
 		rc = note(f, i, ELFSCAN_P_CUBIN_VARIANT_MISMATCH,
 			  (uint64_t)c.arch_specific);

@@ -55,6 +55,7 @@ struct pending {
 	struct elfscan_file f;
 	int rc;
 	int state;             /* QUEUED, SCANNING, SCANNED */
+	bool named;            /* ct_object.named */
 	struct pending *next;  /* in walk order */
 };
 
@@ -106,12 +107,12 @@ static void seen_free(struct seen **set)
 	}
 }
 
-static int enqueue(struct walk *w, const char *path, const char *error);
+static int enqueue(struct walk *w, const char *path, const char *error, bool named);
 
 /* In walk order: after the files before it are handed over. */
 static int report_error(struct walk *w, const char *path, const char *why)
 {
-	return enqueue(w, path, why);
+	return enqueue(w, path, why, false);
 }
 
 static const char *scan_error_text(int rc)
@@ -125,9 +126,9 @@ static const char *scan_error_text(int rc)
 
 /* Scan f's bytes (already set up) and hand the object over. */
 static int deliver(struct walk *w, const char *path, struct elfscan_file *f,
-		   int rc)
+		   int rc, bool named)
 {
-	struct ct_object obj = { path, f, NULL };
+	struct ct_object obj = { path, f, NULL, named };
 	char why[256];
 	int stop;
 
@@ -208,11 +209,11 @@ static void hand_over(struct walk *w)
 	pthread_mutex_unlock(&w->lock);
 	if (!w->stop) {
 		if (p->error) {
-			struct ct_object obj = { p->path, NULL, p->error };
+			struct ct_object obj = { p->path, NULL, p->error, p->named };
 
 			w->stop = w->fn(w->ctx, &obj);
 		} else {
-			w->stop = deliver(w, p->path, &p->f, p->rc);
+			w->stop = deliver(w, p->path, &p->f, p->rc, p->named);
 		}
 	}
 	if (!p->error)
@@ -230,10 +231,11 @@ static int drain(struct walk *w)
 	return w->stop;
 }
 
-static int enqueue(struct walk *w, const char *path, const char *error)
+static int enqueue(struct walk *w, const char *path, const char *error, bool named)
 {
 	struct pending *p = ct_xcalloc(1, sizeof(*p));
 
+	p->named = named;
 	p->path = ct_xstrdup(path);
 	p->error = error ? ct_xstrdup(error) : NULL;
 	p->state = error ? SCANNED : QUEUED;
@@ -251,9 +253,9 @@ static int enqueue(struct walk *w, const char *path, const char *error)
 	return w->stop;
 }
 
-static int scan_file(struct walk *w, const char *path)
+static int scan_file(struct walk *w, const char *path, bool named)
 {
-	return enqueue(w, path, NULL);
+	return enqueue(w, path, NULL, named);
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -300,7 +302,7 @@ static enum magic file_magic(const char *path)
 /* Straight to fn: the queue is empty (a wheel's members, after drain). */
 static int report_now(struct walk *w, const char *path, const char *why)
 {
-	struct ct_object obj = { path, NULL, why };
+	struct ct_object obj = { path, NULL, why, false };
 
 	w->stop = w->fn(w->ctx, &obj);
 	return w->stop;
@@ -440,7 +442,7 @@ static int scan_wheel(struct walk *w, const char *path)
 		if (rc == 0 && w->opt->verify &&
 		    !(f.nproblems && elfscan_problem_is_fatal(f.problems[0].code)))
 			rc = elfscan_verify(&f);
-		stop = deliver(w, mpath, &f, rc);
+		stop = deliver(w, mpath, &f, rc, false);
 		elfscan_file_release(&f);
 		free(buf);
 		free(mpath);
@@ -541,7 +543,7 @@ static int walk_path(struct walk *w, const char *path, int explicit_arg)
 		return 0;
 	if (m == M_ZIP)
 		return scan_wheel(w, path);
-	return scan_file(w, path);
+	return scan_file(w, path, explicit_arg);
 }
 
 int ct_walk(char *const *paths, size_t n, const struct ct_walk_options *opt,

@@ -14,6 +14,8 @@ struct ct_object {
 	const char *path;          /* "dir/x.so" or "dist/x.whl!x/_C.so" */
 	struct elfscan_file *scan; /* NULL when error is set */
 	const char *error;         /* why it could not be read, or NULL */
+	bool named;                /* a PATH given as such, not a file found
+				      below a directory or in a wheel */
 };
 
 /* Return nonzero to stop the walk. */

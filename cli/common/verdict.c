@@ -101,10 +101,64 @@ static void add(struct seen *s, size_t *n, const struct elfscan_image *images, l
 	(*n)++;
 }
 
+/* A container of __nv_relfatbin: one translation unit's -rdc code. */
+static bool relocatable(const struct elfscan_file *f, const struct elfscan_container *ct)
+{
+	return ct->section < f->nsections && f->sections[ct->section].name &&
+	       strcmp(f->sections[ct->section].name, "__nv_relfatbin") == 0;
+}
+
+/* The container -rdc's device link made (__cudaRegisterLinkedBinary). */
+static bool linked(const struct elfscan_container *ct)
+{
+	return ct->registered && ct->wrapper_version == 2;
+}
+
+/*
+ * A linked container without an image for t: cudart hands the driver its
+ * prelinked fatbins (the wrapper's second pointer: every translation
+ * unit's __nv_relfatbin container) to JIT-link instead, which works when
+ * each has an image for t. Returns the image picked in the first, one of
+ * PTX where there is one, or -1.
+ */
+static long jit_link_pick(const struct elfscan_file *f, const struct elfscan_target *t)
+{
+	long first = -1;
+	size_t c, inputs = 0;
+
+	for (c = 0; c < f->ncontainers; c++) {
+		const struct elfscan_container *ct = &f->containers[c];
+		long pick;
+
+		if (!relocatable(f, ct) || ct->first_image > f->nimages ||
+		    ct->nimages > f->nimages - ct->first_image)
+			continue;
+		inputs++;
+		pick = elfscan_pick_image(f->images + ct->first_image, ct->nimages, t);
+		if (pick < 0)
+			return -1;
+		pick += (long)ct->first_image;
+		if (first < 0 || (f->images[first].kind != ELFSCAN_KIND_PTX &&
+				  f->images[pick].kind == ELFSCAN_KIND_PTX))
+			first = pick;
+	}
+	return inputs ? first : -1;
+}
+
 void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
 		      const struct elfscan_target *t, bool per_gpu_library)
 {
-	ct_verdict_judge_driver(v, f, t, per_gpu_library, 0);
+	struct ct_verdict_opts o = { .per_gpu_library = per_gpu_library };
+
+	ct_verdict_judge_opts(v, f, t, &o);
+}
+
+void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
+			     const struct elfscan_target *t, bool per_gpu_library, int driver)
+{
+	struct ct_verdict_opts o = { .per_gpu_library = per_gpu_library, .driver = driver };
+
+	ct_verdict_judge_opts(v, f, t, &o);
 }
 
 /*
@@ -133,14 +187,15 @@ static void count_pick(struct ct_verdict *v, const struct elfscan_image *img, in
 	}
 }
 
-void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
-			     const struct elfscan_target *t, bool per_gpu_library, int driver)
+void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
+			   const struct elfscan_target *t, const struct ct_verdict_opts *o)
 {
+	bool per_gpu_library = o->per_gpu_library;
 	size_t n = f->nimages ? f->nimages : 1, npicks = 0, nmissing = 0, nother = 0;
 	struct seen *picks = ct_xmalloc(n * sizeof(*picks));
 	struct seen *missing = ct_xmalloc(n * sizeof(*missing));
 	struct seen *other = ct_xmalloc(n * sizeof(*other));
-	bool device_code = false;
+	bool device_code = false, has_linked = false;
 	size_t c, k;
 
 	memset(v, 0, sizeof(*v));
@@ -149,6 +204,8 @@ void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
 		device_code |= f->images[k].kind == ELFSCAN_KIND_SASS ||
 			       f->images[k].kind == ELFSCAN_KIND_PTX ||
 			       f->images[k].kind == ELFSCAN_KIND_LTOIR;
+	for (c = 0; c < f->ncontainers; c++)
+		has_linked |= linked(&f->containers[c]);
 	for (c = 0; c < f->ncontainers; c++) {
 		const struct elfscan_container *ct = &f->containers[c];
 		size_t first = ct->first_image, end = first + ct->nimages, loadable = 0;
@@ -167,11 +224,35 @@ void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
 		/* LTO-IR-only containers are nvJitLink inputs, never modules. */
 		if (!loadable)
 			continue;
-		v->modules++;
+		/* Beside a linked container, -rdc's inputs are only linked. */
+		if (has_linked && relocatable(f, ct)) {
+			v->link_inputs++;
+			continue;
+		}
 		pick = elfscan_pick_image(f->images + first, ct->nimages, t);
-		if (pick >= 0) {
+		if (pick >= 0)
 			pick += (long)first;
-			count_pick(v, &f->images[pick], driver);
+		else if (linked(ct))
+			pick = jit_link_pick(f, t);
+		/*
+		 * A fatbin that defines no kernel cannot fail a launch: it is
+		 * left out. Asked only of the fatbins that would fail
+		 * (reading kernels decompresses): without an image, and not
+		 * for other GPUs by design unless those fail too.
+		 */
+		if (pick < 0 && (o->kernels_of_other_gpus || !(specific || per_gpu_library)) &&
+		    elfscan_container_has_kernel(f, c) == 0) {
+			v->without_kernels++;
+			continue;
+		}
+		v->modules++;
+		if (pick >= 0) {
+			/* A JIT link compiles, even of relocatable SASS. */
+			if (f->images[pick].kind == ELFSCAN_KIND_SASS &&
+			    f->images[pick].container != c)
+				v->ptx_jit++;
+			else
+				count_pick(v, &f->images[pick], o->driver);
 			add(picks, &npicks, f->images, pick, c);
 			continue;
 		}
@@ -194,7 +275,7 @@ void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
 	v->other = count(other, nother, &v->nother);
 	if (v->npicks)
 		v->image = v->picks[0].image;
-	if (!device_code)
+	if (!device_code || (!v->modules && v->without_kernels))
 		v->verdict = CT_VERDICT_NO_DEVICE_CODE;
 	else if (!v->sass && !v->ptx_jit && !v->ptx_too_new)
 		v->verdict = CT_VERDICT_NO_IMAGE;

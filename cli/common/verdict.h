@@ -38,7 +38,8 @@ struct ct_image_count {
 
 struct ct_verdict {
 	enum ct_verdict_kind verdict;
-	size_t modules;      /* fatbins with an image that can be loaded */
+	size_t modules;      /* fatbins with an image that can be loaded, and
+				with a kernel or a usable image */
 	size_t sass;         /* ... in which the driver picks SASS */
 	size_t ptx_jit;      /* ... in which it can only JIT-compile PTX */
 	size_t ptx_too_new;  /* ... in which that PTX is newer than the driver reads */
@@ -47,6 +48,11 @@ struct ct_verdict {
 	size_t no_image;     /* ... with no usable image: their launches fail */
 	size_t other_gpus;   /* ... with none, by design: code for other GPUs only */
 	size_t other_specific; /* of other_gpus: holding only 'a'/'f' code */
+	size_t without_kernels; /* fatbins left out: no usable image, and no
+				   kernel that could fail (not counted in
+				   modules) */
+	size_t link_inputs;  /* -rdc's __nv_relfatbin fatbins beside the linked
+				one: JIT-link inputs of it, not modules */
 	long image;          /* the image picked in most fatbins, or -1 */
 	/* Each list sorted by fatbins, most first. */
 	struct ct_image_count *picks;   /* the images picked */
@@ -64,10 +70,20 @@ struct ct_verdict {
  * code (which runs only on the GPUs it names, so the program must pick
  * it per GPU), or per_gpu_library is set (the file is one of NVIDIA's
  * libraries that load kernels per GPU, ct_cuda_library_per_gpu);
- * otherwise in no_image. The verdict: no-device-code without SASS, PTX
- * or LTO-IR; no-image when no fatbin runs, or one has no usable image;
- * else ptx-jit when one runs only as PTX; else sass. Aborts on out of
- * memory (ct_xmalloc); v is overwritten, ct_verdict_release frees.
+ * otherwise in no_image. A fatbin without a usable image whose images
+ * define no kernel (elfscan_container_has_kernel says 0; CUDA 13's
+ * wrapper-v2 container of every -shared build) cannot fail a launch: it
+ * is left out, counted in without_kernels only. Only those fatbins have
+ * their payloads read, so f's buffer must still be there. The verdict:
+ * no-device-code without SASS, PTX or LTO-IR, or when every fatbin left
+ * is one without kernels; no-image when no fatbin runs, or one has no
+ * usable image; else ptx-jit when one runs only as PTX; else sass.
+ * Under -rdc, the device link's container (wrapper v2) is the module;
+ * the __nv_relfatbin fatbins beside it are what cudart JIT-links when it
+ * has no image for t (link_inputs counts them): it runs as ptx-jit when
+ * each has an image for t.
+ * Aborts on out of memory (ct_xmalloc); v is overwritten,
+ * ct_verdict_release frees.
  */
 void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
 		      const struct elfscan_target *t, bool per_gpu_library);
@@ -79,6 +95,25 @@ void ct_verdict_judge(struct ct_verdict *v, const struct elfscan_file *f,
  */
 void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
 			     const struct elfscan_target *t, bool per_gpu_library, int driver);
+
+struct ct_verdict_opts {
+	bool per_gpu_library;       /* as for ct_verdict_judge */
+	/*
+	 * Read the kernels of the fatbins for other GPUs too (--every-module
+	 * fails on them); otherwise only of those that would count in
+	 * no_image, so that a per-GPU library's thousands of fatbins for
+	 * other GPUs cost no decompression.
+	 */
+	bool kernels_of_other_gpus;
+	/*
+	 * The CUDA version of the driver judged on (12040; 0: any driver),
+	 * as for ct_verdict_judge_driver.
+	 */
+	int driver;
+};
+/* ct_verdict_judge with options. */
+void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
+			   const struct elfscan_target *t, const struct ct_verdict_opts *o);
 void ct_verdict_release(struct ct_verdict *v);
 
 #endif

@@ -26,6 +26,7 @@
 #include "resolve.h"
 #include "summary.h"
 #include "symvers.h"
+#include "verdict.h"
 
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
@@ -45,7 +46,14 @@ struct ct_devfile {
 	struct ct_file_build build; /* what it says of its CUDA (builds.c), once */
 	bool judged;              /* the three below worked out (judge_code) */
 	bool runnable;            /* holds SASS or PTX */
-	long picks[CT_MAX_TARGETS]; /* the image the driver picks for each target, or -1 */
+	/*
+	 * check's verdict for each target (verdict.c, the one rule: fatbin
+	 * by fatbin, fatbins without kernels left out), and the image it
+	 * runs by: the PTX one for ptx-jit, else the most picked, or -1.
+	 */
+	enum ct_verdict_kind verdicts[CT_MAX_TARGETS];
+	long picks[CT_MAX_TARGETS];
+	size_t ptx_only[CT_MAX_TARGETS], modules[CT_MAX_TARGETS];
 	char archs[512];          /* what it holds, in words */
 	struct ct_devfile *next;  /* every file, to free */
 	UT_hash_handle hh;
@@ -893,8 +901,21 @@ static const struct ct_devfile *judge_code(struct ct_diagnosis *d, const char *p
 	for (k = 0; k < f->f.nimages; k++)
 		f->runnable |= f->f.images[k].kind == ELFSCAN_KIND_SASS ||
 			       f->f.images[k].kind == ELFSCAN_KIND_PTX;
-	for (t = 0; t < d->ntargets; t++)
-		f->picks[t] = elfscan_pick_image(f->f.images, f->f.nimages, &d->targets[t]);
+	for (t = 0; t < d->ntargets; t++) {
+		struct ct_verdict v;
+
+		ct_verdict_judge(&v, &f->f, &d->targets[t], ct_cuda_library_per_gpu(ct_dx_base(path)));
+		f->verdicts[t] = v.verdict;
+		f->picks[t] = v.image;
+		for (k = 0; k < v.npicks && v.verdict == CT_VERDICT_PTX_JIT; k++)
+			if (v.picks[k].kind == ELFSCAN_KIND_PTX) {
+				f->picks[t] = v.picks[k].image;
+				break;
+			}
+		f->ptx_only[t] = v.ptx_jit;
+		f->modules[t] = v.modules;
+		ct_verdict_release(&v);
+	}
 	f->judged = true;
 	return f;
 }
@@ -938,7 +959,7 @@ static void rule_device_code(struct ctx *c)
 
 			if (!code->runnable)
 				break;
-			if (pick < 0) {
+			if (code->verdicts[t] == CT_VERDICT_NO_IMAGE) {
 				fd = ct_finding_add(&d->findings, CT_F_NO_KERNEL_IMAGE, o->path,
 						    "'%s' has no kernel image for %s", ct_dx_base(o->path),
 						    d->target_names[t]);
@@ -956,7 +977,8 @@ static void rule_device_code(struct ctx *c)
 				ct_dx_where(c, fd);
 				continue;
 			}
-			if (f->images[pick].kind != ELFSCAN_KIND_PTX)
+			if (code->verdicts[t] != CT_VERDICT_PTX_JIT || pick < 0 ||
+			    f->images[pick].kind != ELFSCAN_KIND_PTX)
 				continue;
 			{
 				const struct elfscan_image *img = &f->images[pick];
@@ -1002,6 +1024,9 @@ static void rule_device_code(struct ctx *c)
 						    "first launch",
 						    ct_dx_base(o->path), d->target_names[t], name);
 				ct_finding_evidence(fd, "%s holds: %s", o->path, archs);
+				if (code->modules[t] > 1)
+					ct_finding_evidence(fd, "%zu of its %zu fatbins run only as PTX",
+							    code->ptx_only[t], code->modules[t]);
 				ct_finding_evidence(fd, "the first launch is slow (the JIT cache is "
 							"~/.nv/ComputeCache)");
 				ct_finding_fix(fd, "add SASS for %u.%u with %s", tg->major, tg->minor,

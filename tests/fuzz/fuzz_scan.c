@@ -89,7 +89,12 @@ static void scan(const uint8_t *data, size_t size,
 		render(&f, data, size);
 		(void)elfscan_verify(&f);
 		render(&f, data, size);
+		/* The kernels check asks of fatbins without an image. */
+		for (size_t c = 0; c < f.ncontainers; c++)
+			(void)elfscan_container_has_kernel(&f, c);
 	}
+	(void)elfscan_cubin_has_kernel(data, size);
+	(void)elfscan_ptx_has_kernel((const char *)data, size);
 	elfscan_file_release(&f);
 }
 

@@ -262,6 +262,100 @@ static void test_driver(void **state)
 	free_file(f);
 }
 
+/* Clear STO_CUDA_ENTRY (0x10) in every symbol of the device ELF at b. */
+static void unmark_entries(unsigned char *b)
+{
+	uint64_t shoff = get_le(b + 0x28, 8), k;
+	unsigned shnum = (unsigned)get_le(b + 0x3c, 2), i;
+
+	for (i = 0; i < shnum; i++) {
+		unsigned char *sh = b + shoff + 64 * (uint64_t)i;
+
+		if (get_le(sh + 4, 4) == 2) /* SHT_SYMTAB */
+			for (k = 0; k + 24 <= get_le(sh + 0x20, 8); k += 24)
+				b[get_le(sh + 0x18, 8) + k + 5] &= 0xef;
+	}
+}
+
+/*
+ * A real fatbin (sm_80 and sm_90 SASS) has no image for 7.5: no-image.
+ * With its cubins' kernels unmarked it defines none and is left out.
+ */
+static void test_without_kernels(void **state)
+{
+	size_t len, i;
+	unsigned char *b = read_fixture("lld.so", &len);
+	struct scanned s;
+	struct ct_verdict v;
+
+	(void)state;
+	scanned_open(&s, b, len, NULL);
+	judge(&v, &s.f, "sm_75", false);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_IMAGE);
+	assert_int_equal(v.no_image, 1);
+	assert_int_equal(v.without_kernels, 0);
+	ct_verdict_release(&v);
+	for (i = 0; i < s.f.nimages; i++)
+		unmark_entries(b + s.f.images[i].offset + s.f.images[i].header_size);
+	scanned_close(&s);
+
+	scanned_open(&s, b, len, NULL);
+	judge(&v, &s.f, "sm_75", false);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_DEVICE_CODE);
+	assert_int_equal(v.modules, 0);
+	assert_int_equal(v.no_image, 0);
+	assert_int_equal(v.without_kernels, 1);
+	ct_verdict_release(&v);
+	/* Where it has an image, its kernels are not asked. */
+	judge(&v, &s.f, "sm_90", false);
+	assert_int_equal(v.verdict, CT_VERDICT_SASS);
+	assert_int_equal(v.without_kernels, 0);
+	ct_verdict_release(&v);
+	scanned_close(&s);
+	free(b);
+}
+
+/*
+ * -rdc: the linked container (wrapper v2) is the module; the
+ * __nv_relfatbin ones are what cudart JIT-links when it has no image.
+ */
+static void test_rdc(void **state)
+{
+	static const struct spec rdc[] = { { SASS, 80, N }, { 0 },
+					   { PTX, 80, N }, { SASS, 80, N }, { 0 },
+					   { PTX, 80, N }, { SASS, 80, N }, { 0 }, { 0 } };
+	static char relfatbin[] = "__nv_relfatbin", nv_fatbin[] = ".nv_fatbin";
+	struct elfscan_section sections[2] = { { .name = nv_fatbin }, { .name = relfatbin } };
+	struct elfscan_file *f = make_file(rdc);
+	struct ct_verdict v;
+
+	(void)state;
+	f->sections = sections;
+	f->nsections = 2;
+	f->containers[0].registered = true;
+	f->containers[0].wrapper_version = 2;
+	f->containers[1].section = f->containers[2].section = 1;
+	judge(&v, f, "sm_80", false);
+	assert_int_equal(v.verdict, CT_VERDICT_SASS);
+	assert_int_equal(v.modules, 1);
+	assert_int_equal(v.link_inputs, 2);
+	ct_verdict_release(&v);
+	judge(&v, f, "sm_90", false);
+	assert_int_equal(v.verdict, CT_VERDICT_PTX_JIT);
+	assert_int_equal(v.modules, 1);
+	assert_int_equal(v.ptx_jit, 1);
+	assert_int_equal(f->images[v.image].kind, PTX);
+	ct_verdict_release(&v);
+	/* One translation unit without PTX: the JIT link cannot happen. */
+	f->images[3].kind = SASS;
+	judge(&v, f, "sm_90", false);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_IMAGE);
+	assert_int_equal(v.no_image, 1);
+	ct_verdict_release(&v);
+	f->sections = NULL;
+	free_file(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +363,8 @@ int main(void)
 		cmocka_unit_test(test_counts_are_fatbins),
 		cmocka_unit_test(test_no_code),
 		cmocka_unit_test(test_driver),
+		cmocka_unit_test(test_without_kernels),
+		cmocka_unit_test(test_rdc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
  * reported against the right image.
  */
 #include "helpers.h"
+#include "internal.h"
 
 static const char *const fixtures[] = {
 	"sm80-ptx80.so", "archaf.so", "lld.so", "lz4.so", "zstd.so", "vecadd.o",
@@ -119,11 +120,89 @@ static void test_verify_corrupted(void **state)
 	}
 }
 
+/*
+ * The cubin's own ELF header: an ABI v7 cubin whose e_flags carry the
+ * arch-specific bit (0x800) while its entry says plain, as five of
+ * Debian's cuBLAS 12.4 cubins do. Made from the plain sm_80 cubin of
+ * sm80-ptx80.so: the entry's and the cubin's ABI version set to 7 (one
+ * cubin of the v7 era), then the one field under test, e_flags.
+ */
+static void test_eflags_arch_specific(void **state)
+{
+	size_t len;
+	unsigned char *b = read_fixture("sm80-ptx80.so", &len);
+	struct scanned s;
+	uint64_t entry, cubin;
+	char name[ELFSCAN_ARCH_NAME_MAX];
+
+	(void)state;
+	scanned_open(&s, b, len, NULL);
+	assert_int_equal(s.f.images[1].kind, ELFSCAN_KIND_SASS);
+	entry = s.f.images[1].offset;
+	cubin = entry + s.f.images[1].header_size;
+	scanned_close(&s);
+	put_le(b + entry + 0x18, 2, 7); /* header version 1.7 */
+	b[cubin + 8] = 7;               /* EI_ABIVERSION 7 */
+	put_le(b + cubin + 0x30, 4, 0x550 | 80); /* v7 e_flags: 64-bit, unified, sm_80 */
+	scanned_open(&s, b, len, NULL);
+	assert_int_equal(s.f.images[1].variant, ELFSCAN_VARIANT_NONE);
+	assert_false(s.f.images[1].variant_from_cubin);
+	assert_int_equal(elfscan_verify(&s.f), 0);
+	if (s.f.nproblems)
+		print_problems(&s.f);
+	assert_int_equal(s.f.nproblems, 0);
+	scanned_close(&s);
+
+	put_le(b + cubin + 0x30, 4, 0xd50 | 80); /* + EF_CUDA_ACCELERATORS */
+	scanned_open(&s, b, len, NULL);
+	/* Listed as the cubin says, as cuobjdump does: sm_80a. */
+	assert_int_equal(s.f.images[1].variant, ELFSCAN_VARIANT_A);
+	assert_true(s.f.images[1].variant_from_cubin);
+	assert_string_equal(elfscan_image_arch_name(&s.f.images[1], name, sizeof(name)), "sm_80a");
+	assert_int_equal(s.f.nproblems, 0);
+	assert_int_equal(elfscan_verify(&s.f), 0);
+	assert_has_problem(&s.f, ELFSCAN_P_CUBIN_EFLAGS_VARIANT);
+	assert_int_equal(s.f.images[1].check, ELFSCAN_CHECK_MISMATCH);
+	scanned_close(&s);
+	free(b);
+}
+
+/* The first bytes of a payload, decoded no further: the same bytes as whole. */
+static void test_payload_head(void **state)
+{
+	static const char *const files[] = { "lz4.so", "zstd.so", "sm80-ptx80.so" };
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < ARRAY_LEN(files); i++) {
+		size_t len;
+		unsigned char *b = read_fixture(files[i], &len);
+		struct scanned s;
+
+		scanned_open(&s, b, len, NULL);
+		for (k = 0; k < s.f.nimages; k++) {
+			unsigned char *owned, head[64];
+			const unsigned char *view;
+			size_t n;
+
+			assert_int_equal(es_payload(&s.f, &s.f.images[k], &owned, &view, &n), 0);
+			assert_int_equal(es_payload_head(&s.f, &s.f.images[k], head, sizeof(head)),
+					 sizeof(head));
+			assert_memory_equal(head, view, sizeof(head));
+			free(owned);
+		}
+		scanned_close(&s);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verify_good),
 		cmocka_unit_test(test_verify_corrupted),
+		cmocka_unit_test(test_eflags_arch_specific),
+		cmocka_unit_test(test_payload_head),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
