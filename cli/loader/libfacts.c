@@ -11,14 +11,14 @@
 #include "summary.h"
 #include "util.h"
 
-void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
+/*
+ * threads: elfscan's, for a file whose sections have much to search
+ * (cuBLASLt's .ldata, .cask_resource and .rodata side by side).
+ */
+static void read_facts(struct ct_cuda_facts *c, const char *path, const char *soname,
+		       unsigned threads)
 {
-	ct_cuda_facts_read_named(c, path, NULL);
-}
-
-void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname)
-{
-	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
+	struct elfscan_options opt = { .no_registration = true, .threads = threads };
 	struct elfscan_file f;
 
 	memset(c, 0, sizeof(*c));
@@ -43,8 +43,11 @@ void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const c
 	}
 	elfscan_file_init(&f);
 	/*
-	 * Only the fatbin sections, headers only: what the CUDA runtime
-	 * registers, at a cost that grows with the images, not the file.
+	 * Everything scan's default finds: the fatbin sections and the
+	 * containers outside them (cuFFT keeps all but one in .ldata, its
+	 * .nv_fatbin says "sass sm_52" alone), so the summary names what
+	 * scan names. Headers only, and no registration cross-check (9 MB
+	 * of relocations in cuBLASLt): what is registered is not asked here.
 	 */
 	if (elfscan_scan_path(&f, path, &opt) == 0) {
 		struct ct_summary s;
@@ -59,6 +62,16 @@ void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const c
 		ct_summary_release(&s);
 	}
 	elfscan_file_release(&f);
+}
+
+void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
+{
+	ct_cuda_facts_read_named(c, path, NULL);
+}
+
+void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname)
+{
+	read_facts(c, path, soname, (unsigned)ct_threads(4) - 1);
 }
 
 /* ---- reading several files side by side ------------------------------------ */
@@ -88,7 +101,8 @@ static void read_item(struct ct_facts_pool *p, struct facts_item *it)
 {
 	it->state = READING;
 	pthread_mutex_unlock(&p->lock);
-	ct_cuda_facts_read_named(&it->facts, it->path, it->soname);
+	/* The pool's threads wait for files mostly: lend them to a big one. */
+	read_facts(&it->facts, it->path, it->soname, (unsigned)p->nthreads);
 	pthread_mutex_lock(&p->lock);
 	it->state = READ;
 	pthread_cond_broadcast(&p->changed);

@@ -8,7 +8,7 @@
  * A file's CUDA facts: what it is (for CUDA libraries: its DT_SONAME, and
  * whether the name it is found by is another major of it, renamed), its
  * version (from the real file's name or the soname, ct_library_version_of)
- * and device code (the fatbin sections, headers only). Filled by
+ * and device code (every container scan finds, headers only). Filled by
  * ct_cuda_facts_read; ct_cuda_facts_release frees.
  */
 struct ct_cuda_facts {
