@@ -163,10 +163,16 @@ static bool banner_of(const char *path, char *buf, size_t size)
 	size_t kept = 0;
 	uint64_t off = 0;
 	bool ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never wait on a FIFO or a device put in a library's place. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
 
 	if (fd < 0)
 		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
 	chunk = ct_xmalloc(BANNER_KEEP + BANNER_CHUNK);
 	while (!ok && off < BANNER_MAX) {
 		ssize_t got = pread(fd, chunk + kept, BANNER_CHUNK, (off_t)off);
