@@ -239,6 +239,16 @@ static void read_facts(struct ct_cuda_facts *c, const char *path, const char *so
 		ct_driver_version(path, ct_driver_soname(c->driver), c->driver_version,
 				  sizeof(c->driver_version));
 		snprintf(c->version, sizeof(c->version), "%s", c->driver_version);
+		/*
+		 * The toolkit's lib64/stubs/libcuda.so (soname libcuda.so.1) is
+		 * for linking only: no banner, and cuInit says so (doctor).
+		 */
+		if (!c->driver_version[0]) {
+			char real[PATH_MAX];
+
+			c->driver_stub = strstr(path, "/stubs/") ||
+					 (realpath(path, real) && strstr(real, "/stubs/"));
+		}
 	}
 	elfscan_file_init(&f);
 	/*

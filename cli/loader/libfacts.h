@@ -26,6 +26,7 @@ struct ct_cuda_facts {
 	 */
 	enum ct_driver_lib driver;
 	char driver_version[64]; /* "550.163.01" (ct_driver_version), or "" */
+	bool driver_stub;       /* none, and it lives in a stubs/ folder: the toolkit's */
 	bool scanned;           /* the scan worked */
 	size_t nimages;
 	char line[512];         /* "sass sm_75 sm_80, ptx compute_90" */

@@ -50,6 +50,11 @@ void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *p
 			   ct_renamed_words(c->name, c->soname, c->cuda, c->cuda_minor, words,
 					    sizeof(words)));
 	ct_tprintf(out, "%s", prefix);
+	if (c->driver_stub) {
+		ct_tprintf(out, "the CUDA toolkit's stub of the NVIDIA driver, for linking "
+				"only: no driver\n");
+		return;
+	}
 	if (c->driver) {
 		/* Its soname's major ("1") is no version: the driver's is. */
 		ct_tprintf(out, "%s%s%s",
@@ -116,9 +121,11 @@ void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
 	ct_json_kv_string(j, "version", c->version[0] ? c->version : NULL);
 	ct_json_kv_string(j, "soname", c->soname[0] ? c->soname : NULL);
 	ct_json_kv_bool(j, "renamed", c->renamed);
-	if (c->driver)
+	if (c->driver) {
 		ct_json_kv_string(j, "driver_version",
 				  c->driver_version[0] ? c->driver_version : NULL);
+		ct_json_kv_bool(j, "driver_stub", c->driver_stub);
+	}
 	if (c->scanned) {
 		ct_json_kv_u64(j, "images", c->nimages);
 		ct_json_words(j, "sass", c->sass);
