@@ -154,6 +154,7 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 				 "loader cannot map its code", k->cands[k->ncands - 1].path);
 			print_info(info, rule);
 		}
+		ct_print_driver_missing(stdout, k->name, k, info);
 		if (!k->ncands)
 			print_info(info, "no candidate was tried");
 		else

@@ -134,6 +134,7 @@ static void print_text(struct why *w)
 		if (a->error == ct_noexec_why && a->ncands)
 			ct_tprintf(stdout, "   %s is on a file system mounted noexec: the loader "
 				   "cannot map its code\n", a->cands[a->ncands - 1].path);
+		ct_print_driver_missing(stdout, w->name, a, "   ");
 	}
 	for (i = w->reached; i < s->ncands; i++) {
 		const struct ct_cand *c = &s->cands[i];

@@ -55,6 +55,25 @@ static long family_of(const char *path)
 	return -1;
 }
 
+enum ct_driver_lib ct_driver_library(const char *name)
+{
+	const char *b = strrchr(name, '/');
+
+	b = b ? b + 1 : name;
+	if (strcmp(b, "libcuda.so.1") == 0 || strcmp(b, "libcuda.so") == 0)
+		return CT_DRIVER_LIB_CUDA;
+	if (strcmp(b, "libnvidia-ml.so.1") == 0 || strcmp(b, "libnvidia-ml.so") == 0)
+		return CT_DRIVER_LIB_NVML;
+	return CT_DRIVER_LIB_NONE;
+}
+
+const char *ct_driver_soname(enum ct_driver_lib lib)
+{
+	return lib == CT_DRIVER_LIB_CUDA   ? "libcuda.so.1"
+	       : lib == CT_DRIVER_LIB_NVML ? "libnvidia-ml.so.1"
+					   : NULL;
+}
+
 bool ct_cuda_library(const char *path)
 {
 	return family_of(path) >= 0;

@@ -8,6 +8,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The NVIDIA driver's own libraries, which the driver ships, not CUDA. */
+enum ct_driver_lib {
+	CT_DRIVER_LIB_NONE = 0,
+	CT_DRIVER_LIB_CUDA, /* libcuda.so.1 (or its link libcuda.so) */
+	CT_DRIVER_LIB_NVML, /* libnvidia-ml.so.1 (or libnvidia-ml.so) */
+};
+
+/* Which of them the file name (a path, or a DT_SONAME) names. */
+enum ct_driver_lib ct_driver_library(const char *name);
+/* Its soname: "libcuda.so.1", "libnvidia-ml.so.1", or NULL. */
+const char *ct_driver_soname(enum ct_driver_lib lib);
+
 /* Is this a library whose loading cudatrace reports (CUDA's own)? */
 bool ct_cuda_library(const char *path);
 

@@ -11,6 +11,7 @@
 #include "driver_rule.h"
 #include "elfinfo.h"
 #include "describe.h"
+#include "libfacts.h"
 #include "libnames.h"
 #include "trace.h"
 
@@ -50,92 +51,6 @@ static bool on_ld_path(const struct ct_doctor *d, const char *dir)
 		    (d->ld[i].dir[0] && same_file(d->ld[i].dir, dir)))
 			return true;
 	return false;
-}
-
-/*
- * The CUDA major a wheel or toolkit folder belongs to: "cu13" (CUDA 13
- * wheels share nvidia/cu13/lib) or "cuda-12.4"; 0 when it says none.
- */
-static int folder_cuda_major(const char *name)
-{
-	if (strncmp(name, "cuda-", 5) == 0)
-		return atoi(name + 5);
-	if (strncmp(name, "cu", 2) == 0 && name[2] >= '1' && name[2] <= '9')
-		return atoi(name + 2);
-	return 0;
-}
-
-/*
- * The version pip recorded for the wheel a library came with: the
- * .dist-info folder of its package in site-packages (SITE/nvidia/COMP/lib),
- * or in a dist-info folder next to a toolkit's lib folder, which
- * wheel-assembled toolkits keep. Wheels name their files by soname alone,
- * so this is the only place their version is written down.
- */
-static bool wheel_version(const char *real, const char *soname, char *buf, size_t size)
-{
-	char lib[PATH_MAX], pkgdir[PATH_MAX], up[PATH_MAX], site[PATH_MAX], pattern[PATH_MAX];
-	char pkg[96];
-	const char *so_major = strstr(soname, ".so."), *comp;
-	int major, n;
-	glob_t g;
-	size_t i;
-	bool ok = false;
-
-	parent(parent(parent(real, lib, sizeof(lib)), pkgdir, sizeof(pkgdir)), up, sizeof(up));
-	comp = base(pkgdir);
-	major = folder_cuda_major(comp);
-	if (strcmp(base(up), "nvidia") == 0)
-		parent(up, site, sizeof(site));
-	else if (!major || (n = snprintf(site, sizeof(site), "%s/dist-info", pkgdir)) < 0 ||
-		 (size_t)n >= sizeof(site)) /* cuda-13.0/lib next to cuda-13.0/dist-info */
-		return false;
-	if (!major) {
-		/* nvidia/cuda_runtime/lib: nvidia_cuda_runtime_cu12-12.4.127.dist-info */
-		n = snprintf(pattern, sizeof(pattern), "%s/nvidia_%s*-*.dist-info", site, comp);
-	} else {
-		/* nvidia/cu13/lib holds every CUDA 13 wheel's files: ask by package. */
-		if (!ct_pip_package(soname, major, pkg, sizeof(pkg)))
-			return false;
-		for (i = 0; pkg[i]; i++)
-			pkg[i] = pkg[i] == '-' ? '_' : pkg[i];
-		n = snprintf(pattern, sizeof(pattern), "%s/%s-*.dist-info", site, pkg);
-	}
-	if (n < 0 || (size_t)n >= sizeof(pattern) || glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
-		return false;
-	/* Only a version of the library's own major: several may be installed. */
-	for (i = 0; i < g.gl_pathc && !ok; i++) {
-		/* NAME-VERSION.dist-info: NAME has no '-', VERSION none either. */
-		size_t len = strlen(g.gl_pathv[i]) - strlen(".dist-info");
-		const char *v = memrchr(g.gl_pathv[i], '-', len) + 1;
-
-		if (so_major && atoi(so_major + 4) != atoi(v))
-			continue;
-		snprintf(buf, size, "%.*s", (int)(g.gl_pathv[i] + len - v), v);
-		ok = true;
-	}
-	globfree(&g);
-	return ok;
-}
-
-static const char *lib_version(const char *path, const char *soname, char *buf, size_t size)
-{
-	char real[PATH_MAX], stem[256];
-	const char *major;
-
-	buf[0] = '\0';
-	if (!realpath(path, real))
-		snprintf(real, sizeof(real), "%s", path);
-	/*
-	 * libcudart.so.12.4.127 says its version; a file named by its soname
-	 * alone (libcudart.so.12, libcudart.so.11.0) says only the major.
-	 */
-	if (ct_soname_split(soname, stem, sizeof(stem), &major) &&
-	    strcmp(base(real), soname) != 0 && strncmp(base(real), stem, strlen(stem)) == 0 &&
-	    base(real)[strlen(stem)] == '.' && strchr(ct_library_version(real, buf, size), '.'))
-		return "file name";
-	buf[0] = '\0';
-	return wheel_version(real, soname, buf, size) ? "dist-info" : NULL;
 }
 
 /* ---- the driver ------------------------------------------------------------ */
@@ -205,7 +120,7 @@ static void find_compat(struct ct_doctor *d)
 			c = &drv->compat_libs[drv->ncompat++];
 			memset(c, 0, sizeof(*c));
 			c->path = ct_xstrdup(g.gl_pathv[k]);
-			lib_version(c->path, "libcuda.so.1", c->version, sizeof(c->version));
+			ct_driver_version(c->path, "libcuda.so.1", c->version, sizeof(c->version));
 			c->on_ld_library_path = on_ld_path(d, parent(c->path, dir, sizeof(dir)));
 			c->taken = same_file(c->path, drv->path);
 		}
@@ -221,7 +136,7 @@ static void examine_driver(struct ct_doctor *d)
 	drv->search = ct_loader_search(&d->L, d->L.main, "libcuda.so.1", false);
 	drv->path = drv->search->path;
 	if (drv->path) {
-		lib_version(drv->path, "libcuda.so.1", drv->version, sizeof(drv->version));
+		ct_driver_version(drv->path, "libcuda.so.1", drv->version, sizeof(drv->version));
 		/* NVIDIA's cuda-compat packages install into .../compat. */
 		drv->compat = strstr(drv->path, "/compat/") ||
 			      (realpath(drv->path, real) && strstr(real, "/compat/"));
@@ -292,8 +207,8 @@ static void add_shadow(struct ct_doctor_ldentry *en, const char *soname, const c
 	s->path = ct_xstrdup(path);
 	s->other = ct_xstrdup(other);
 	s->other_where = where;
-	lib_version(path, soname, s->version, sizeof(s->version));
-	lib_version(other, soname, s->other_version, sizeof(s->other_version));
+	ct_library_file_version(path, soname, s->version, sizeof(s->version));
+	ct_library_file_version(other, soname, s->other_version, sizeof(s->other_version));
 	/* The same release under two paths hides nothing that matters. */
 	s->differ = !s->version[0] || strcmp(s->version, s->other_version) != 0;
 }
@@ -387,7 +302,7 @@ static struct ct_doctor_runtime *add_runtime(struct ct_doctor *d, const char *pa
 		 ct_elfinfo_read(&info, path) == 0 && info.soname ? info.soname : base(path));
 	ct_elfinfo_release(&info);
 	r->major = ct_runtime_major(r->soname);
-	r->version_from = lib_version(path, r->soname, r->version, sizeof(r->version));
+	r->version_from = ct_library_file_version(path, r->soname, r->version, sizeof(r->version));
 	r->cuda = -1;
 	if (r->version_from && atoi(r->version) == r->major && (v = strchr(r->version, '.')))
 		r->cuda = r->major * 1000 + atoi(v + 1) * 10;

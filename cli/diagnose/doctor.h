@@ -28,7 +28,7 @@
 /* A forward-compatibility libcuda (/usr/local/cuda-X.Y/compat). */
 struct ct_doctor_compat {
 	char *path;
-	char version[64];          /* "580.65.06" from the real file's name */
+	char version[64];          /* "580.65.06": ct_driver_version (libfacts.h) */
 	bool on_ld_library_path;   /* its folder is an LD_LIBRARY_PATH entry */
 	bool taken;                /* it is the libcuda.so.1 the loader takes */
 };
@@ -36,7 +36,7 @@ struct ct_doctor_compat {
 struct ct_doctor_driver {
 	struct ct_lookup *search;  /* the loader's search for libcuda.so.1 */
 	const char *path;          /* the file it takes (search->path), or NULL */
-	char version[64];          /* that file's version, "550.54.15", or "" */
+	char version[64];          /* its version, "550.54.15" (ct_driver_version), or "" */
 	bool compat;               /* it is a forward-compatibility copy */
 	struct ct_driver_probe probe;
 	char module_version[64];   /* the kernel module's, or "" */

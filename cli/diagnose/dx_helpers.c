@@ -405,13 +405,12 @@ bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b)
 
 bool ct_dx_is_driver(const char *name)
 {
-	return strcmp(ct_dx_base(name), "libcuda.so.1") == 0 || strcmp(ct_dx_base(name), "libcuda.so") == 0;
+	return ct_driver_library(name) == CT_DRIVER_LIB_CUDA;
 }
 
 bool ct_dx_is_nvml(const char *name)
 {
-	return strcmp(ct_dx_base(name), "libnvidia-ml.so.1") == 0 ||
-	       strcmp(ct_dx_base(name), "libnvidia-ml.so") == 0;
+	return ct_driver_library(name) == CT_DRIVER_LIB_NVML;
 }
 
 bool ct_dx_clean_end(const struct ctx *c)

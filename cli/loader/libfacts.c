@@ -1,24 +1,216 @@
 /* A file's CUDA facts; see libfacts.h. */
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "compat.h"
+#include "copies.h"
 #include "elfinfo.h"
 #include "libfacts.h"
 #include "libnames.h"
 #include "summary.h"
 #include "util.h"
 
-void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
+/* dirname into buf ("" for a bare name). */
+static char *parent(const char *path, char *buf, size_t size)
 {
-	ct_cuda_facts_read_named(c, path, NULL);
+	const char *s = strrchr(path, '/');
+	size_t n = s ? (size_t)(s - path) : 0;
+
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), path);
+	if (s && !n)
+		snprintf(buf, size, "/");
+	return buf;
 }
 
-void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname)
+static const char *base(const char *path)
 {
-	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/*
+ * The CUDA major a wheel or toolkit folder belongs to: "cu13" (CUDA 13
+ * wheels share nvidia/cu13/lib) or "cuda-12.4"; 0 when it says none.
+ */
+static int folder_cuda_major(const char *name)
+{
+	if (strncmp(name, "cuda-", 5) == 0)
+		return atoi(name + 5);
+	if (strncmp(name, "cu", 2) == 0 && name[2] >= '1' && name[2] <= '9')
+		return atoi(name + 2);
+	return 0;
+}
+
+/*
+ * The version pip recorded for the wheel a library came with: the
+ * .dist-info folder of its package in site-packages (SITE/nvidia/COMP/lib),
+ * or in a dist-info folder next to a toolkit's lib folder, which
+ * wheel-assembled toolkits keep. Wheels name their files by soname alone,
+ * so this is the only place their version is written down.
+ */
+static bool wheel_version(const char *real, const char *soname, char *buf, size_t size)
+{
+	char lib[PATH_MAX], pkgdir[PATH_MAX], up[PATH_MAX], site[PATH_MAX], pattern[PATH_MAX];
+	char pkg[96];
+	const char *so_major = strstr(soname, ".so."), *comp;
+	int major, n;
+	glob_t g;
+	size_t i;
+	bool ok = false;
+
+	parent(parent(parent(real, lib, sizeof(lib)), pkgdir, sizeof(pkgdir)), up, sizeof(up));
+	comp = base(pkgdir);
+	major = folder_cuda_major(comp);
+	if (strcmp(base(up), "nvidia") == 0)
+		parent(up, site, sizeof(site));
+	else if (!major || (n = snprintf(site, sizeof(site), "%s/dist-info", pkgdir)) < 0 ||
+		 (size_t)n >= sizeof(site)) /* cuda-13.0/lib next to cuda-13.0/dist-info */
+		return false;
+	if (!major) {
+		/* nvidia/cuda_runtime/lib: nvidia_cuda_runtime_cu12-12.4.127.dist-info */
+		n = snprintf(pattern, sizeof(pattern), "%s/nvidia_%s*-*.dist-info", site, comp);
+	} else {
+		/* nvidia/cu13/lib holds every CUDA 13 wheel's files: ask by package. */
+		if (!ct_pip_package(soname, major, pkg, sizeof(pkg)))
+			return false;
+		for (i = 0; pkg[i]; i++)
+			pkg[i] = pkg[i] == '-' ? '_' : pkg[i];
+		n = snprintf(pattern, sizeof(pattern), "%s/%s-*.dist-info", site, pkg);
+	}
+	if (n < 0 || (size_t)n >= sizeof(pattern) || glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
+		return false;
+	/* Only a version of the library's own major: several may be installed. */
+	for (i = 0; i < g.gl_pathc && !ok; i++) {
+		/* NAME-VERSION.dist-info: NAME has no '-', VERSION none either. */
+		size_t len = strlen(g.gl_pathv[i]) - strlen(".dist-info");
+		const char *v = memrchr(g.gl_pathv[i], '-', len) + 1;
+
+		if (so_major && atoi(so_major + 4) != atoi(v))
+			continue;
+		snprintf(buf, size, "%.*s", (int)(g.gl_pathv[i] + len - v), v);
+		ok = true;
+	}
+	globfree(&g);
+	return ok;
+}
+
+const char *ct_library_file_version(const char *path, const char *soname, char *buf, size_t size)
+{
+	char real[PATH_MAX], stem[256];
+	const char *major;
+
+	buf[0] = '\0';
+	if (!realpath(path, real))
+		snprintf(real, sizeof(real), "%s", path);
+	/*
+	 * libcudart.so.12.4.127 says its version; a file named by its soname
+	 * alone (libcudart.so.12, libcudart.so.11.0) says only the major.
+	 */
+	if (ct_soname_split(soname, stem, sizeof(stem), &major) &&
+	    strcmp(base(real), soname) != 0 && strncmp(base(real), stem, strlen(stem)) == 0 &&
+	    base(real)[strlen(stem)] == '.' && strchr(ct_library_version(real, buf, size), '.'))
+		return "file name";
+	buf[0] = '\0';
+	return wheel_version(real, soname, buf, size) ? "dist-info" : NULL;
+}
+
+
+/*
+ * The driver's banner in its libraries' read-only data: "Version
+ * 550.163.01. Copyright (C) 2025 NVIDIA Corporation." (libcuda.so.1 of
+ * 550.163.01: once, in .rodata). Read in chunks, never mapped: a plain
+ * libcuda.so.1 (WSL's, a copy without its symlink) is asked this once.
+ */
+#define BANNER ". Copyright (C) "
+#define BANNER_CHUNK (1u << 20)
+/*
+ * What a chunk keeps of the one before: the version before a banner
+ * (40 bytes) and the 64 after it that name NVIDIA, so that a banner cut
+ * by a chunk's end is whole in the next.
+ */
+#define BANNER_KEEP 128u
+#define BANNER_MAX (512ull << 20)
+
+/* At the banner at: "Version 550.163.01" before it, NVIDIA after. Into buf. */
+static bool banner_at(const char *lo, const char *at, const char *hi, char *buf, size_t size)
+{
+	const char *v = at;
+	size_t after = (size_t)(hi - at) < 64 ? (size_t)(hi - at) : 64;
+
+	if (!memmem(at, after, "NVIDIA Corporation", 18))
+		return false;
+	while (v > lo && at - v < 32 && ((v[-1] >= '0' && v[-1] <= '9') || v[-1] == '.'))
+		v--;
+	if (v == at || *v == '.' || !memchr(v, '.', (size_t)(at - v)) || v - lo < 8 ||
+	    memcmp(v - 8, "Version ", 8) != 0)
+		return false;
+	snprintf(buf, size, "%.*s", (int)(at - v), v);
+	return true;
+}
+
+static bool banner_of(const char *path, char *buf, size_t size)
+{
+	char *chunk;
+	size_t kept = 0;
+	uint64_t off = 0;
+	bool ok = false;
+	/* Never wait on a FIFO or a device put in a library's place. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	chunk = ct_xmalloc(BANNER_KEEP + BANNER_CHUNK);
+	while (!ok && off < BANNER_MAX) {
+		ssize_t got = pread(fd, chunk + kept, BANNER_CHUNK, (off_t)off);
+		const char *at = chunk, *end;
+
+		if (got <= 0)
+			break;
+		end = chunk + kept + got;
+		while (!ok && (at = memmem(at, (size_t)(end - at), BANNER, strlen(BANNER)))) {
+			ok = banner_at(chunk, at, end, buf, size);
+			at += strlen(BANNER);
+		}
+		kept = (size_t)(end - chunk) < BANNER_KEEP ? (size_t)(end - chunk) : BANNER_KEEP;
+		memmove(chunk, end - kept, kept);
+		off += (uint64_t)got;
+	}
+	free(chunk);
+	close(fd);
+	return ok;
+}
+
+const char *ct_driver_version(const char *path, const char *soname, char *buf, size_t size)
+{
+	const char *from = ct_library_file_version(path, soname, buf, size);
+
+	if (from)
+		return from;
+	return banner_of(path, buf, size) ? "file" : NULL;
+}
+
+/*
+ * threads: elfscan's, for a file whose sections have much to search
+ * (cuBLASLt's .ldata, .cask_resource and .rodata side by side).
+ */
+static void read_facts(struct ct_cuda_facts *c, const char *path, const char *soname,
+		       unsigned threads)
+{
+	struct elfscan_options opt = { .no_registration = true, .threads = threads };
 	struct elfscan_file f;
 
 	memset(c, 0, sizeof(*c));
@@ -40,11 +232,31 @@ void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const c
 		c->renamed = ct_library_renamed(path, c->soname);
 		c->cuda = ct_library_cuda(c->soname[0] ? c->soname : path, c->version,
 					  &c->cuda_minor);
+		c->driver = ct_driver_library(c->soname[0] ? c->soname : path);
+	}
+	if (c->driver) {
+		/* Its soname's major ("1") says nothing: the driver's version does. */
+		ct_driver_version(path, ct_driver_soname(c->driver), c->driver_version,
+				  sizeof(c->driver_version));
+		snprintf(c->version, sizeof(c->version), "%s", c->driver_version);
+		/*
+		 * The toolkit's lib64/stubs/libcuda.so (soname libcuda.so.1) is
+		 * for linking only: no banner, and cuInit says so (doctor).
+		 */
+		if (!c->driver_version[0]) {
+			char real[PATH_MAX];
+
+			c->driver_stub = strstr(path, "/stubs/") ||
+					 (realpath(path, real) && strstr(real, "/stubs/"));
+		}
 	}
 	elfscan_file_init(&f);
 	/*
-	 * Only the fatbin sections, headers only: what the CUDA runtime
-	 * registers, at a cost that grows with the images, not the file.
+	 * Everything scan's default finds: the fatbin sections and the
+	 * containers outside them (cuFFT keeps all but one in .ldata, its
+	 * .nv_fatbin says "sass sm_52" alone), so the summary names what
+	 * scan names. Headers only, and no registration cross-check (9 MB
+	 * of relocations in cuBLASLt): what is registered is not asked here.
 	 */
 	if (elfscan_scan_path(&f, path, &opt) == 0) {
 		struct ct_summary s;
@@ -59,6 +271,16 @@ void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const c
 		ct_summary_release(&s);
 	}
 	elfscan_file_release(&f);
+}
+
+void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)
+{
+	ct_cuda_facts_read_named(c, path, NULL);
+}
+
+void ct_cuda_facts_read_named(struct ct_cuda_facts *c, const char *path, const char *soname)
+{
+	read_facts(c, path, soname, (unsigned)ct_threads(4) - 1);
 }
 
 /* ---- reading several files side by side ------------------------------------ */
@@ -88,7 +310,8 @@ static void read_item(struct ct_facts_pool *p, struct facts_item *it)
 {
 	it->state = READING;
 	pthread_mutex_unlock(&p->lock);
-	ct_cuda_facts_read_named(&it->facts, it->path, it->soname);
+	/* The pool's threads wait for files mostly: lend them to a big one. */
+	read_facts(&it->facts, it->path, it->soname, (unsigned)p->nthreads);
 	pthread_mutex_lock(&p->lock);
 	it->state = READ;
 	pthread_cond_broadcast(&p->changed);

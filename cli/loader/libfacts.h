@@ -4,11 +4,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "libnames.h"
+
 /*
  * A file's CUDA facts: what it is (for CUDA libraries: its DT_SONAME, and
  * whether the name it is found by is another major of it, renamed), its
  * version (from the real file's name or the soname, ct_library_version_of)
- * and device code (the fatbin sections, headers only). Filled by
+ * and device code (every container scan finds, headers only). Filled by
  * ct_cuda_facts_read; ct_cuda_facts_release frees.
  */
 struct ct_cuda_facts {
@@ -18,11 +20,37 @@ struct ct_cuda_facts {
 	bool renamed;           /* found as another major of itself (ct_library_renamed) */
 	int cuda, cuda_minor;   /* the CUDA its version states (ct_library_cuda), or 0 / -1 */
 	char version[64];       /* "13.0.48", or "" */
+	/*
+	 * The NVIDIA driver's own libraries: libcuda.so.1 and NVML version
+	 * as the driver, never by their soname's major ("1").
+	 */
+	enum ct_driver_lib driver;
+	char driver_version[64]; /* "550.163.01" (ct_driver_version), or "" */
+	bool driver_stub;       /* none, and it lives in a stubs/ folder: the toolkit's */
 	bool scanned;           /* the scan worked */
 	size_t nimages;
 	char line[512];         /* "sass sm_75 sm_80, ptx compute_90" */
 	char sass[512], ptx[256], ltoir[256]; /* space-separated, or "none" */
 };
+
+/*
+ * The version a library's own files say: the real file's name when it
+ * carries more than the soname (libcudart.so.12 -> libcudart.so.12.4.127,
+ * libcuda.so.1 -> libcuda.so.550.163.01), else the .dist-info of the pip
+ * wheel it came with. Into buf ("" when neither says); returns where it
+ * was read: "file name", "dist-info", or NULL. Doctor's and ldd's one
+ * reading of it.
+ */
+const char *ct_library_file_version(const char *path, const char *soname, char *buf, size_t size);
+
+/*
+ * The driver version of one of its libraries (soname: libcuda.so.1 or
+ * libnvidia-ml.so.1): ct_library_file_version, else the banner the
+ * driver writes into the file ("Version 550.163.01. Copyright (C) ...
+ * NVIDIA Corporation": a plain libcuda.so.1, as WSL's or a copied one).
+ * Returns "file name", "dist-info", "file" or NULL (buf "").
+ */
+const char *ct_driver_version(const char *path, const char *soname, char *buf, size_t size);
 
 /* path: as found (a copy's or a link's own name: what it is asked by). */
 void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path);

@@ -50,12 +50,49 @@ void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *p
 			   ct_renamed_words(c->name, c->soname, c->cuda, c->cuda_minor, words,
 					    sizeof(words)));
 	ct_tprintf(out, "%s", prefix);
+	if (c->driver_stub) {
+		ct_tprintf(out, "the CUDA toolkit's stub of the NVIDIA driver, for linking "
+				"only: no driver\n");
+		return;
+	}
+	if (c->driver) {
+		/* Its soname's major ("1") is no version: the driver's is. */
+		ct_tprintf(out, "%s%s%s",
+			   c->driver == CT_DRIVER_LIB_NVML ? "NVML of the NVIDIA driver"
+							   : "the NVIDIA driver",
+			   c->driver_version[0] ? " " : ", version unknown (neither its file "
+							"name nor the file says)",
+			   c->driver_version);
+		if (c->scanned && c->nimages)
+			ct_tprintf(out, "; device code: %s", c->line);
+		ct_tprintf(out, "\n");
+		return;
+	}
 	if (c->cuda_library)
 		ct_tprintf(out, "CUDA library%s%s; ", c->version[0] ? ", version " : "", c->version);
 	if (c->scanned && !c->nimages)
 		ct_tprintf(out, "no device code\n");
 	else
 		ct_tprintf(out, "device code: %s\n", c->scanned ? c->line : "unreadable");
+}
+
+void ct_print_driver_missing(FILE *out, const char *name, const struct ct_lookup *k,
+			     const char *prefix)
+{
+	enum ct_driver_lib lib = ct_driver_library(name);
+	const struct ct_cand *stop = k->fatal && k->ncands ? &k->cands[k->ncands - 1] : NULL;
+
+	if (!lib || k->object)
+		return;
+	/* driver-missing's words (diagnose.c, doctor_rules.c). */
+	if (stop)
+		ct_tprintf(out, "%sthe NVIDIA driver's '%s' at %s cannot be loaded: %s\n", prefix,
+			   name, stop->path, ct_cand_words(stop));
+	else
+		ct_tprintf(out, "%sno NVIDIA driver: '%s'%s is not found: install the NVIDIA "
+				"driver, or start the container with GPU support (docker run "
+				"--gpus all)\n",
+			   prefix, name, lib == CT_DRIVER_LIB_NVML ? ", its NVML," : "");
 }
 
 void ct_json_candidates(struct ct_json *j, const struct ct_lookup *k)
@@ -84,6 +121,11 @@ void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
 	ct_json_kv_string(j, "version", c->version[0] ? c->version : NULL);
 	ct_json_kv_string(j, "soname", c->soname[0] ? c->soname : NULL);
 	ct_json_kv_bool(j, "renamed", c->renamed);
+	if (c->driver) {
+		ct_json_kv_string(j, "driver_version",
+				  c->driver_version[0] ? c->driver_version : NULL);
+		ct_json_kv_bool(j, "driver_stub", c->driver_stub);
+	}
 	if (c->scanned) {
 		ct_json_kv_u64(j, "images", c->nimages);
 		ct_json_words(j, "sass", c->sass);

@@ -21,10 +21,23 @@ void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char
 /* The candidates as a JSON array of {"path","via","via_object","outcome"}. */
 void ct_json_candidates(struct ct_json *j, const struct ct_lookup *k);
 
-/* "CUDA library, version 13.0.48; device code: sass sm_80" after prefix; nothing
-   for a file that is neither a CUDA library nor has device code. */
+/*
+ * "CUDA library, version 13.0.48; device code: sass sm_80" after prefix;
+ * nothing for a file that is neither a CUDA library nor has device code.
+ * The driver's own libraries say "the NVIDIA driver 550.163.01" (NVML:
+ * "NVML of the NVIDIA driver 550.163.01"), with device code only when
+ * they have some.
+ */
 void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *prefix);
-/* {"library":bool,"version":..,"images":N,"sass":[..],"ptx":[..],"ltoir":[..]} */
+/*
+ * For a lookup of the driver's library name (libcuda.so.1, NVML) that
+ * found nothing: one line after prefix in driver-missing's words (no
+ * NVIDIA driver, or the file the loader stopped at); nothing otherwise.
+ */
+void ct_print_driver_missing(FILE *out, const char *name, const struct ct_lookup *k,
+			     const char *prefix);
+/* {"library":bool,"version":..,"images":N,"sass":[..],"ptx":[..],"ltoir":[..]};
+   "driver_version" for the driver's own libraries. */
 void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c);
 
 /*

@@ -1,6 +1,7 @@
 /*
  * What a library's file name says (cli/common/libnames.c): CUDA's own
- * libraries, and those of them that pick their kernels per GPU.
+ * libraries, those of them that pick their kernels per GPU, and the
+ * driver's own.
  */
 #include "helpers.h"
 #include "libnames.h"
@@ -37,10 +38,28 @@ static void test_per_gpu(void **state)
 	assert_false(ct_cuda_library("libtorch_cuda.so"));
 }
 
+static void test_driver_library(void **state)
+{
+	(void)state;
+	assert_int_equal(ct_driver_library("libcuda.so.1"), CT_DRIVER_LIB_CUDA);
+	assert_int_equal(ct_driver_library("/usr/lib/x86_64-linux-gnu/libcuda.so"),
+			 CT_DRIVER_LIB_CUDA);
+	assert_int_equal(ct_driver_library("/usr/lib/wsl/lib/libnvidia-ml.so.1"),
+			 CT_DRIVER_LIB_NVML);
+	/* The real file and CUDA's own libraries are not asked by these names. */
+	assert_int_equal(ct_driver_library("libcuda.so.550.163.01"), CT_DRIVER_LIB_NONE);
+	assert_int_equal(ct_driver_library("libcudart.so.13"), CT_DRIVER_LIB_NONE);
+	assert_int_equal(ct_driver_library("/x/libcuda.so.1/libz.so.1"), CT_DRIVER_LIB_NONE);
+	assert_string_equal(ct_driver_soname(CT_DRIVER_LIB_CUDA), "libcuda.so.1");
+	assert_string_equal(ct_driver_soname(CT_DRIVER_LIB_NVML), "libnvidia-ml.so.1");
+	assert_null(ct_driver_soname(CT_DRIVER_LIB_NONE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_per_gpu),
+		cmocka_unit_test(test_driver_library),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
