@@ -116,3 +116,40 @@ build_old_ext() {
 		{ echo "harness: cannot build the extension in the root"; exit 99; }
 	rm -rf "$T/ext/stub"
 }
+
+# need_real_builds: Debian's third-party CUDA builds (tools/get-real-builds,
+# fetched once into /var/cache/cudatrace-tests/real-builds), bound read-only
+# at $RB in the root; skips when they cannot be fetched. Sets
+# REAL_BUILD_FILES: every ELF file of those packages and the bare PTX file of
+# gpu-burn, then trixie's cuBLAS 12.4 and cuFFT 11.2, which the root has
+# (python3-torch-cuda installs them), all as the root sees them.
+RB=/opt/real-builds
+need_real_builds() {
+	local dir f
+	dir=$("$SRC/tools/get-real-builds" 2>"$T/get-real-builds.err" | tail -n 1) && [ -d "$dir" ] ||
+		skip "cannot fetch the real builds: $(tail -n 1 "$T/get-real-builds.err")"
+	mkdir -p "$R$RB" || exit 99
+	IN_ROOT_BIND="${IN_ROOT_BIND:+$IN_ROOT_BIND }$dir:$RB"
+	REAL_BUILD_FILES=()
+	while IFS= read -r f; do
+		case $f in
+		*.ptx) REAL_BUILD_FILES+=("$RB/${f#"$dir"/}") ;;
+		*) [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] &&
+			REAL_BUILD_FILES+=("$RB/${f#"$dir"/}") ;;
+		esac
+	done < <(find "$dir/sid/root" "$dir/trixie/root" -type f ! -path '*/usr/share/doc/*' | LC_ALL=C sort)
+	for f in libcublas.so.12.4.5.8 libcublasLt.so.12.4.5.8 libcufft.so.11.2.1.3; do
+		[ -f "$R/usr/lib/x86_64-linux-gnu/$f" ] || fail "the root has no /usr/lib/x86_64-linux-gnu/$f"
+		REAL_BUILD_FILES+=("/usr/lib/x86_64-linux-gnu/$f")
+	done
+}
+
+# need_cuobjdump: NVIDIA's cuobjdump 12.4 (find_cuobjdump), copied into the
+# scratch folder: $CUOBJDUMP_IN as the root sees it. Skips without one.
+need_cuobjdump() {
+	local c
+	c=$(find_cuobjdump)
+	[ -n "$c" ] || skip "cuobjdump not found (set CUOBJDUMP, or run tools/get-cuobjdump build/tools/cuobjdump)"
+	cp "$c" "$T/cuobjdump" || exit 99
+	CUOBJDUMP_IN=$RT/cuobjdump
+}
