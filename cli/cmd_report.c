@@ -130,10 +130,8 @@ int ct_cmd_report(int argc, char **argv)
 		size_t before = t.nprocs, bad = t.bad_files, other = t.other_run_files;
 		size_t foreign = t.foreign_files;
 
-		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0) {
-			ct_error("%s", why);
+		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0)
 			goto bad;
-		}
 		if (t.foreign_files > foreign)
 			ct_error("'%s': %zu trace file%s left out: owned by another user than "
 				 "root, or linked elsewhere (as root, report reads only root's, "
@@ -142,7 +140,7 @@ int ct_cmd_report(int argc, char **argv)
 				 t.foreign_files - foreign == 1 ? "" : "s");
 		/* With --run, a folder may hold none of it: said once, below. */
 		if (t.nprocs == before && t.other_run_files == other) {
-			ct_error("'%s' holds no trace%s", argv[i],
+			snprintf(why, sizeof(why), "'%s' holds no trace%s", argv[i],
 				 t.foreign_files > foreign ? " of root's"
 				 : t.bad_files > bad	   ? " (its .jsonl files are not trace records)"
 							   : " (no .jsonl file)");
@@ -150,7 +148,8 @@ int ct_cmd_report(int argc, char **argv)
 		}
 	}
 	if (t.only_run && t.nprocs == 0) {
-		ct_error("no run '%s' in %s%s (its id is the \"run\" of its .run.json record)",
+		snprintf(why, sizeof(why),
+			 "no run '%s' in %s%s (its id is the \"run\" of its .run.json record)",
 			 t.only_run, argv[optind], argc - optind > 1 ? " and the others" : "");
 		goto bad;
 	}
@@ -175,6 +174,10 @@ int ct_cmd_report(int argc, char **argv)
 	ct_trace_release(&t);
 	return worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
 bad:
+	ct_error("%s", why);
+	/* --json prints its one document whatever happens. */
+	if (json)
+		ct_report_json_error(stdout, why);
 	/* The questions asked are answered (their helpers waited for), then dropped. */
 	ct_machine_open_asked(&machine, &asked);
 	ct_loader_release(&machine);

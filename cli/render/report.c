@@ -400,6 +400,33 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_finish(&j);
 }
 
+void ct_report_json_error(FILE *out, const char *error)
+{
+	struct ct_json j;
+
+	ct_json_init(&j, out);
+	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "schema", CT_SCHEMA_REPORT);
+	ct_json_kv_u64(&j, "version", 1);
+	ct_json_kv_u64(&j, "runs", 0);
+	ct_json_key(&j, "device");
+	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "from", NULL);
+	ct_json_key(&j, "targets");
+	ct_json_array_begin(&j);
+	ct_json_array_end(&j);
+	ct_json_object_end(&j);
+	ct_json_key(&j, "processes");
+	ct_json_array_begin(&j);
+	ct_json_array_end(&j);
+	ct_json_key(&j, "findings");
+	ct_json_array_begin(&j);
+	ct_json_array_end(&j);
+	ct_json_kv_string(&j, "error", error);
+	ct_json_object_end(&j);
+	ct_json_finish(&j);
+}
+
 /* ---- Markdown --------------------------------------------------------------- */
 
 static const char *const kept_env[] = {

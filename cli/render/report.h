@@ -37,4 +37,12 @@ int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE 
 /* Colour for this stream: a terminal, and NO_COLOR unset. */
 bool ct_want_colour(FILE *f);
 
+/*
+ * The report's JSON document when the traces could not be read (a folder
+ * missing, unreadable, or holding none): the same fields, empty, and
+ * "error", the message also said on stderr, so that --json always prints
+ * one document.
+ */
+void ct_report_json_error(FILE *out, const char *error);
+
 #endif
