@@ -211,3 +211,21 @@ uint64_t ct_le(const unsigned char *p, unsigned n)
 		v = v << 8 | p[n];
 	return v;
 }
+
+const char *ct_path_base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+char *ct_path_dir(const char *path, char *buf, size_t size)
+{
+	const char *s = strrchr(path, '/');
+	size_t n = s ? (size_t)(s - path) : 0;
+
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), path);
+	if (s && !n)
+		snprintf(buf, size, "/");
+	return buf;
+}

@@ -50,6 +50,10 @@ struct ct_capture {
 int ct_run_start(char *const argv[], char *const envp[], bool want_stderr,
 		 struct ct_capture *c);
 char *ct_run_wait(struct ct_capture *c, int *status);
+/* The file name in path: what follows its last '/' (path itself without one); a view into path. */
+const char *ct_path_base(const char *path);
+/* The folder of path into buf: "" for a bare name, "/" for a file in /; returns buf. */
+char *ct_path_dir(const char *path, char *buf, size_t size);
 /* A regular file of at most max bytes, NUL-terminated, to free; or NULL. */
 char *ct_read_small_file(const char *path, size_t max);
 /* The n-byte little-endian number at p (an ELF field). */

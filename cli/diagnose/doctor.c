@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util.h"
 #include "compat.h"
 #include "doctor.h"
 #include "driver_rule.h"
@@ -21,25 +22,6 @@ static bool same_file(const char *a, const char *b)
 
 	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
 	       sa.st_ino == sb.st_ino;
-}
-
-/* dirname into buf ("" for a bare name). */
-static char *parent(const char *path, char *buf, size_t size)
-{
-	const char *s = strrchr(path, '/');
-	size_t n = s ? (size_t)(s - path) : 0;
-
-	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), path);
-	if (s && !n)
-		snprintf(buf, size, "/");
-	return buf;
-}
-
-static const char *base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
 }
 
 static bool on_ld_path(const struct ct_doctor *d, const char *dir)
@@ -121,7 +103,7 @@ static void find_compat(struct ct_doctor *d)
 			memset(c, 0, sizeof(*c));
 			c->path = ct_xstrdup(g.gl_pathv[k]);
 			ct_driver_version(c->path, "libcuda.so.1", c->version, sizeof(c->version));
-			c->on_ld_library_path = on_ld_path(d, parent(c->path, dir, sizeof(dir)));
+			c->on_ld_library_path = on_ld_path(d, ct_path_dir(c->path, dir, sizeof(dir)));
 			c->taken = same_file(c->path, drv->path);
 		}
 		globfree(&g);
@@ -227,7 +209,7 @@ static void entry_shadows(struct ct_doctor *d, struct ct_doctor_ldentry *en, con
 	size_t i;
 
 	if (!k->path || k->found_via != CT_RULE_LD_LIBRARY_PATH ||
-	    strcmp(parent(k->path, dir, sizeof(dir)), en->dir[0] ? en->dir : "") != 0 ||
+	    strcmp(ct_path_dir(k->path, dir, sizeof(dir)), en->dir[0] ? en->dir : "") != 0 ||
 	    strstr(k->path, "/compat/")) /* forward compatibility: the driver's part */
 		goto out;
 	for (i = 0; i < k->ncands; i++) {
@@ -292,14 +274,14 @@ static struct ct_doctor_runtime *add_runtime(struct ct_doctor *d, const char *pa
 	r = &d->rt[d->nrt++];
 	memset(r, 0, sizeof(*r));
 	r->path = ct_xstrdup(path);
-	r->where = on_ld_path(d, parent(path, dir, sizeof(dir))) ? "LD_LIBRARY_PATH"
+	r->where = on_ld_path(d, ct_path_dir(path, dir, sizeof(dir))) ? "LD_LIBRARY_PATH"
 		   : strncmp(path, "/usr/local/cuda", 15) == 0 || strncmp(path, "/opt/cuda", 9) == 0
 			   ? "CUDA toolkit"
 			   : where;
 	/* What programs ask for is the soname the file declares. */
 	ct_elfinfo_init(&info);
 	snprintf(r->soname, sizeof(r->soname), "%s",
-		 ct_elfinfo_read(&info, path) == 0 && info.soname ? info.soname : base(path));
+		 ct_elfinfo_read(&info, path) == 0 && info.soname ? info.soname : ct_path_base(path));
 	ct_elfinfo_release(&info);
 	r->major = ct_runtime_major(r->soname);
 	r->version_from = ct_library_file_version(path, r->soname, r->version, sizeof(r->version));

@@ -36,13 +36,6 @@ struct judge {
 	struct ct_symcache *syms;
 };
 
-static const char *base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 static bool same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -80,7 +73,7 @@ static void read_facts(const char *path, struct sofacts *s)
 				   strncmp(e.needed[i], "libcuda.so", 10) == 0;
 			s->torch |= ct_framework_library(e.needed[i]);
 		}
-		s->cuda |= s->torch || ct_cuda_library(base(path)) || ct_framework_library(path) ||
+		s->cuda |= s->torch || ct_cuda_library(ct_path_base(path)) || ct_framework_library(path) ||
 			   (e.soname && ct_cuda_library(e.soname));
 		s->device_code = has_device_code(path);
 		s->cuda |= s->device_code;
@@ -268,7 +261,7 @@ static void not_found(struct ct_pkg *p, const struct ct_loader *L, size_t k0)
 		    strcmp(k->name, "libcuda.so.1") == 0)
 			continue;
 		f = ct_finding_add(&p->findings, CT_F_LIB_NOT_FOUND, who,
-				   "'%s' was not found (needed by %s)", k->name, who ? base(who) : "the program");
+				   "'%s' was not found (needed by %s)", k->name, who ? ct_path_base(who) : "the program");
 		for (j = i; j < L->nlookups; j++)
 			if (L->lookups[j]->found_via == CT_RULE_NOT_FOUND &&
 			    strcmp(L->lookups[j]->name, k->name) == 0 && L->lookups[j]->requester &&
@@ -346,7 +339,7 @@ static void shadowed(struct ct_pkg *p, struct ct_loader *L, size_t k0)
 			f = ct_finding_add(&p->findings, CT_F_LIB_SHADOWED, req->path,
 					   "LD_LIBRARY_PATH gives %s '%s' instead of '%s', which its "
 					   "%s names",
-					   base(req->path), k->object->path, cd->path,
+					   ct_path_base(req->path), k->object->path, cd->path,
 					   cd->via == CT_RULE_RUNPATH ? "RUNPATH" : "RPATH");
 			ct_finding_cause(f, "%s", k->object->path);
 			ct_finding_evidence(f, "%s: %s%s%s taken [LD_LIBRARY_PATH]", k->name,
@@ -371,7 +364,7 @@ static void shadowed(struct ct_pkg *p, struct ct_loader *L, size_t k0)
 static int object_cuda(const struct ct_lobj *o, char *why, size_t size)
 {
 	char v[64];
-	const char *soname = o->info.soname ? o->info.soname : base(o->path);
+	const char *soname = o->info.soname ? o->info.soname : ct_path_base(o->path);
 	size_t i;
 	int c;
 
@@ -405,7 +398,7 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
 
 	for (i = o0; i < L->nobjs; i++) {
 		const struct ct_lobj *a = L->objs[i];
-		const char *sa = a->info.soname ? a->info.soname : base(a->path), *ma;
+		const char *sa = a->info.soname ? a->info.soname : ct_path_base(a->path), *ma;
 		char stem[128], stem2[128], why[PATH_MAX + 64];
 		int ca;
 
@@ -413,7 +406,7 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
 			continue;
 		for (j = i + 1; j < L->nobjs; j++) {
 			const struct ct_lobj *b = L->objs[j];
-			const char *sb = b->info.soname ? b->info.soname : base(b->path), *mb;
+			const char *sb = b->info.soname ? b->info.soname : ct_path_base(b->path), *mb;
 			struct ct_finding *f;
 
 			if (b->is_main || !ct_soname_split(sb, stem2, sizeof(stem2), &mb) ||
@@ -460,7 +453,7 @@ static void version_gaps(struct ct_pkg *p, struct ct_loader *L, size_t o0)
 
 		f = ct_finding_add(&p->findings, CT_F_SYMBOL_VERSION_MISSING, g[i].requester->path,
 				   "'%s' needs version %s of '%s', which '%s' does not define",
-				   base(g[i].requester->path), g[i].need->version, g[i].need->file,
+				   ct_path_base(g[i].requester->path), g[i].need->version, g[i].need->file,
 				   g[i].lacking->path);
 		if (g[i].missing_symbol)
 			ct_finding_evidence(f, "symbol: %s, version %s", g[i].missing_symbol,
@@ -616,23 +609,23 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 			expect = expected(J, L, o, first);
 			f = ct_finding_add(&p->findings, CT_F_SYMBOL_MISSING, o->path,
 					   "'%s' needs %s%s%s%s, which no library it loads defines%s",
-					   base(o->path), first, d ? " (" : "", d ? d : "", d ? ")" : "",
+					   ct_path_base(o->path), first, d ? " (" : "", d ? d : "", d ? ")" : "",
 					   missing > 1 ? " (nor others)" : "");
 			ct_finding_evidence(f, "import fails: \"%s: undefined symbol: %s\"", o->path,
 					    first);
 			if (missing > 1)
 				ct_finding_evidence(f, "%zu more undefined symbols of %s defined nowhere",
-						    missing - 1, base(o->path));
+						    missing - 1, ct_path_base(o->path));
 			if (expect) {
 				ct_finding_evidence(f, "expected from: %s (%s): it defines other symbols "
 						       "of that namespace",
 						    expect->path, expect->info.soname ? expect->info.soname
-										      : base(expect->path));
+										      : ct_path_base(expect->path));
 				if (ct_framework_of(expect->path, &fw)) {
 					ct_finding_evidence(f, "%s installed: %s%s%s (%s); %s was built "
 							       "against another release",
 							    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "",
-							    fw.cuda, fw.source, base(o->path));
+							    fw.cuda, fw.source, ct_path_base(o->path));
 					ct_finding_fix(f, "rebuild %s against the %s in use (%s): pip "
 							  "install --no-build-isolation",
 						       p->name, fw.name, fw.version);
@@ -675,7 +668,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 	struct elfscan_options o = { 0 };
 	struct elfscan_file f;
 	size_t t, i, len = 0;
-	bool per_gpu = ct_cuda_library_per_gpu(base(m->path));
+	bool per_gpu = ct_cuda_library_per_gpu(ct_path_base(m->path));
 	/* Code nobody rebuilds by hand: NVIDIA's libraries and PyTorch's own. */
 	bool prebuilt = per_gpu || ct_framework_library(m->path);
 	char toolkit[128];
@@ -715,7 +708,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 			elfscan_image_arch_name(&f.images[v.image], pv->image, sizeof(pv->image));
 		if (v.verdict == CT_VERDICT_NO_IMAGE) {
 			fd = ct_finding_add(&p->findings, CT_F_NO_KERNEL_IMAGE, m->path,
-					    "'%s' has no kernel image for %s", base(m->path),
+					    "'%s' has no kernel image for %s", ct_path_base(m->path),
 					    M->target_names[t]);
 			ct_finding_evidence(fd, "%zu of %zu fatbins have no image that runs on %s "
 						"(its device code: %s)",
@@ -727,7 +720,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 					      sizeof(toolkit));
 			if (prebuilt)
 				ct_finding_fix(fd, "install a release of %s built for %u.%u%s%s",
-					       per_gpu ? base(m->path) : p->name, M->targets[t].major,
+					       per_gpu ? ct_path_base(m->path) : p->name, M->targets[t].major,
 					       M->targets[t].minor, toolkit[0] ? ", from " : "", toolkit);
 			else
 				ct_finding_fix(fd, "install a build of %s for %u.%u, or rebuild it with %s",
@@ -739,7 +732,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 		} else if (v.verdict == CT_VERDICT_PTX_JIT && !per_gpu) {
 			fd = ct_finding_add(&p->findings, CT_F_PTX_JIT_ONLY, m->path,
 					    "'%s' runs on %s only as PTX, compiled at first launch",
-					    base(m->path), M->target_names[t]);
+					    ct_path_base(m->path), M->target_names[t]);
 			ct_finding_evidence(fd, "%zu of %zu fatbins have PTX but no SASS for %s (its "
 						"device code: %s)",
 					    v.ptx_jit, v.modules, M->target_names[t], m->archs);
@@ -792,7 +785,7 @@ static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char
 		}
 	for (i = 0; i < L->nobjs; i++) {
 		const struct ct_lobj *o = L->objs[i];
-		const char *so = o->info.soname ? o->info.soname : base(o->path);
+		const char *so = o->info.soname ? o->info.soname : ct_path_base(o->path);
 		char v[64];
 		int c, mn;
 
@@ -836,7 +829,7 @@ static void driver_check_libs(const struct judge *J, struct ct_pkg *p, const str
 		if (o->is_main || (c = object_cuda(o, why, sizeof(why))) <= 0 || c == said ||
 		    !ct_driver_too_old(c * 1000, J->m->driver_cuda))
 			continue;
-		name = o->info.soname ? o->info.soname : base(o->path);
+		name = o->info.soname ? o->info.soname : ct_path_base(o->path);
 		snprintf(from, sizeof(from), "%s [%s]: %s", o->path, ct_rule_words(o->found_via),
 			 why);
 		need.runtime = c * 1000;
@@ -945,7 +938,7 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 		} else if (k->object && (lacks = tree_missing(&L, k->object, &who))) {
 			/* Mapped by an earlier load (import torch) that failed. */
 			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
-				 base(who->path));
+				 ct_path_base(who->path));
 			m->load_error = ct_xstrdup(words);
 		} else {
 			m->loaded = k->object != NULL;

@@ -18,25 +18,6 @@
 #include "summary.h"
 #include "util.h"
 
-/* dirname into buf ("" for a bare name). */
-static char *parent(const char *path, char *buf, size_t size)
-{
-	const char *s = strrchr(path, '/');
-	size_t n = s ? (size_t)(s - path) : 0;
-
-	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), path);
-	if (s && !n)
-		snprintf(buf, size, "/");
-	return buf;
-}
-
-static const char *base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /*
  * The CUDA major a wheel or toolkit folder belongs to: "cu13" (CUDA 13
  * wheels share nvidia/cu13/lib) or "cuda-12.4"; 0 when it says none.
@@ -67,11 +48,11 @@ static bool wheel_version(const char *real, const char *soname, char *buf, size_
 	size_t i;
 	bool ok = false;
 
-	parent(parent(parent(real, lib, sizeof(lib)), pkgdir, sizeof(pkgdir)), up, sizeof(up));
-	comp = base(pkgdir);
+	ct_path_dir(ct_path_dir(ct_path_dir(real, lib, sizeof(lib)), pkgdir, sizeof(pkgdir)), up, sizeof(up));
+	comp = ct_path_base(pkgdir);
 	major = folder_cuda_major(comp);
-	if (strcmp(base(up), "nvidia") == 0)
-		parent(up, site, sizeof(site));
+	if (strcmp(ct_path_base(up), "nvidia") == 0)
+		ct_path_dir(up, site, sizeof(site));
 	else if (!major || (n = snprintf(site, sizeof(site), "%s/dist-info", pkgdir)) < 0 ||
 		 (size_t)n >= sizeof(site)) /* cuda-13.0/lib next to cuda-13.0/dist-info */
 		return false;
@@ -116,8 +97,8 @@ const char *ct_library_file_version(const char *path, const char *soname, char *
 	 * alone (libcudart.so.12, libcudart.so.11.0) says only the major.
 	 */
 	if (ct_soname_split(soname, stem, sizeof(stem), &major) &&
-	    strcmp(base(real), soname) != 0 && strncmp(base(real), stem, strlen(stem)) == 0 &&
-	    base(real)[strlen(stem)] == '.' && strchr(ct_library_version(real, buf, size), '.'))
+	    strcmp(ct_path_base(real), soname) != 0 && strncmp(ct_path_base(real), stem, strlen(stem)) == 0 &&
+	    ct_path_base(real)[strlen(stem)] == '.' && strchr(ct_library_version(real, buf, size), '.'))
 		return "file name";
 	buf[0] = '\0';
 	return wheel_version(real, soname, buf, size) ? "dist-info" : NULL;

@@ -38,13 +38,6 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static const char *base(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* dirname into buf ("." for a bare name, "/" for the root's children). */
 static char *dir_of(const char *path, char *buf, size_t size)
 {
@@ -167,7 +160,7 @@ static void prefix_sites(struct ct_python *py, const char *prefix, const char *v
 			for (i = 0; i < g.gl_pathc; i++) {
 				char v[16];
 
-				if (version_from_name(base(g.gl_pathv[i]), v, sizeof(v)))
+				if (version_from_name(ct_path_base(g.gl_pathv[i]), v, sizeof(v)))
 					prefix_sites(py, prefix, v);
 			}
 			globfree(&g);
@@ -237,8 +230,8 @@ int ct_python_open(struct ct_python *py, const char *exe, const char *from)
 		snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", dir_of(bindir, up, sizeof(up)));
 		text = ct_read_small_file(cfg, 1 << 16);
 	}
-	if (!version_from_name(base(py->real), py->version, sizeof(py->version)) &&
-	    !version_from_name(base(exe), py->version, sizeof(py->version)) && text &&
+	if (!version_from_name(ct_path_base(py->real), py->version, sizeof(py->version)) &&
+	    !version_from_name(ct_path_base(exe), py->version, sizeof(py->version)) && text &&
 	    (cfg_value(text, "version_info", value, sizeof(value)) ||
 	     cfg_value(text, "version", value, sizeof(value)))) {
 		/* "3.11.2": its major and minor. */
@@ -345,7 +338,7 @@ static bool pyenv_target(const char *exe, char *out, size_t size)
 	bool found = false;
 
 	dir_of(exe, dir, sizeof(dir));
-	if (strcmp(base(dir), "shims") != 0)
+	if (strcmp(ct_path_base(dir), "shims") != 0)
 		return false;
 	dir_of(dir, root, sizeof(root));
 	if (env && *env) {
@@ -404,7 +397,7 @@ int ct_pythons_find(const char *given, struct ct_python **out, size_t *n)
 				break;
 			}
 			/* A shim of "system" runs the next python3 on PATH. */
-			if (strcmp(base(dir_of(exe, dir, sizeof(dir))), "shims") != 0) {
+			if (strcmp(ct_path_base(dir_of(exe, dir, sizeof(dir))), "shims") != 0) {
 				try_add(out, n, exe, "PATH");
 				break;
 			}
@@ -502,7 +495,7 @@ static bool read_listing(struct ct_dist *d, const char *file, const char *rel_to
 		}
 		if (end)
 			*end = '\0';
-		if (!line[0] || line[0] == '/' || !ct_python_shared_object(base(line)))
+		if (!line[0] || line[0] == '/' || !ct_python_shared_object(ct_path_base(line)))
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", rel_to, line) >= sizeof(path))
 			continue;
@@ -527,7 +520,7 @@ static void walk(struct ct_dist *d, const char *path, int depth)
 	if (lstat(path, &st) != 0)
 		return;
 	if (!S_ISDIR(st.st_mode)) {
-		if (ct_python_shared_object(base(path)) && stat(path, &st) == 0 &&
+		if (ct_python_shared_object(ct_path_base(path)) && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode))
 			push(&d->files, &d->nfiles, path);
 		return;
