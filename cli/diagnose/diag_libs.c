@@ -170,7 +170,7 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 			       who, name, ct_dx_base(other->path), name, how[0] ? " (" : "", how,
 			       how[0] ? ")" : "", who);
 	else if (how[0])
-		ct_finding_fix(f, "install it: %s", how);
+		ct_finding_fix(f, "install %s: %s", name, how);
 	else
 		ct_finding_fix(f, "install the package that ships %s, or put its directory on "
 				  "LD_LIBRARY_PATH",
@@ -581,7 +581,7 @@ static void fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, co
 		if (headline_copy)
 			ct_finding_fix_line(f, "then install %s too: %s", list, how);
 		else
-			ct_finding_fix(f, "install %s: %s", n == 1 ? "it" : "them", how);
+			ct_finding_fix(f, "install %s: %s", n == 1 ? names[0] : "them", how);
 		/* Another major of the first is here: a build for it is the other way out. */
 		if (!headline_copy && other)
 			ct_finding_fix_line(f, "or use a build of %s made for the libraries present "
