@@ -870,4 +870,8 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	if (t->other_run_files)
 		ct_tprintf(out, "%zu trace file%s of other runs in the folder left out\n",
 			t->other_run_files, t->other_run_files == 1 ? "" : "s");
+	if (t->duplicate_files)
+		ct_tprintf(out, "%zu duplicate trace file%s ignored (the same process read twice: "
+			     "a folder given twice, or a copy of a file)\n",
+			t->duplicate_files, t->duplicate_files == 1 ? "" : "s");
 }

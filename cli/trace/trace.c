@@ -17,6 +17,7 @@
 #include "libnames.h"
 #include "lines.h"
 #include "mask.h"
+#include "rectypes.h"
 #include "runrec.h"
 #include "trace.h"
 
@@ -841,7 +842,8 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 			proc.limited++;
 			continue;
 		}
-		if (!v || v->type != CT_J_OBJ || !ct_jget(v, "ev")) {
+		/* A field of the wrong type: not a record the shim wrote (rectypes.h). */
+		if (!v || v->type != CT_J_OBJ || !ct_jget(v, "ev") || !ct_record_well_typed(v)) {
 			/* A last line without its newline was cut by a crash. */
 			if (unterminated && lines.truncated)
 				proc.limited++;
@@ -879,6 +881,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		proc_release(&proc);
 	} else {
 		finish(&rd);
+		proc.records = records;
 		res->what = FILE_PROC;
 		res->proc = proc;
 	}
@@ -1297,12 +1300,77 @@ static void inherit_auditor(struct ct_trace *t, unsigned char *state, size_t i)
 	}
 }
 
+/*
+ * A process read twice (`report T T`, or a copy of a file in the folder)
+ * is one process: the same start record (host, pid, image, run and time)
+ * cannot come from two. The copy with the most records stays (a copy made
+ * while the process ran holds fewer); the others are counted, not read.
+ */
+struct by_start {
+	const char *key;
+	size_t proc;
+	UT_hash_handle hh;
+};
+
+static void drop_duplicates(struct ct_trace *t)
+{
+	struct by_start *seen = NULL, *e, *tmp;
+	struct ct_arena keys;
+	bool *gone = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*gone));
+	size_t i, n = 0;
+
+	ct_arena_init(&keys);
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+		char head[96];
+		size_t len;
+		char *key;
+
+		if (!p->started)
+			continue;
+		snprintf(head, sizeof(head), "%lld %lld ", (long long)p->pid, (long long)p->t);
+		len = strlen(head) + strlen(p->host ? p->host : "") +
+		      strlen(p->image ? p->image : "") + strlen(ct_proc_run(p)) + 3;
+		key = ct_arena_alloc(&keys, len);
+		snprintf(key, len, "%s%s/%s/%s", head, p->host ? p->host : "",
+			 p->image ? p->image : "", ct_proc_run(p));
+		HASH_FIND(hh, seen, key, strlen(key), e);
+		if (!e) {
+			e = ct_arena_alloc(&keys, sizeof(*e));
+			memset(e, 0, sizeof(*e));
+			e->key = key;
+			e->proc = i;
+			HASH_ADD_KEYPTR(hh, seen, e->key, strlen(e->key), e);
+			continue;
+		}
+		if (p->records > t->procs[e->proc].records) {
+			gone[e->proc] = true;
+			e->proc = i;
+		} else {
+			gone[i] = true;
+		}
+		t->duplicate_files++;
+	}
+	for (i = 0; i < t->nprocs; i++) {
+		if (gone[i])
+			proc_release(&t->procs[i]);
+		else
+			t->procs[n++] = t->procs[i];
+	}
+	t->nprocs = n;
+	HASH_ITER(hh, seen, e, tmp)
+		HASH_DEL(seen, e);
+	ct_arena_release(&keys);
+	free(gone);
+}
+
 void ct_trace_link(struct ct_trace *t)
 {
 	struct by_pid *pids = NULL, *e, *tmp;
 	unsigned char *state;
 	size_t i, j;
 
+	drop_duplicates(t);
 	if (t->nprocs)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
 	for (i = 0; i < t->nprocs; i++) {

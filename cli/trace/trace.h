@@ -6,8 +6,9 @@
  * loads, driver facts, exec and exit.
  *
  * Every record is decoded here, once, into the typed records below; a
- * field of the wrong type in the trace reads as absent (NULL strings, 0
- * numbers, empty arrays), never as an error. No layer above sees JSON.
+ * record with a field of the wrong type (rectypes.h) is not read but
+ * counted as a bad line, and an absent field reads as absent (NULL
+ * strings, 0 numbers, empty arrays). No layer above sees JSON.
  *
  * Traces are untrusted: the reader streams each file a line at a time and
  * keeps within the limits below (docs/trace-format.md, "Limits"). Past a
@@ -205,7 +206,9 @@ struct ct_proc {
 					not be traced ("static"); NULL: traced */
 	enum ct_cuda_event last_cuda; /* its last CUDA record, and which one */
 	size_t last_cuda_index;
-	size_t bad_lines;            /* lines that are not JSON records */
+	size_t records;              /* records read from its file */
+	size_t bad_lines;            /* lines that are not trace records: not JSON,
+					or a field of the wrong type */
 	bool cut;                    /* the last line was cut short */
 	unsigned long dropped;       /* records the shim could not write */
 	size_t bad_values;           /* values refused: a negative or absurd count */
@@ -241,6 +244,8 @@ struct ct_trace {
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
 	size_t other_run_files;      /* files left out: another run's */
+	size_t duplicate_files;      /* files left out: the same process as another file
+					(the same folder given twice, a copy of a file) */
 	size_t records_max;          /* the records in all (set before reading); 0:
 					CT_TRACE_RECORDS_MAX. Tests lower it */
 	size_t threads;              /* threads that read files (set before reading):
