@@ -504,6 +504,10 @@ int ct_cmd_run(int argc, char **argv)
 	/* Nothing from the program itself is no "no problem found". */
 	host_name(host, sizeof(host), false);
 	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
+	/* A disk that filled during the run: the traces end early, and that is said. */
+	if (recorded && ct_run_dir_why_unwritable(&dir))
+		ct_error("%s ('%s'): the traces stop where it filled; what came after is not "
+			 "known", ct_run_dir_why_unwritable(&dir), dir.path);
 	untraceable = !recorded && statically_linked(cmd);
 	memset(&rec, 0, sizeof(rec));
 	rec.run = run;

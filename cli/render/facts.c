@@ -525,7 +525,7 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			   bool verbose)
 {
 	struct miss_group *groups = NULL, *g, *tmp, **order = NULL;
-	size_t i, k, probes = 0, optional = 0, ngroups = 0;
+	size_t i, k, probes = 0, optional = 0, ngroups = 0, unknown = 0;
 	bool brief = d != NULL;
 
 	for (i = 0; i < p->nsearches; i++) {
@@ -537,6 +537,11 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			continue;
 		if (s->request && s->request->noload) {
 			probes++;
+			continue;
+		}
+		/* Its answer was lost or never came: not a miss (trace-incomplete says it). */
+		if (ct_search_known(p, s) != CT_SEARCH_KNOWN) {
+			unknown++;
 			continue;
 		}
 		/* The loader skips a missing DT_AUXILIARY entry without a word. */
@@ -596,6 +601,10 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 	if (optional)
 		ct_tprintf(out, "  %zu optional librar%s (DT_AUXILIARY) not found (not failures)\n",
 			optional, optional == 1 ? "y" : "ies");
+	if (unknown)
+		ct_tprintf(out, "  %zu library search%s without an answer in the trace (lost, or cut "
+			     "short by the end of the process; not failures)\n",
+			unknown, unknown == 1 ? "" : "es");
 }
 
 static void print_driver(FILE *out, const struct ct_proc *p)

@@ -96,6 +96,8 @@ struct by_tid {                      /* a thread */
 	int64_t tid;
 	size_t pending;              /* its dlopen waiting for a search: index + 1 */
 	size_t last_request;         /* its latest dlopen: index + 1 */
+	size_t open_search;          /* its latest search, not yet followed by another
+					record of the thread: index + 1 */
 	UT_hash_handle hh;
 };
 
@@ -438,12 +440,38 @@ static void cuda_event(struct ct_proc *p, enum ct_cuda_event kind, size_t index)
 	p->last_cuda_index = index;
 }
 
+/*
+ * The loader answers a search on the thread that made it, before that
+ * thread does anything else: a later record of the thread (an open, the
+ * next search, dlerror, exit) means the search was answered. A dropped
+ * record leaves every search still waiting in doubt: its answer may be
+ * among the records lost.
+ */
+static void settle(struct reader *rd, const char *ev, int64_t tid)
+{
+	struct by_tid *th, *tmp;
+
+	if (strcmp(ev, "try") == 0)
+		return;
+	if (strcmp(ev, "dropped") == 0) {
+		HASH_ITER(hh, rd->tids, th, tmp)
+			if (th->open_search)
+				rd->p->searches[th->open_search - 1].in_doubt = true;
+		return;
+	}
+	th = thread(rd, tid);
+	if (th->open_search)
+		rd->p->searches[th->open_search - 1].unsettled = false;
+	th->open_search = 0;
+}
+
 static void on_record(struct reader *rd, const struct ct_jv *v)
 {
 	struct ct_proc *p = rd->p;
 	const char *ev = ct_jstr(v, "ev", "");
 	int64_t t = ct_jint(v, "t", 0), tid = ct_jint(v, "tid", 0);
 
+	settle(rd, ev, tid);
 	if (strcmp(ev, "start") == 0) {
 		if (p->started)
 			return; /* a second one says nothing new */
@@ -463,6 +491,8 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->secure = ct_jbool(v, "secure", false);
 	} else if (strcmp(ev, "search") == 0) {
 		on_search(rd, v, t, tid);
+		p->searches[p->nsearches - 1].unsettled = true;
+		thread(rd, tid)->open_search = p->nsearches;
 		if (ct_cuda_library(p->searches[p->nsearches - 1].name))
 			cuda_event(p, CT_CUDA_EV_SEARCH, p->nsearches - 1);
 	} else if (strcmp(ev, "try") == 0) {
@@ -557,6 +587,11 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 	} else if (strcmp(ev, "dropped") == 0) {
 		/* At most a file's records times 2^32: no sum can wrap. */
 		p->dropped += (unsigned long)count_of(rd, v, "records");
+		if (ct_jbool(v, "stopped", false)) {
+			p->stopped = true;
+			if (!p->stop_errno)
+				p->stop_errno = ct_jint(v, "errno", 0);
+		}
 	}
 }
 

@@ -76,6 +76,13 @@ struct ct_search {
 	struct ct_loaded *found;     /* NULL when nothing was opened */
 	bool already_loaded;         /* a candidate was a file already mapped */
 	struct ct_request *request;  /* the dlopen behind it, if any */
+	/*
+	 * Its thread wrote nothing after it (its tries aside): the trace ends
+	 * before the loader's answer (ct_search_unknown says what that means).
+	 */
+	bool unsettled;
+	/* Records were lost before its thread wrote again: its answer may be among them. */
+	bool in_doubt;
 };
 
 struct ct_request {
@@ -211,6 +218,8 @@ struct ct_proc {
 					or a field of the wrong type */
 	bool cut;                    /* the last line was cut short */
 	unsigned long dropped;       /* records the shim could not write */
+	bool stopped;                /* tracing stopped for good (a dropped record says) */
+	int64_t stop_errno;          /* why, as the shim's errno (28: ENOSPC); 0: not said */
 	size_t bad_values;           /* values refused: a negative or absurd count */
 	const char *limit;           /* the first limit the file went past, in words
 					("a line is longer than 1 MiB"); NULL: none */
@@ -320,6 +329,22 @@ void ct_proc_ending(const struct ct_proc *p, struct ct_ending *e);
 
 /* Did p end badly: killed by a signal, or without an exit record? */
 bool ct_ending_abnormal(const struct ct_ending *e);
+
+/*
+ * Does the trace tell whether a search that opened nothing found nothing?
+ * Not when records were lost before its answer was written (the open may
+ * be among them), nor when the trace ends before the answer and the way
+ * the process ended does not say the loader gave up (a process killed, or
+ * whose trace stops, while the loader searched). A loader that fails at
+ * start-up ends the process without an exit record or with status 127:
+ * that miss is known.
+ */
+enum ct_search_known {
+	CT_SEARCH_KNOWN,             /* found, or known not found */
+	CT_SEARCH_LOST,              /* records were lost before its answer (in_doubt) */
+	CT_SEARCH_INTERRUPTED,       /* the process ended (or its trace stopped) mid-search */
+};
+enum ct_search_known ct_search_known(const struct ct_proc *p, const struct ct_search *s);
 
 /* The run p belongs to: its run id, or CT_TRACE_RUN_UNKNOWN. */
 const char *ct_proc_run(const struct ct_proc *p);
