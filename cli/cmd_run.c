@@ -142,15 +142,22 @@ static int resolve(const char *cmd, char *out, size_t size)
 /* Prepend value to the list in variable name (sep-separated). */
 static void prepend(const char *name, const char *value, const char *sep)
 {
-	const char *old = getenv(name);
+	const char *old = getenv(name), *at;
+	size_t n = strlen(value);
 	char *v;
-	size_t n;
 
 	if (!old || !*old) {
 		setenv(name, value, 1);
 		return;
 	}
-	n = strlen(value) + strlen(sep) + strlen(old) + 1;
+	/*
+	 * Already there (cudatrace run inside cudatrace run): a second copy of
+	 * the shim would load as a second auditor and write every record twice.
+	 */
+	for (at = old; (at = strstr(at, value)); at += n)
+		if ((at == old || strchr(": ", at[-1])) && (!at[n] || strchr(": ", at[n])))
+			return;
+	n += strlen(sep) + strlen(old) + 1;
 	v = ct_xmalloc(n);
 	snprintf(v, n, "%s%s%s", value, sep, old);
 	setenv(name, v, 1);

@@ -520,6 +520,25 @@ static void rule_incomplete(struct ctx *c)
 				    c->program);
 		ct_dx_where(c, f);
 	}
+	/* Other auditors: their own loads are left out (the reader's audit). */
+	if (*ct_proc_other_auditors(p, names, sizeof(names))) {
+		const char *b = strrchr(names, '/');
+
+		if (!strchr(names, ':') && strcmp(b ? b + 1 : names, "libcudatrace.so") == 0)
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+					   "LD_AUDIT names cudatrace's shim twice (a cudatrace run "
+					   "inside another): the second copy's own loads are left out");
+		else
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+					   "LD_AUDIT also names '%s' (another auditor): the libraries "
+					   "the loader loads for it are left out",
+					   names);
+		f->severity = CT_SEV_INFO;
+		ct_finding_evidence(f, "LD_AUDIT=%s", ct_proc_env(p, "LD_AUDIT"));
+		ct_finding_fix(f, "nothing to do: cudatrace's auditor still sees every load of the "
+				  "program");
+		ct_dx_where(c, f);
+	}
 	lost = unknown_searches(c, names, sizeof(names));
 	if (p->dropped || p->stopped) {
 		const char *why = p->stopped ? stop_words(p->stop_errno) : NULL;

@@ -521,6 +521,26 @@ static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
 	ct_tprintf(out, "\n");
 }
 
+/*
+ * Other auditors in LD_AUDIT (or cudatrace's shim twice: a run inside
+ * another): their own loads, made before the program's, are left out.
+ */
+static void print_auditors(FILE *out, const struct ct_proc *p)
+{
+	char other[1024];
+	const char *b;
+
+	if (!*ct_proc_other_auditors(p, other, sizeof(other)))
+		return;
+	b = strrchr(other, '/');
+	if (!strchr(other, ':') && strcmp(b ? b + 1 : other, "libcudatrace.so") == 0)
+		ct_tprintf(out, "  LD_AUDIT names cudatrace's shim twice (cudatrace run inside "
+			     "another): the second copy's own loads are left out\n");
+	else
+		ct_tprintf(out, "  LD_AUDIT also names %s: another auditor; its own loads are "
+			     "left out\n", other);
+}
+
 static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
 			   bool verbose)
 {
@@ -539,7 +559,9 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			probes++;
 			continue;
 		}
-		/* Its answer was lost or never came: not a miss (trace-incomplete says it). */
+		/* Another auditor's own load; or its answer was lost or never came (trace-incomplete). */
+		if (ct_search_known(p, s) == CT_SEARCH_AUDITOR)
+			continue;
 		if (ct_search_known(p, s) != CT_SEARCH_KNOWN) {
 			unknown++;
 			continue;
@@ -601,6 +623,7 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 	if (optional)
 		ct_tprintf(out, "  %zu optional librar%s (DT_AUXILIARY) not found (not failures)\n",
 			optional, optional == 1 ? "y" : "ies");
+	print_auditors(out, p);
 	if (unknown)
 		ct_tprintf(out, "  %zu library search%s without an answer in the trace (lost, or cut "
 			     "short by the end of the process; not failures)\n",

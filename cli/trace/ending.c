@@ -60,6 +60,8 @@ enum ct_search_known ct_search_known(const struct ct_proc *p, const struct ct_se
 
 	if (s->found || s->already_loaded)
 		return CT_SEARCH_KNOWN;
+	if (s->audit)
+		return CT_SEARCH_AUDITOR;
 	if (s->in_doubt)
 		return CT_SEARCH_LOST;
 	/* Its thread went on, or the process went on to an end it wrote itself. */

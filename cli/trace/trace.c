@@ -142,6 +142,8 @@ struct reader {
 	size_t *search_found;        /* per search: object index + 1 */
 	size_t *object_search;       /* per object: search index + 1 */
 	size_t *object_below;        /* per object: the one open before it on its path, + 1 */
+	bool program_seen;           /* the program's own open record was read */
+	size_t searches_before, objects_before; /* the searches and opens before it */
 };
 
 static struct by_tid *thread(struct reader *rd, int64_t tid)
@@ -506,6 +508,12 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		tr->via = ct_rule_parse(ct_jstr(v, "via", NULL));
 	} else if (strcmp(ev, "open") == 0) {
 		on_open(rd, v, t);
+		/* The program's own: what came before it is another auditor's (finish). */
+		if (p->objects[p->nobjects - 1].main && !rd->program_seen) {
+			rd->program_seen = true;
+			rd->searches_before = p->nsearches;
+			rd->objects_before = p->nobjects - 1;
+		}
 		if (ct_cuda_library(p->objects[p->nobjects - 1].path))
 			cuda_event(p, CT_CUDA_EV_OPEN, p->nobjects - 1);
 	} else if (strcmp(ev, "close") == 0) {
@@ -707,6 +715,15 @@ static void finish(struct reader *rd)
 		if (rd->search_found[i])
 			s->found = &p->objects[rd->search_found[i] - 1];
 	}
+	/*
+	 * The loader reports the program first, once the auditors are set up:
+	 * what was searched and opened before it is another auditor's (a fork
+	 * child's file has no such record, and nothing before it).
+	 */
+	for (i = 0; rd->program_seen && i < rd->searches_before; i++)
+		p->searches[i].audit = true;
+	for (i = 0; rd->program_seen && i < rd->objects_before; i++)
+		p->objects[i].audit = true;
 	for (i = 0; i < p->nobjects; i++) {
 		struct ct_loaded *o = &p->objects[i];
 
@@ -1617,4 +1634,32 @@ void ct_images_words(const struct ct_module *m, char *buf, size_t size)
 		if (n >= size)
 			break;
 	}
+}
+
+const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t size)
+{
+	const char *list = ct_proc_env(p, "LD_AUDIT");
+	size_t n = 0;
+	bool shim_seen = false;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	while (list && *list) {
+		size_t len = strcspn(list, ": ");
+		const char *b = memrchr(list, '/', len);
+		size_t blen = b ? len - (size_t)(b + 1 - list) : len;
+
+		if (len && blen == strlen("libcudatrace.so") &&
+		    strncmp(b ? b + 1 : list, "libcudatrace.so", blen) == 0 && !shim_seen) {
+			shim_seen = true;
+		} else if (len && n + 1 < size) {
+			n += (size_t)snprintf(buf + n, size - n, "%s%.*s", n ? ":" : "", (int)len, list);
+			if (n >= size)
+				n = size - 1;
+		}
+		list += len;
+		list += strspn(list, ": ");
+	}
+	return buf;
 }

@@ -64,6 +64,8 @@ struct ct_loaded {
 	bool main;                   /* the program itself */
 	bool closed;                 /* unloaded by dlclose */
 	bool shim;                   /* cudatrace's own library */
+	bool audit;                  /* loaded for another auditor in LD_AUDIT, before the
+					program: not the program's (ct_search.audit) */
 	const struct ct_search *search;
 	const struct ct_request *request; /* the dlopen that loaded it */
 };
@@ -83,6 +85,13 @@ struct ct_search {
 	bool unsettled;
 	/* Records were lost before its thread wrote again: its answer may be among them. */
 	bool in_doubt;
+	/*
+	 * Made before the program's own open record: the loader setting up
+	 * another auditor named in LD_AUDIT after cudatrace's (or a second
+	 * copy of it), in that auditor's namespace. Not the program's; its
+	 * search for the loader itself is answered without an open.
+	 */
+	bool audit;
 };
 
 struct ct_request {
@@ -343,6 +352,7 @@ enum ct_search_known {
 	CT_SEARCH_KNOWN,             /* found, or known not found */
 	CT_SEARCH_LOST,              /* records were lost before its answer (in_doubt) */
 	CT_SEARCH_INTERRUPTED,       /* the process ended (or its trace stopped) mid-search */
+	CT_SEARCH_AUDITOR,           /* another auditor's own load, not the program's (audit) */
 };
 enum ct_search_known ct_search_known(const struct ct_proc *p, const struct ct_search *s);
 
@@ -354,6 +364,14 @@ const char *ct_proc_run(const struct ct_proc *p);
  * one run, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
  */
 size_t ct_trace_runs(const struct ct_trace *t);
+
+/*
+ * The entries of LD_AUDIT (as the start record kept it) other than the
+ * first copy of cudatrace's shim: other auditors, and a second copy of the
+ * shim (a cudatrace run inside another). Into buf, ":"-separated, "" when
+ * none; returns buf.
+ */
+const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t size);
 
 /* The value of an environment variable the start record kept, or NULL. */
 const char *ct_proc_env(const struct ct_proc *p, const char *name);

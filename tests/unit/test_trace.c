@@ -815,6 +815,42 @@ static void test_wrong_typed_items(void **state)
 	ct_trace_release(&t);
 }
 
+/*
+ * Searches and opens before the program's own open record are another
+ * auditor's (LD_AUDIT), made in its namespace; a file without that record
+ * (a fork child's) has none.
+ */
+static void test_other_auditor(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char buf[256];
+
+	write_records(d, "a.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':9,'image':'0000000000000009',"
+		"'env':{'LD_AUDIT':'/b/libcudatrace.so:/x/aud.so'}}\n"
+		"{'ev':'open','t':2,'tid':9,'path':'/x/aud.so','lmid':2}\n"
+		"{'ev':'search','t':3,'tid':9,'id':1,'name':'ld-linux-x86-64.so.2','by':'/l/libc.so.6'}\n"
+		"{'ev':'open','t':4,'tid':9,'path':'/bin/app','lmid':0,'main':true}\n"
+		"{'ev':'search','t':5,'tid':9,'id':2,'name':'libgone.so','by':'/bin/app'}\n");
+	write_records(d, "b.jsonl",
+		"{'ev':'start','t':6,'tid':10,'pid':10,'ppid':9,'image':'0000000000000009'}\n"
+		"{'ev':'search','t':7,'tid':10,'id':1,'name':'libgone.so','by':'/bin/app'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	p = &t.procs[0];
+	assert_true(p->objects[0].audit);
+	assert_false(p->objects[1].audit);
+	assert_true(p->searches[0].audit);
+	assert_int_equal(ct_search_known(p, &p->searches[0]), CT_SEARCH_AUDITOR);
+	assert_false(p->searches[1].audit);
+	assert_string_equal(ct_proc_other_auditors(p, buf, sizeof(buf)), "/x/aud.so");
+	assert_false(t.procs[1].searches[0].audit);
+	assert_string_equal(ct_proc_other_auditors(&t.procs[1], buf, sizeof(buf)), "");
+	ct_trace_release(&t);
+}
+
 /* The same process read twice (a folder given twice, a copy of a file) is one. */
 static void test_duplicates(void **state)
 {
@@ -1652,6 +1688,7 @@ int main(void)
 		T(test_wrong_types),
 		T(test_wrong_typed_items),
 		T(test_duplicates),
+		T(test_other_auditor),
 		T(test_huge_line),
 		T(test_limits),
 		T(test_bad_counts),
