@@ -483,6 +483,91 @@ static size_t unknown_searches(struct ctx *c, char *names, size_t size)
 	return lost;
 }
 
+/* What a switch of user or root (p's last) made of the process, in words. */
+static void switch_words(const struct ct_proc *p, char *buf, size_t size)
+{
+	if (strcmp(p->switch_api, "chroot") == 0)
+		snprintf(buf, size, "changed its root directory to '%s' (chroot)",
+			 p->switch_path ? p->switch_path : "?");
+	else
+		snprintf(buf, size, "switched to user %lld (%s)", (long long)p->switch_uid,
+			 p->switch_api);
+}
+
+/* The exec that replaced p's image, when it was to be traced; NULL: none. */
+static const struct ct_exec *traced_exec(const struct ct_proc *p)
+{
+	size_t k;
+
+	for (k = p->nexecs; k > 0; k--) {
+		const struct ct_exec *x = &p->execs[k - 1];
+
+		if (strncmp(x->api, "posix_spawn", 11) == 0)
+			continue;
+		return !x->failed && x->traced ? x : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A process that switched user or root and could no longer write its
+ * trace (the shim says the switch before it happens), or whose exec'd
+ * program left no trace: what came after is not in the report.
+ */
+static void rule_switched(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_exec *x = traced_exec(p);
+	struct ct_finding *f;
+	char how[320];
+
+	if (p->switch_api && p->switch_last) {
+		switch_words(p, how, sizeof(how));
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, p->exe,
+				   "'%s' %s: nothing it did after that was traced",
+				   ct_dx_base(p->exe), how);
+		ct_finding_evidence(f, "%s", strcmp(p->switch_api, "chroot") == 0
+			? "the trace folder is outside its new root"
+			: "its trace file and folder are private to the user who ran cudatrace");
+		ct_finding_evidence(f, "the libraries it loaded and the programs it started after "
+				       "the switch are not in this report");
+		ct_finding_fix(f, "trace what runs after the switch on its own: start cudatrace "
+				  "after it, as that user, with a trace folder it can write (gosu "
+				  "USER cudatrace -o DIR PROGRAM)");
+		ct_dx_where(c, f);
+		return;
+	}
+	if (!x || p->next_image)
+		return;
+	if (x->dir) {
+		/* A cudatrace run inside this one: its program is in that run's report. */
+		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, x->path,
+				   "'%s' was traced into another folder, '%s' (a cudatrace run "
+				   "inside this one): it is in that run's report, not this one",
+				   ct_dx_base(x->path), x->dir);
+		f->severity = CT_SEV_INFO;
+		ct_finding_evidence(f, "%s of %s by %s", x->api, x->path ? x->path : "?",
+				    c->program);
+		ct_finding_fix(f, "nothing to do; read it with: cudatrace report %s", x->dir);
+		ct_dx_where(c, f);
+		return;
+	}
+	f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, x->path,
+			   "'%s' left no trace: it could not write its trace file",
+			   ct_dx_base(x->path));
+	ct_finding_evidence(f, "%s of %s by %s", x->api, x->path ? x->path : "?", c->program);
+	if (p->switch_api) {
+		switch_words(p, how, sizeof(how));
+		ct_finding_evidence(f, "%s %s before it", ct_dx_base(p->exe), how);
+	}
+	ct_finding_evidence(f, "the trace folder is out of its reach: another user, another "
+			       "root directory, a full disk, or another trace folder (a cudatrace "
+			       "run inside this one)");
+	ct_finding_fix(f, "trace it on its own, started the way it was, with a trace folder it "
+			  "can write (as its user: gosu USER cudatrace -o DIR PROGRAM)");
+	ct_dx_where(c, f);
+}
+
 static void rule_incomplete(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -520,6 +605,7 @@ static void rule_incomplete(struct ctx *c)
 				    c->program);
 		ct_dx_where(c, f);
 	}
+	rule_switched(c);
 	/* Other auditors: their own loads are left out (the reader's audit). */
 	if (*ct_proc_other_auditors(p, names, sizeof(names))) {
 		const char *b = strrchr(names, '/');

@@ -40,7 +40,7 @@ static const struct field fields[] = {
 	{ "dlopen", "noload", B }, { "dlopen", "lmid", I }, { "dlopen", "caller", S | N },
 	{ "dlerror", "text", S | N },
 	{ "exec", "api", S | N }, { "exec", "path", S | N }, { "exec", "traced", B },
-	{ "exec", "auditor", B }, { "exec", "untraced", S },
+	{ "exec", "auditor", B }, { "exec", "untraced", S }, { "exec", "dir", S },
 	{ "exec_failed", "api", S | N }, { "exec_failed", "errno", I },
 	{ "switch", "api", S }, { "switch", "uid", I }, { "switch", "path", S | N },
 	{ "driver", "path", S | N }, { "driver", "version", I }, { "driver", "init", I },

@@ -474,6 +474,7 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 	int64_t t = ct_jint(v, "t", 0), tid = ct_jint(v, "tid", 0);
 
 	settle(rd, ev, tid);
+	p->switch_last = false;
 	if (strcmp(ev, "start") == 0) {
 		if (p->started)
 			return; /* a second one says nothing new */
@@ -574,6 +575,7 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		x->traced = ct_jbool(v, "traced", true);
 		x->untraced = kstr(rd, v, "untraced", NULL);
 		x->no_auditor = !ct_jbool(v, "auditor", true);
+		x->dir = kstr(rd, v, "dir", NULL);
 		x->t = t;
 	} else if (strcmp(ev, "exec_failed") == 0) {
 		const char *api = ct_jstr(v, "api", NULL);
@@ -588,6 +590,11 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->exited = true;
 		p->exit_status = ct_jint(v, "status", 0);
 		p->exit_api = kstr(rd, v, "api", "exit");
+	} else if (strcmp(ev, "switch") == 0) {
+		p->switch_api = kstr(rd, v, "api", "setuid");
+		p->switch_uid = ct_jint(v, "uid", -1);
+		p->switch_path = kstr(rd, v, "path", NULL);
+		p->switch_last = true;
 	} else if (strcmp(ev, "fini") == 0) {
 		p->fini = true;
 	} else if (strcmp(ev, "main") == 0) {

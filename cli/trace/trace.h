@@ -152,6 +152,8 @@ struct ct_exec {
 	bool traced;
 	bool no_auditor;             /* traced through LD_PRELOAD alone */
 	bool failed;                 /* an exec_failed record followed: the call returned */
+	const char *dir;             /* traced into this other folder (a cudatrace run
+					inside this one); NULL: this one */
 	int64_t t;
 };
 
@@ -212,6 +214,16 @@ struct ct_proc {
 	int64_t exit_status;
 	const char *exit_api;
 	bool reached_main;
+	/*
+	 * Its last switch of user or root (a switch record: "setuid",
+	 * "setresuid", "chroot"...), NULL: none; the user it became, or the
+	 * new root; and whether the trace ends with it (nothing could be
+	 * written after it).
+	 */
+	const char *switch_api;
+	int64_t switch_uid;
+	const char *switch_path;
+	bool switch_last;
 	struct ct_proc *parent;      /* the traced process that started it */
 	bool forked;                 /* a fork of the parent (same image) */
 	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
