@@ -553,16 +553,16 @@ static void rule_switched(struct ctx *c)
 		return;
 	}
 	f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, x->path,
-			   "'%s' left no trace: it could not write its trace file",
+			   "'%s' left no trace: what it did is not in this report",
 			   ct_dx_base(x->path));
 	ct_finding_evidence(f, "%s of %s by %s", x->api, x->path ? x->path : "?", c->program);
 	if (p->switch_api) {
 		switch_words(p, how, sizeof(how));
 		ct_finding_evidence(f, "%s %s before it", ct_dx_base(p->exe), how);
 	}
-	ct_finding_evidence(f, "the trace folder is out of its reach: another user, another "
-			       "root directory, a full disk, or another trace folder (a cudatrace "
-			       "run inside this one)");
+	ct_finding_evidence(f, "it could not write its trace file (another user, another root "
+			       "directory, a full disk), or ran in secure mode (file "
+			       "capabilities), where the loader ignores LD_AUDIT and LD_PRELOAD");
 	ct_finding_fix(f, "trace it on its own, started the way it was, with a trace folder it "
 			  "can write (as its user: gosu USER cudatrace -o DIR PROGRAM)");
 	ct_dx_where(c, f);

@@ -851,6 +851,32 @@ static void test_other_auditor(void **state)
 	ct_trace_release(&t);
 }
 
+/* A switch of user or root, and whether the trace ends with it; an exec into another folder. */
+static void test_switch(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+
+	write_records(d, "a.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':9,'image':'0000000000000009'}\n"
+		"{'ev':'switch','t':2,'tid':9,'api':'chroot','path':'/jail'}\n"
+		"{'ev':'main','t':3,'tid':9}\n"
+		"{'ev':'switch','t':4,'tid':9,'api':'setresuid','uid':65534}\n");
+	write_records(d, "b.jsonl",
+		"{'ev':'start','t':5,'tid':10,'pid':10,'image':'0000000000000010'}\n"
+		"{'ev':'switch','t':6,'tid':10,'api':'setuid','uid':0}\n"
+		"{'ev':'exec','t':7,'tid':10,'api':'execv','path':'/bin/x','traced':true,'dir':'/other'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	assert_string_equal(t.procs[0].switch_api, "setresuid");
+	assert_int_equal(t.procs[0].switch_uid, 65534);
+	assert_true(t.procs[0].switch_last);
+	assert_string_equal(t.procs[1].switch_api, "setuid");
+	assert_false(t.procs[1].switch_last);
+	assert_string_equal(t.procs[1].execs[0].dir, "/other");
+	ct_trace_release(&t);
+}
+
 /* The same process read twice (a folder given twice, a copy of a file) is one. */
 static void test_duplicates(void **state)
 {
@@ -1689,6 +1715,7 @@ int main(void)
 		T(test_wrong_typed_items),
 		T(test_duplicates),
 		T(test_other_auditor),
+		T(test_switch),
 		T(test_huge_line),
 		T(test_limits),
 		T(test_bad_counts),
