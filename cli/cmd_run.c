@@ -164,15 +164,22 @@ static int resolve(const char *cmd, char *out, size_t size)
 /* Prepend value to the list in variable name (sep-separated). */
 static void prepend(const char *name, const char *value, const char *sep)
 {
-	const char *old = getenv(name);
+	const char *old = getenv(name), *at;
+	size_t n = strlen(value);
 	char *v;
-	size_t n;
 
 	if (!old || !*old) {
 		setenv(name, value, 1);
 		return;
 	}
-	n = strlen(value) + strlen(sep) + strlen(old) + 1;
+	/*
+	 * Already there (cudatrace run inside cudatrace run): a second copy of
+	 * the shim would load as a second auditor and write every record twice.
+	 */
+	for (at = old; (at = strstr(at, value)); at += n)
+		if ((at == old || strchr(": ", at[-1])) && (!at[n] || strchr(": ", at[n])))
+			return;
+	n += strlen(sep) + strlen(old) + 1;
 	v = ct_xmalloc(n);
 	snprintf(v, n, "%s%s%s", value, sep, old);
 	setenv(name, v, 1);
@@ -656,6 +663,10 @@ int ct_cmd_run(int argc, char **argv)
 	/* Nothing from the program itself is no "no problem found". */
 	host_name(host, sizeof(host), false);
 	recorded = ct_run_dir_recorded(&dir, host, (long)pid, start.tv_sec);
+	/* A disk that filled during the run: the traces end early, and that is said. */
+	if (recorded && ct_run_dir_why_unwritable(&dir))
+		ct_error("%s ('%s'): the traces stop where it filled; what came after is not "
+			 "known", ct_run_dir_why_unwritable(&dir), dir.path);
 	untraceable = !recorded && statically_linked(cmd);
 	memset(&rec, 0, sizeof(rec));
 	rec.run = run;

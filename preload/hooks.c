@@ -8,7 +8,8 @@
  * decision 1). dlerror is passed through and the text the program
  * received is recorded, never consumed. exec and posix_spawn are inspected
  * (is tracing going to survive into the new image?) and passed through;
- * exit records the status.
+ * exit records the status; a switch of user or root is said before it
+ * happens, since afterwards the trace may be out of reach.
  *
  * Every hook keeps errno as it found it, works before our constructor,
  * and may run in a vfork child (no allocation, no locks of our own).
@@ -268,6 +269,18 @@ static void note_exec(const char *api, const char *file, char *const envp[],
 		ct_rec_bool(&r, "auditor", false);
 	if (why)
 		ct_rec_str(&r, "untraced", why);
+	/*
+	 * Traced into another folder (a cudatrace run inside this one): this
+	 * trace will not hold the new image, and says where it went.
+	 */
+	if (!why && env_in(envp, "CUDATRACE_DIR")) {
+		char mine[512];
+		long n = ct_initial_env("CUDATRACE_DIR", mine, sizeof(mine));
+		const char *theirs = env_in(envp, "CUDATRACE_DIR");
+
+		if (n >= 0 && (ct_strlen(theirs) != (size_t)n || ct_strncmp(theirs, mine, (size_t)n) != 0))
+			ct_rec_str(&r, "dir", theirs);
+	}
 	ct_rec_end(&r);
 }
 
@@ -436,4 +449,94 @@ CT_EXPORT void _exit(int status)
 CT_EXPORT void _Exit(int status)
 {
 	leave(R__Exit, "_Exit", status);
+}
+
+/* --- switching user or root ------------------------------------------------ */
+
+/*
+ * A process that becomes another user (the gosu or setpriv step of a
+ * container's entrypoint, a daemon's setuid) can no longer open its trace
+ * file (mode 0600, in a folder private to whoever ran cudatrace), nor can
+ * one that changed its root directory: tracing then stops quietly. The
+ * switch is said before the call, the only moment it still can be; the
+ * call is the real one, with its own result and errno. A call that keeps
+ * the effective user says nothing.
+ */
+static void note_switch(const char *api, uid_t uid, const char *path)
+{
+	struct ct_rec r;
+
+	if (!ct_rec_begin(&r, "switch"))
+		return;
+	ct_rec_str(&r, "api", api);
+	if (ct_strncmp(api, "chroot", 7) == 0)
+		ct_rec_str(&r, "path", path);
+	else
+		ct_rec_u64(&r, "uid", (uint64_t)uid);
+	ct_rec_end(&r);
+}
+
+/* Does uid ((uid_t)-1: unchanged) make another effective user? */
+static bool other_user(uid_t uid)
+{
+	return uid != (uid_t)-1 && uid != geteuid();
+}
+
+CT_EXPORT int setuid(uid_t uid)
+{
+	int (*fn)(uid_t);
+	int e = errno;
+
+	*(void **)&fn = real(R_setuid);
+	if (other_user(uid))
+		note_switch("setuid", uid, NULL);
+	errno = e;
+	return fn(uid);
+}
+
+CT_EXPORT int seteuid(uid_t euid)
+{
+	int (*fn)(uid_t);
+	int e = errno;
+
+	*(void **)&fn = real(R_seteuid);
+	if (other_user(euid))
+		note_switch("seteuid", euid, NULL);
+	errno = e;
+	return fn(euid);
+}
+
+CT_EXPORT int setreuid(uid_t ruid, uid_t euid)
+{
+	int (*fn)(uid_t, uid_t);
+	int e = errno;
+
+	*(void **)&fn = real(R_setreuid);
+	if (other_user(euid))
+		note_switch("setreuid", euid, NULL);
+	errno = e;
+	return fn(ruid, euid);
+}
+
+CT_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
+{
+	int (*fn)(uid_t, uid_t, uid_t);
+	int e = errno;
+
+	*(void **)&fn = real(R_setresuid);
+	if (other_user(euid))
+		note_switch("setresuid", euid, NULL);
+	errno = e;
+	return fn(ruid, euid, suid);
+}
+
+CT_EXPORT int chroot(const char *path)
+{
+	int (*fn)(const char *);
+	int e = errno;
+
+	*(void **)&fn = real(R_chroot);
+	note_switch("chroot", 0, path);
+	errno = e;
+	return fn(path);
 }

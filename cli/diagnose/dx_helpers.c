@@ -282,6 +282,9 @@ bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s)
 
 	if (s->found || s->already_loaded)
 		return false;
+	/* A search whose answer was lost or never came is no miss (trace-incomplete says it). */
+	if (ct_search_known(c->p, s) != CT_SEARCH_KNOWN)
+		return false;
 	/*
 	 * The loader maps a file once: a candidate that is a file already
 	 * mapped ends the search with no open record. The reader knows the

@@ -521,11 +521,31 @@ static void print_miss(FILE *out, const struct miss_group *g, bool verbose)
 	ct_tprintf(out, "\n");
 }
 
+/*
+ * Other auditors in LD_AUDIT (or cudatrace's shim twice: a run inside
+ * another): their own loads, made before the program's, are left out.
+ */
+static void print_auditors(FILE *out, const struct ct_proc *p)
+{
+	char other[1024];
+	const char *b;
+
+	if (!*ct_proc_other_auditors(p, other, sizeof(other)))
+		return;
+	b = strrchr(other, '/');
+	if (!strchr(other, ':') && strcmp(b ? b + 1 : other, "libcudatrace.so") == 0)
+		ct_tprintf(out, "  LD_AUDIT names cudatrace's shim twice (cudatrace run inside "
+			     "another): the second copy's own loads are left out\n");
+	else
+		ct_tprintf(out, "  LD_AUDIT also names %s: another auditor; its own loads are "
+			     "left out\n", other);
+}
+
 static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_diagnosis *d,
 			   bool verbose)
 {
 	struct miss_group *groups = NULL, *g, *tmp, **order = NULL;
-	size_t i, k, probes = 0, optional = 0, ngroups = 0;
+	size_t i, k, probes = 0, optional = 0, ngroups = 0, unknown = 0;
 	bool brief = d != NULL;
 
 	for (i = 0; i < p->nsearches; i++) {
@@ -537,6 +557,13 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 			continue;
 		if (s->request && s->request->noload) {
 			probes++;
+			continue;
+		}
+		/* Another auditor's own load; or its answer was lost or never came (trace-incomplete). */
+		if (ct_search_known(p, s) == CT_SEARCH_AUDITOR)
+			continue;
+		if (ct_search_known(p, s) != CT_SEARCH_KNOWN) {
+			unknown++;
 			continue;
 		}
 		/* The loader skips a missing DT_AUXILIARY entry without a word. */
@@ -596,6 +623,11 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 	if (optional)
 		ct_tprintf(out, "  %zu optional librar%s (DT_AUXILIARY) not found (not failures)\n",
 			optional, optional == 1 ? "y" : "ies");
+	print_auditors(out, p);
+	if (unknown)
+		ct_tprintf(out, "  %zu library search%s without an answer in the trace (lost, or cut "
+			     "short by the end of the process; not failures)\n",
+			unknown, unknown == 1 ? "" : "es");
 }
 
 static void print_driver(FILE *out, const struct ct_proc *p)
@@ -870,4 +902,8 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	if (t->other_run_files)
 		ct_tprintf(out, "%zu trace file%s of other runs in the folder left out\n",
 			t->other_run_files, t->other_run_files == 1 ? "" : "s");
+	if (t->duplicate_files)
+		ct_tprintf(out, "%zu duplicate trace file%s ignored (the same process read twice: "
+			     "a folder given twice, or a copy of a file)\n",
+			t->duplicate_files, t->duplicate_files == 1 ? "" : "s");
 }

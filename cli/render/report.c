@@ -297,7 +297,9 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	for (i = 0; i < p->nsearches; i++) {
 		const struct ct_search *s = &p->searches[i];
 
-		if (s->found || s->already_loaded || (s->request && s->request->noload))
+		/* A search whose answer was lost or never came is no miss (trace-incomplete). */
+		if (s->found || s->already_loaded || (s->request && s->request->noload) ||
+		    ct_search_known(p, s) != CT_SEARCH_KNOWN)
 			continue;
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "name", s->name);

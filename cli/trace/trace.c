@@ -17,6 +17,7 @@
 #include "libnames.h"
 #include "lines.h"
 #include "mask.h"
+#include "rectypes.h"
 #include "runrec.h"
 #include "trace.h"
 
@@ -95,6 +96,8 @@ struct by_tid {                      /* a thread */
 	int64_t tid;
 	size_t pending;              /* its dlopen waiting for a search: index + 1 */
 	size_t last_request;         /* its latest dlopen: index + 1 */
+	size_t open_search;          /* its latest search, not yet followed by another
+					record of the thread: index + 1 */
 	UT_hash_handle hh;
 };
 
@@ -139,6 +142,8 @@ struct reader {
 	size_t *search_found;        /* per search: object index + 1 */
 	size_t *object_search;       /* per object: search index + 1 */
 	size_t *object_below;        /* per object: the one open before it on its path, + 1 */
+	bool program_seen;           /* the program's own open record was read */
+	size_t searches_before, objects_before; /* the searches and opens before it */
 };
 
 static struct by_tid *thread(struct reader *rd, int64_t tid)
@@ -437,12 +442,39 @@ static void cuda_event(struct ct_proc *p, enum ct_cuda_event kind, size_t index)
 	p->last_cuda_index = index;
 }
 
+/*
+ * The loader answers a search on the thread that made it, before that
+ * thread does anything else: a later record of the thread (an open, the
+ * next search, dlerror, exit) means the search was answered. A dropped
+ * record leaves every search still waiting in doubt: its answer may be
+ * among the records lost.
+ */
+static void settle(struct reader *rd, const char *ev, int64_t tid)
+{
+	struct by_tid *th, *tmp;
+
+	if (strcmp(ev, "try") == 0)
+		return;
+	if (strcmp(ev, "dropped") == 0) {
+		HASH_ITER(hh, rd->tids, th, tmp)
+			if (th->open_search)
+				rd->p->searches[th->open_search - 1].in_doubt = true;
+		return;
+	}
+	th = thread(rd, tid);
+	if (th->open_search)
+		rd->p->searches[th->open_search - 1].unsettled = false;
+	th->open_search = 0;
+}
+
 static void on_record(struct reader *rd, const struct ct_jv *v)
 {
 	struct ct_proc *p = rd->p;
 	const char *ev = ct_jstr(v, "ev", "");
 	int64_t t = ct_jint(v, "t", 0), tid = ct_jint(v, "tid", 0);
 
+	settle(rd, ev, tid);
+	p->switch_last = false;
 	if (strcmp(ev, "start") == 0) {
 		if (p->started)
 			return; /* a second one says nothing new */
@@ -462,6 +494,8 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->secure = ct_jbool(v, "secure", false);
 	} else if (strcmp(ev, "search") == 0) {
 		on_search(rd, v, t, tid);
+		p->searches[p->nsearches - 1].unsettled = true;
+		thread(rd, tid)->open_search = p->nsearches;
 		if (ct_cuda_library(p->searches[p->nsearches - 1].name))
 			cuda_event(p, CT_CUDA_EV_SEARCH, p->nsearches - 1);
 	} else if (strcmp(ev, "try") == 0) {
@@ -475,6 +509,12 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		tr->via = ct_rule_parse(ct_jstr(v, "via", NULL));
 	} else if (strcmp(ev, "open") == 0) {
 		on_open(rd, v, t);
+		/* The program's own: what came before it is another auditor's (finish). */
+		if (p->objects[p->nobjects - 1].main && !rd->program_seen) {
+			rd->program_seen = true;
+			rd->searches_before = p->nsearches;
+			rd->objects_before = p->nobjects - 1;
+		}
 		if (ct_cuda_library(p->objects[p->nobjects - 1].path))
 			cuda_event(p, CT_CUDA_EV_OPEN, p->nobjects - 1);
 	} else if (strcmp(ev, "close") == 0) {
@@ -535,6 +575,7 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		x->traced = ct_jbool(v, "traced", true);
 		x->untraced = kstr(rd, v, "untraced", NULL);
 		x->no_auditor = !ct_jbool(v, "auditor", true);
+		x->dir = kstr(rd, v, "dir", NULL);
 		x->t = t;
 	} else if (strcmp(ev, "exec_failed") == 0) {
 		const char *api = ct_jstr(v, "api", NULL);
@@ -549,6 +590,11 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 		p->exited = true;
 		p->exit_status = ct_jint(v, "status", 0);
 		p->exit_api = kstr(rd, v, "api", "exit");
+	} else if (strcmp(ev, "switch") == 0) {
+		p->switch_api = kstr(rd, v, "api", "setuid");
+		p->switch_uid = ct_jint(v, "uid", -1);
+		p->switch_path = kstr(rd, v, "path", NULL);
+		p->switch_last = true;
 	} else if (strcmp(ev, "fini") == 0) {
 		p->fini = true;
 	} else if (strcmp(ev, "main") == 0) {
@@ -556,6 +602,11 @@ static void on_record(struct reader *rd, const struct ct_jv *v)
 	} else if (strcmp(ev, "dropped") == 0) {
 		/* At most a file's records times 2^32: no sum can wrap. */
 		p->dropped += (unsigned long)count_of(rd, v, "records");
+		if (ct_jbool(v, "stopped", false)) {
+			p->stopped = true;
+			if (!p->stop_errno)
+				p->stop_errno = ct_jint(v, "errno", 0);
+		}
 	}
 }
 
@@ -671,6 +722,15 @@ static void finish(struct reader *rd)
 		if (rd->search_found[i])
 			s->found = &p->objects[rd->search_found[i] - 1];
 	}
+	/*
+	 * The loader reports the program first, once the auditors are set up:
+	 * what was searched and opened before it is another auditor's (a fork
+	 * child's file has no such record, and nothing before it).
+	 */
+	for (i = 0; rd->program_seen && i < rd->searches_before; i++)
+		p->searches[i].audit = true;
+	for (i = 0; rd->program_seen && i < rd->objects_before; i++)
+		p->objects[i].audit = true;
 	for (i = 0; i < p->nobjects; i++) {
 		struct ct_loaded *o = &p->objects[i];
 
@@ -844,7 +904,8 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 			proc.limited++;
 			continue;
 		}
-		if (!v || v->type != CT_J_OBJ || !ct_jget(v, "ev")) {
+		/* A field of the wrong type: not a record the shim wrote (rectypes.h). */
+		if (!v || v->type != CT_J_OBJ || !ct_jget(v, "ev") || !ct_record_well_typed(v)) {
 			/* A last line without its newline was cut by a crash. */
 			if (unterminated && lines.truncated)
 				proc.limited++;
@@ -882,6 +943,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		proc_release(&proc);
 	} else {
 		finish(&rd);
+		proc.records = records;
 		res->what = FILE_PROC;
 		res->proc = proc;
 	}
@@ -1300,12 +1362,77 @@ static void inherit_auditor(struct ct_trace *t, unsigned char *state, size_t i)
 	}
 }
 
+/*
+ * A process read twice (`report T T`, or a copy of a file in the folder)
+ * is one process: the same start record (host, pid, image, run and time)
+ * cannot come from two. The copy with the most records stays (a copy made
+ * while the process ran holds fewer); the others are counted, not read.
+ */
+struct by_start {
+	const char *key;
+	size_t proc;
+	UT_hash_handle hh;
+};
+
+static void drop_duplicates(struct ct_trace *t)
+{
+	struct by_start *seen = NULL, *e, *tmp;
+	struct ct_arena keys;
+	bool *gone = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*gone));
+	size_t i, n = 0;
+
+	ct_arena_init(&keys);
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+		char head[96];
+		size_t len;
+		char *key;
+
+		if (!p->started)
+			continue;
+		snprintf(head, sizeof(head), "%lld %lld ", (long long)p->pid, (long long)p->t);
+		len = strlen(head) + strlen(p->host ? p->host : "") +
+		      strlen(p->image ? p->image : "") + strlen(ct_proc_run(p)) + 3;
+		key = ct_arena_alloc(&keys, len);
+		snprintf(key, len, "%s%s/%s/%s", head, p->host ? p->host : "",
+			 p->image ? p->image : "", ct_proc_run(p));
+		HASH_FIND(hh, seen, key, strlen(key), e);
+		if (!e) {
+			e = ct_arena_alloc(&keys, sizeof(*e));
+			memset(e, 0, sizeof(*e));
+			e->key = key;
+			e->proc = i;
+			HASH_ADD_KEYPTR(hh, seen, e->key, strlen(e->key), e);
+			continue;
+		}
+		if (p->records > t->procs[e->proc].records) {
+			gone[e->proc] = true;
+			e->proc = i;
+		} else {
+			gone[i] = true;
+		}
+		t->duplicate_files++;
+	}
+	for (i = 0; i < t->nprocs; i++) {
+		if (gone[i])
+			proc_release(&t->procs[i]);
+		else
+			t->procs[n++] = t->procs[i];
+	}
+	t->nprocs = n;
+	HASH_ITER(hh, seen, e, tmp)
+		HASH_DEL(seen, e);
+	ct_arena_release(&keys);
+	free(gone);
+}
+
 void ct_trace_link(struct ct_trace *t)
 {
 	struct by_pid *pids = NULL, *e, *tmp;
 	unsigned char *state;
 	size_t i, j;
 
+	drop_duplicates(t);
 	if (t->nprocs)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
 	for (i = 0; i < t->nprocs; i++) {
@@ -1517,4 +1644,32 @@ void ct_images_words(const struct ct_module *m, char *buf, size_t size)
 		if (n >= size)
 			break;
 	}
+}
+
+const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t size)
+{
+	const char *list = ct_proc_env(p, "LD_AUDIT");
+	size_t n = 0;
+	bool shim_seen = false;
+
+	if (!size)
+		return buf;
+	buf[0] = '\0';
+	while (list && *list) {
+		size_t len = strcspn(list, ": ");
+		const char *b = memrchr(list, '/', len);
+		size_t blen = b ? len - (size_t)(b + 1 - list) : len;
+
+		if (len && blen == strlen("libcudatrace.so") &&
+		    strncmp(b ? b + 1 : list, "libcudatrace.so", blen) == 0 && !shim_seen) {
+			shim_seen = true;
+		} else if (len && n + 1 < size) {
+			n += (size_t)snprintf(buf + n, size - n, "%s%.*s", n ? ":" : "", (int)len, list);
+			if (n >= size)
+				n = size - 1;
+		}
+		list += len;
+		list += strspn(list, ": ");
+	}
+	return buf;
 }

@@ -6,8 +6,9 @@
  * loads, driver facts, exec and exit.
  *
  * Every record is decoded here, once, into the typed records below; a
- * field of the wrong type in the trace reads as absent (NULL strings, 0
- * numbers, empty arrays), never as an error. No layer above sees JSON.
+ * record with a field of the wrong type (rectypes.h) is not read but
+ * counted as a bad line, and an absent field reads as absent (NULL
+ * strings, 0 numbers, empty arrays). No layer above sees JSON.
  *
  * Traces are untrusted: the reader streams each file a line at a time and
  * keeps within the limits below (docs/trace-format.md, "Limits"). Past a
@@ -63,6 +64,8 @@ struct ct_loaded {
 	bool main;                   /* the program itself */
 	bool closed;                 /* unloaded by dlclose */
 	bool shim;                   /* cudatrace's own library */
+	bool audit;                  /* loaded for another auditor in LD_AUDIT, before the
+					program: not the program's (ct_search.audit) */
 	const struct ct_search *search;
 	const struct ct_request *request; /* the dlopen that loaded it */
 };
@@ -75,6 +78,20 @@ struct ct_search {
 	struct ct_loaded *found;     /* NULL when nothing was opened */
 	bool already_loaded;         /* a candidate was a file already mapped */
 	struct ct_request *request;  /* the dlopen behind it, if any */
+	/*
+	 * Its thread wrote nothing after it (its tries aside): the trace ends
+	 * before the loader's answer (ct_search_unknown says what that means).
+	 */
+	bool unsettled;
+	/* Records were lost before its thread wrote again: its answer may be among them. */
+	bool in_doubt;
+	/*
+	 * Made before the program's own open record: the loader setting up
+	 * another auditor named in LD_AUDIT after cudatrace's (or a second
+	 * copy of it), in that auditor's namespace. Not the program's; its
+	 * search for the loader itself is answered without an open.
+	 */
+	bool audit;
 };
 
 struct ct_request {
@@ -135,6 +152,8 @@ struct ct_exec {
 	bool traced;
 	bool no_auditor;             /* traced through LD_PRELOAD alone */
 	bool failed;                 /* an exec_failed record followed: the call returned */
+	const char *dir;             /* traced into this other folder (a cudatrace run
+					inside this one); NULL: this one */
 	int64_t t;
 };
 
@@ -195,6 +214,16 @@ struct ct_proc {
 	int64_t exit_status;
 	const char *exit_api;
 	bool reached_main;
+	/*
+	 * Its last switch of user or root (a switch record: "setuid",
+	 * "setresuid", "chroot"...), NULL: none; the user it became, or the
+	 * new root; and whether the trace ends with it (nothing could be
+	 * written after it).
+	 */
+	const char *switch_api;
+	int64_t switch_uid;
+	const char *switch_path;
+	bool switch_last;
 	struct ct_proc *parent;      /* the traced process that started it */
 	bool forked;                 /* a fork of the parent (same image) */
 	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
@@ -205,9 +234,13 @@ struct ct_proc {
 					not be traced ("static"); NULL: traced */
 	enum ct_cuda_event last_cuda; /* its last CUDA record, and which one */
 	size_t last_cuda_index;
-	size_t bad_lines;            /* lines that are not JSON records */
+	size_t records;              /* records read from its file */
+	size_t bad_lines;            /* lines that are not trace records: not JSON,
+					or a field of the wrong type */
 	bool cut;                    /* the last line was cut short */
 	unsigned long dropped;       /* records the shim could not write */
+	bool stopped;                /* tracing stopped for good (a dropped record says) */
+	int64_t stop_errno;          /* why, as the shim's errno (28: ENOSPC); 0: not said */
 	size_t bad_values;           /* values refused: a negative or absurd count */
 	const char *limit;           /* the first limit the file went past, in words
 					("a line is longer than 1 MiB"); NULL: none */
@@ -244,6 +277,8 @@ struct ct_trace {
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
 	size_t other_run_files;      /* files left out: another run's */
+	size_t duplicate_files;      /* files left out: the same process as another file
+					(the same folder given twice, a copy of a file) */
 	size_t records_max;          /* the records in all (set before reading); 0:
 					CT_TRACE_RECORDS_MAX. Tests lower it */
 	size_t threads;              /* threads that read files (set before reading):
@@ -319,6 +354,23 @@ void ct_proc_ending(const struct ct_proc *p, struct ct_ending *e);
 /* Did p end badly: killed by a signal, or without an exit record? */
 bool ct_ending_abnormal(const struct ct_ending *e);
 
+/*
+ * Does the trace tell whether a search that opened nothing found nothing?
+ * Not when records were lost before its answer was written (the open may
+ * be among them), nor when the trace ends before the answer and the way
+ * the process ended does not say the loader gave up (a process killed, or
+ * whose trace stops, while the loader searched). A loader that fails at
+ * start-up ends the process without an exit record or with status 127:
+ * that miss is known.
+ */
+enum ct_search_known {
+	CT_SEARCH_KNOWN,             /* found, or known not found */
+	CT_SEARCH_LOST,              /* records were lost before its answer (in_doubt) */
+	CT_SEARCH_INTERRUPTED,       /* the process ended (or its trace stopped) mid-search */
+	CT_SEARCH_AUDITOR,           /* another auditor's own load, not the program's (audit) */
+};
+enum ct_search_known ct_search_known(const struct ct_proc *p, const struct ct_search *s);
+
 /* The run p belongs to: its run id, or CT_TRACE_RUN_UNKNOWN. */
 const char *ct_proc_run(const struct ct_proc *p);
 
@@ -327,6 +379,14 @@ const char *ct_proc_run(const struct ct_proc *p);
  * one run, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
  */
 size_t ct_trace_runs(const struct ct_trace *t);
+
+/*
+ * The entries of LD_AUDIT (as the start record kept it) other than the
+ * first copy of cudatrace's shim: other auditors, and a second copy of the
+ * shim (a cudatrace run inside another). Into buf, ":"-separated, "" when
+ * none; returns buf.
+ */
+const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t size);
 
 /* The value of an environment variable the start record kept, or NULL. */
 const char *ct_proc_env(const struct ct_proc *p, const char *name);

@@ -2158,6 +2158,83 @@ static void test_trace_incomplete(void **state)
 }
 
 /*
+ * A search the trace holds no answer to is no miss (issue 25, points 6
+ * and 7): a process whose trace ends between the loader's candidates and
+ * its answer after main (killed while loading, or its trace stopped), and
+ * one whose records were lost after the search (the disk filled). Said as
+ * trace-incomplete instead; the loader's own failure at start-up (the
+ * trace ends with the search, before main) stays a miss.
+ */
+static void test_search_without_answer(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	/* After main: a dlopen whose search never got its answer. */
+	write_proc(w, "h", 400, NULL, NULL,
+		   "{'ev':'main','tid':0}\n"
+		   "{'ev':'dlopen','tid':0,'api':'dlopen','name':'libctest-gone.so','flags':2,"
+		   "'caller':'@R/bin/app'}\n" NEEDED_MISS(1, "libctest-gone.so"));
+	world_judge(w, NULL, 0);
+	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "the trace ends during the loader's search for 'libctest-gone.so': "
+			   "whether it was found is not known");
+	expect_evidence(w, f, "the trace stops here without an exit record");
+	expect_evidence(w, f, "dlopen by app; candidates tried before the end: 2");
+	expect_fix(w, f, "cudatrace why libctest-gone.so --from @R/bin/app");
+	expect_total(w, 1);
+
+	/* The same, then another thread exits: the dlopen returned, the miss is known. */
+	reset(w);
+	write_proc(w, "h", 401, NULL, NULL,
+		   "{'ev':'main','tid':0}\n" NEEDED_MISS(1, "libctest-gone.so")
+		   "{'ev':'exit','tid':7,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-gone.so' was not found");
+	expect_count(w, CT_F_TRACE_INCOMPLETE, 0);
+
+	/* Before main, the trace ending with the search: the loader gave up. */
+	reset(w);
+	write_proc(w, "h", 402, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-gone.so' was not found");
+
+	/* Records lost after the search (tracing stopped: disk full): its open may be among them. */
+	reset(w);
+	write_proc(w, "h", 403, NULL, NULL,
+		   NEEDED_MISS(1, "libctest-gone.so")
+		   "{'ev':'dropped','tid':0,'records':1,'stopped':true,'errno':28}\n");
+	world_judge(w, NULL, 0);
+	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "tracing stopped before the process ended: the disk of the trace folder "
+			   "is full (No space left on device)");
+	expect_evidence(w, f, "the answer to 1 library search may be among the lost records: "
+			      "'libctest-gone.so'; no lib-not-found or driver-missing is made of it");
+	expect_total(w, 1);
+
+	/* Records lost before the search say nothing of it: still a miss. */
+	reset(w);
+	write_proc(w, "h", 404, NULL, NULL,
+		   "{'ev':'dropped','tid':0,'records':2}\n" NEEDED_MISS(1, "libctest-gone.so"));
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-gone.so' was not found");
+	expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+		       "2 trace records could not be written");
+
+	/* The driver's search, lost the same way: no driver-missing either. */
+	reset(w);
+	write_proc(w, "h", 405, NULL, NULL,
+		   "{'ev':'main','tid':0}\n" NEEDED_MISS(1, "libcuda.so.1")
+		   "{'ev':'dropped','tid':3,'records':4}\n");
+	world_judge(w, NULL, 0);
+	expect_count(w, CT_F_DRIVER_MISSING, 0);
+	expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+		       "4 trace records could not be written");
+}
+
+/*
  * cudatrace run started a static program: no trace file, only the run
  * record, which stands for the process; the same finding, message and fix
  * as when a traced process starts it.
@@ -2611,6 +2688,7 @@ int main(void)
 		T(test_device_code_targets_given),
 		T(test_module_loads),
 		T(test_trace_incomplete),
+		T(test_search_without_answer),
 		T(test_trace_incomplete_static_run),
 		T(test_grouping),
 		T(test_probe_then_real_miss),

@@ -693,6 +693,11 @@ static void test_bad_lines(void **state)
 	ct_trace_release(&t);
 }
 
+/*
+ * A record with a field of the wrong type is not the shim's: counted as a
+ * bad line, never read as 0, "" or an empty list ("process 0", a library
+ * with an empty name).
+ */
 static void test_wrong_types(void **state)
 {
 	struct tdir *d = *state;
@@ -700,6 +705,7 @@ static void test_wrong_types(void **state)
 	struct ct_proc *p;
 
 	write_records(d, "types.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':9,'host':'h','image':'0000000000000009','exe':'/bin/app'}\n"
 		"{'ev':'start','t':'late','tid':[],'pid':'x','ppid':{},'host':5,'image':[],"
 		"'exe':true,'cwd':null,'argv':'not an array','env':3,'auditor':'yes','secure':1}\n"
 		"{'ev':'search','t':1.5,'tid':'a','id':'one','name':7,'by':null}\n"
@@ -714,76 +720,50 @@ static void test_wrong_types(void **state)
 		"{'ev':'cuinit','result':'bad'}\n"
 		"{'ev':'exec','api':1,'path':2,'traced':'no','untraced':3}\n"
 		"{'ev':'exit','status':'x','api':4}\n"
-		"{'ev':'dropped','records':'many'}\n"
 		"{'ev':'driver','path':7,'version':'13000','devices':{'0':{'cc':'9.0'}}}\n"
+		"{'ev':'switch','api':'setuid','uid':'nobody'}\n"
 		"{'ev':5}\n"
 		"{'ev':null}\n"
-		"{'ev':['start']}\n");
+		"{'ev':['start']}\n"
+		/* A count is a value, refused on its own (bad_values). */
+		"{'ev':'dropped','records':'many'}\n"
+		"{'ev':'search','t':2,'tid':9,'id':1,'name':'libx.so','by':null}\n");
 	read_trace(d, &t);
 	assert_int_equal(t.nprocs, 1);
 	p = &t.procs[0];
 	assert_true(p->started);
-	assert_int_equal(p->pid, 0);
-	assert_int_equal(p->ppid, 0);
-	assert_int_equal(p->t, 0);
-	assert_null(p->host);
-	assert_null(p->image);
-	assert_null(p->exe);
-	assert_null(p->cwd);
-	assert_false(p->auditor);
-	assert_false(p->secure);
-	assert_int_equal(p->argc, 0);
-	assert_int_equal(p->nenv, 0);
-	assert_int_equal(p->nranks, 0);
-	assert_null(ct_proc_rank(p));
+	assert_int_equal(p->pid, 9);
+	assert_string_equal(p->host, "h");
+	assert_int_equal(p->bad_lines, 18);
+	assert_int_equal(p->bad_values, 1);
+	assert_int_equal(p->records, 3);
+	/* Only the good search; nothing of the others. */
 	assert_int_equal(p->nsearches, 1);
-	assert_int_equal(p->searches[0].id, 0);
-	assert_int_equal(p->searches[0].tid, 0);
-	assert_string_equal(p->searches[0].name, "");
-	assert_string_equal(p->searches[0].by, "");
+	assert_string_equal(p->searches[0].name, "libx.so");
 	assert_int_equal(p->searches[0].ntries, 0);
-	assert_null(p->searches[0].found);
-	assert_int_equal(p->nobjects, 1);
-	assert_string_equal(p->objects[0].path, "");
-	assert_null(p->objects[0].soname);
-	assert_int_equal(p->objects[0].lmid, 0);
-	assert_int_equal(p->objects[0].dev, 0); /* unknown */
-	assert_int_equal(p->objects[0].ino, 0);
-	assert_int_equal(p->objects[0].size, -1);
-	assert_false(p->objects[0].main);
-	assert_null(p->objects[0].search);
-	assert_int_equal(p->nrequests, 1);
-	assert_null(p->requests[0].name);
-	assert_string_equal(p->requests[0].api, "dlopen");
-	assert_int_equal(p->requests[0].flags, 0);
-	assert_false(p->requests[0].noload);
-	assert_null(p->requests[0].error);
-	assert_int_equal(p->nmodules, 2);
-	assert_string_equal(p->modules[0].api, "");
-	assert_int_equal(p->modules[0].result, 0);
-	assert_int_equal(p->modules[0].nimages, 0);
-	assert_int_equal(p->modules[1].nimages, 0);
-	/* A driver record of wrong types: there, but nothing known of it. */
-	assert_true(p->driver.present);
-	assert_null(p->driver.path);
-	assert_int_equal(p->driver.version, 0);
-	assert_false(p->driver.has_devices);
-	assert_int_equal(p->driver.ngpus, 0);
-	assert_int_equal(p->cuinit, -1);
-	assert_int_equal(p->ncuinit, 1);
-	assert_int_equal(p->nexecs, 1);
-	assert_true(p->execs[0].traced);
-	assert_null(p->execs[0].path);
-	assert_null(p->execs[0].untraced);
-	assert_true(p->exited);
-	assert_int_equal(p->exit_status, 0);
-	assert_string_equal(p->exit_api, "exit");
+	assert_int_equal(p->nobjects, 0);
+	assert_int_equal(p->nrequests, 0);
+	assert_int_equal(p->nmodules, 0);
+	assert_false(p->driver.present);
+	assert_int_equal(p->ncuinit, 0);
+	assert_int_equal(p->nexecs, 0);
+	assert_false(p->exited);
 	assert_int_equal(p->dropped, 0);
-	assert_int_equal(p->bad_lines, 0);
+	ct_trace_release(&t);
+
+	/* A file of such records only holds no record. */
+	remove_tree(d->path);
+	assert_int_equal(mkdir(d->path, 0700), 0);
+	write_records(d, "bad.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':'9','host':'h'}\n"
+		"{'ev':'main','t':2,'tid':9,'truncated':'yes'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 0);
+	assert_int_equal(t.bad_files, 1);
 	ct_trace_release(&t);
 }
 
-/* Arrays and objects of the right type holding items of the wrong one. */
+/* Arrays and objects of the right type holding items of the wrong one: bad records too. */
 static void test_wrong_typed_items(void **state)
 {
 	struct tdir *d = *state;
@@ -792,48 +772,142 @@ static void test_wrong_typed_items(void **state)
 	char buf[64];
 
 	write_records(d, "items.jsonl",
-		"{'ev':'start','t':1,'tid':9,'pid':9,'exe':'/bin/app','argv':[5,'/usr/bin/tool',null,'x'],"
-		"'env':{'CUDA_VISIBLE_DEVICES':1,'PATH':'/bin','PATH':'/usr/bin'},"
-		"'ranks':{'RANK':[],'SLURM_PROCID':'7'}}\n"
+		"{'ev':'start','t':1,'tid':9,'pid':9,'exe':'/bin/app','argv':['/usr/bin/tool','x'],"
+		"'env':{'CUDA_VISIBLE_DEVICES':null,'PATH':'/bin','PATH':'/usr/bin'},"
+		"'ranks':{'SLURM_PROCID':'7'}}\n"
+		"{'ev':'start','t':1,'tid':9,'pid':9,'argv':[5,'/usr/bin/tool']}\n"
+		"{'ev':'start','t':1,'tid':9,'pid':9,'env':{'PATH':1}}\n"
+		"{'ev':'start','t':1,'tid':9,'pid':9,'ranks':{'RANK':[]}}\n"
 		"{'ev':'driver','t':2,'tid':9,'path':'/l/libcuda.so.1','version':12040,"
-		"'devices':[5,{'index':'x','name':3,'cc':[],'uuid':null},{'index':4,'name':'H100','cc':'9.0'}]}\n"
+		"'devices':[5,{'index':4,'name':'H100','cc':'9.0'}]}\n"
+		"{'ev':'driver','t':2,'tid':9,'path':'/l/libcuda.so.1','version':12040,"
+		"'devices':[{'index':'x','name':'H100'}]}\n"
 		"{'ev':'module','t':3,'tid':9,'api':'cuModuleLoadData','result':209,"
-		"'images':[7,{'kind':1,'arch':'sm_90'},{'arch':'sm_90'}]}\n");
+		"'images':[7,{'arch':'sm_90'}]}\n"
+		"{'ev':'module','t':3,'tid':9,'api':'cuModuleLoadData','result':209,"
+		"'images':[{'kind':1,'arch':'sm_90'}]}\n"
+		"{'ev':'driver','t':4,'tid':9,'path':'/l/libcuda.so.1','version':12040,"
+		"'devices':[{'index':4,'name':'H100','cc':'9.0','uuid':null}]}\n"
+		"{'ev':'module','t':5,'tid':9,'api':'cuModuleLoadData','result':209,"
+		"'images':[{'arch':'sm_90'},{'kind':'ptx','arch':'compute_90'}]}\n");
 	read_trace(d, &t);
 	assert_int_equal(t.nprocs, 1);
 	p = &t.procs[0];
-	/* argv: the strings alone. */
+	assert_int_equal(p->bad_lines, 7);
 	assert_int_equal(p->argc, 2);
-	assert_string_equal(p->argv[0], "/usr/bin/tool");
-	assert_string_equal(p->argv[1], "x");
 	ct_proc_command(p, buf, sizeof(buf), 60);
 	assert_string_equal(buf, "tool x");
-	/* env and ranks: every member; a value not a string is none; the first of a name wins. */
+	/* env and ranks: every member; null is none; the first of a name wins. */
 	assert_int_equal(p->nenv, 3);
 	assert_null(ct_proc_env(p, "CUDA_VISIBLE_DEVICES"));
 	assert_string_equal(ct_proc_env(p, "PATH"), "/bin");
 	assert_string_equal(ct_proc_rank(p), "7");
-	/* GPUs: an entry per item, unknown what is not there. */
 	assert_true(p->driver.present);
-	assert_int_equal(p->driver.version, 12040);
-	assert_true(p->driver.has_devices);
-	assert_int_equal(p->driver.ngpus, 3);
-	assert_int_equal(p->driver.gpus[0].index, 0);
-	assert_null(p->driver.gpus[0].name);
-	assert_int_equal(p->driver.gpus[1].index, 1);
-	assert_null(p->driver.gpus[1].name);
-	assert_null(p->driver.gpus[1].cc);
-	assert_null(p->driver.gpus[1].uuid);
-	assert_int_equal(p->driver.gpus[2].index, 4);
-	assert_string_equal(p->driver.gpus[2].name, "H100");
-	assert_string_equal(p->driver.gpus[2].cc, "9.0");
-	/* Images: unknown arch reads "?", each word once. */
+	assert_int_equal(p->driver.ngpus, 1);
+	assert_int_equal(p->driver.gpus[0].index, 4);
+	assert_string_equal(p->driver.gpus[0].name, "H100");
+	assert_null(p->driver.gpus[0].uuid);
 	assert_int_equal(p->nmodules, 1);
-	assert_int_equal(p->modules[0].nimages, 3);
-	assert_null(p->modules[0].images[0].arch);
-	assert_null(p->modules[0].images[1].kind);
+	assert_int_equal(p->modules[0].nimages, 2);
+	assert_null(p->modules[0].images[0].kind);
 	ct_images_words(&p->modules[0], buf, sizeof(buf));
-	assert_string_equal(buf, "? sm_90");
+	assert_string_equal(buf, "sm_90 compute_90");
+	ct_trace_release(&t);
+}
+
+/*
+ * Searches and opens before the program's own open record are another
+ * auditor's (LD_AUDIT), made in its namespace; a file without that record
+ * (a fork child's) has none.
+ */
+static void test_other_auditor(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char buf[256];
+
+	write_records(d, "a.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':9,'image':'0000000000000009',"
+		"'env':{'LD_AUDIT':'/b/libcudatrace.so:/x/aud.so'}}\n"
+		"{'ev':'open','t':2,'tid':9,'path':'/x/aud.so','lmid':2}\n"
+		"{'ev':'search','t':3,'tid':9,'id':1,'name':'ld-linux-x86-64.so.2','by':'/l/libc.so.6'}\n"
+		"{'ev':'open','t':4,'tid':9,'path':'/bin/app','lmid':0,'main':true}\n"
+		"{'ev':'search','t':5,'tid':9,'id':2,'name':'libgone.so','by':'/bin/app'}\n");
+	write_records(d, "b.jsonl",
+		"{'ev':'start','t':6,'tid':10,'pid':10,'ppid':9,'image':'0000000000000009'}\n"
+		"{'ev':'search','t':7,'tid':10,'id':1,'name':'libgone.so','by':'/bin/app'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	p = &t.procs[0];
+	assert_true(p->objects[0].audit);
+	assert_false(p->objects[1].audit);
+	assert_true(p->searches[0].audit);
+	assert_int_equal(ct_search_known(p, &p->searches[0]), CT_SEARCH_AUDITOR);
+	assert_false(p->searches[1].audit);
+	assert_string_equal(ct_proc_other_auditors(p, buf, sizeof(buf)), "/x/aud.so");
+	assert_false(t.procs[1].searches[0].audit);
+	assert_string_equal(ct_proc_other_auditors(&t.procs[1], buf, sizeof(buf)), "");
+	ct_trace_release(&t);
+}
+
+/* A switch of user or root, and whether the trace ends with it; an exec into another folder. */
+static void test_switch(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+
+	write_records(d, "a.jsonl",
+		"{'ev':'start','t':1,'tid':9,'pid':9,'image':'0000000000000009'}\n"
+		"{'ev':'switch','t':2,'tid':9,'api':'chroot','path':'/jail'}\n"
+		"{'ev':'main','t':3,'tid':9}\n"
+		"{'ev':'switch','t':4,'tid':9,'api':'setresuid','uid':65534}\n");
+	write_records(d, "b.jsonl",
+		"{'ev':'start','t':5,'tid':10,'pid':10,'image':'0000000000000010'}\n"
+		"{'ev':'switch','t':6,'tid':10,'api':'setuid','uid':0}\n"
+		"{'ev':'exec','t':7,'tid':10,'api':'execv','path':'/bin/x','traced':true,'dir':'/other'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	assert_string_equal(t.procs[0].switch_api, "setresuid");
+	assert_int_equal(t.procs[0].switch_uid, 65534);
+	assert_true(t.procs[0].switch_last);
+	assert_string_equal(t.procs[1].switch_api, "setuid");
+	assert_false(t.procs[1].switch_last);
+	assert_string_equal(t.procs[1].execs[0].dir, "/other");
+	ct_trace_release(&t);
+}
+
+/* The same process read twice (a folder given twice, a copy of a file) is one. */
+static void test_duplicates(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	char why[256];
+	static const char start[] =
+		"{'ev':'start','t':100,'tid':7,'pid':7,'ppid':1,'host':'h','image':'0000000000000007',"
+		"'run':'abc','exe':'/bin/app'}\n";
+	char two[512];
+
+	snprintf(two, sizeof(two), "%s{'ev':'main','t':101,'tid':7}\n{'ev':'exit','t':102,'tid':7,'status':0}\n",
+		 start);
+	write_records(d, "a.jsonl", start);          /* a copy made while it ran */
+	write_records(d, "b.jsonl", two);
+	write_records(d, "c.jsonl", two);            /* a whole copy */
+	/* Another process: same pid, another image (an exec), kept. */
+	write_records(d, "d.jsonl",
+		"{'ev':'start','t':103,'tid':7,'pid':7,'ppid':1,'host':'h','image':'0000000000000008',"
+		"'run':'abc','exe':'/bin/next'}\n");
+	ct_trace_init(&t);
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 2);
+	assert_int_equal(t.duplicate_files, 6);
+	/* The fullest copy stays. */
+	assert_true(t.procs[0].exited);
+	assert_true(t.procs[0].reached_main);
+	assert_ptr_equal(t.procs[1].parent, &t.procs[0]);
+	assert_ptr_equal(t.procs[0].next_image, &t.procs[1]);
 	ct_trace_release(&t);
 }
 
@@ -1639,6 +1713,9 @@ int main(void)
 		T(test_bad_lines),
 		T(test_wrong_types),
 		T(test_wrong_typed_items),
+		T(test_duplicates),
+		T(test_other_auditor),
+		T(test_switch),
 		T(test_huge_line),
 		T(test_limits),
 		T(test_bad_counts),
