@@ -74,6 +74,13 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/* The guard's cleanup for a file cut short under the report (SIGBUS). */
+static void remove_private(void)
+{
+	if (phase == PHASE_REPORT && private_dir)
+		ct_run_dir_remove(private_dir);
+}
+
 static bool readable(const char *path)
 {
 	return access(path, R_OK) == 0;
@@ -658,7 +665,8 @@ int ct_cmd_run(int argc, char **argv)
 	/* A file cut short under the report's scan: the status run would return. */
 	ct_cmd_guard_files(WIFSIGNALED(status)				   ? 128 + WTERMSIG(status)
 			   : WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status)
-								  : CT_EXIT_BAD_INPUT);
+								  : CT_EXIT_BAD_INPUT,
+			   remove_private);
 
 	/* Nothing from the program itself is no "no problem found". */
 	host_name(host, sizeof(host), false);

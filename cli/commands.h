@@ -31,9 +31,11 @@ int ct_cmd_exit(int rc, bool program_status);
  * 'F': it was cut short while cudatrace read it ...", and status. run
  * calls it once the program is reaped, with the status it would return
  * (the program's, or 2), so that the program's dispositions are untouched;
- * main.c for the other commands, with CT_EXIT_BAD_INPUT.
+ * main.c for the other commands, with CT_EXIT_BAD_INPUT. cleanup (NULL:
+ * none) runs first, in the signal handler: async-signal-safe calls only
+ * (run removes its private trace folder).
  */
-void ct_cmd_guard_files(int status);
+void ct_cmd_guard_files(int status, void (*cleanup)(void));
 /* ct_parse_targets (targets.h), saying why on stderr; 0 or -1. */
 /*
  * scan's and check's closing line for the objects without device code a

@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 		argv[1] = names[i];
 		/* run's program must inherit cudatrace's dispositions: run guards later. */
 		if (commands[i].fn != ct_cmd_run)
-			ct_cmd_guard_files(CT_EXIT_BAD_INPUT);
+			ct_cmd_guard_files(CT_EXIT_BAD_INPUT, NULL);
 		return ct_cmd_exit(commands[i].fn(argc - 1, argv + 1),
 				   commands[i].fn == ct_cmd_run);
 	}

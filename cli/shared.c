@@ -68,6 +68,7 @@ int ct_cmd_exit(int rc, bool program_status)
 /* ---- a file cut short under a mapping -------------------------------------- */
 
 static volatile sig_atomic_t bus_status = CT_EXIT_BAD_INPUT;
+static void (*bus_cleanup)(void);
 
 static bool hex_field(const char **p, const char *end, char stop, uintptr_t *v)
 {
@@ -201,14 +202,17 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	write_all(head, sizeof(head) - 1);
 	write_all(shown, n);
 	write_all(tail, sizeof(tail) - 1);
+	if (bus_cleanup)
+		bus_cleanup();
 	_exit(bus_status);
 }
 
-void ct_cmd_guard_files(int status)
+void ct_cmd_guard_files(int status, void (*cleanup)(void))
 {
 	struct sigaction sa;
 
 	bus_status = status;
+	bus_cleanup = cleanup;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_sigbus;
 	sa.sa_flags = SA_SIGINFO;
