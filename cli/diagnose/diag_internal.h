@@ -76,6 +76,12 @@ const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name
  * was a file already mapped, its own process's (the trace says) or one
  * inherited from a parent.
  */
+/*
+ * Did s end, unanswered because the process ended, at a candidate the
+ * loader refuses (ct_loader_check_file: CT_NOT_ELF)? Then that file is
+ * the cause, not a lost answer.
+ */
+bool ct_dx_search_ended_refused(const struct ctx *c, const struct ct_search *s);
 bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
 /*
  * The file the loader stopped at: s's last candidate (or the path asked

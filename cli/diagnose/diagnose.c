@@ -465,7 +465,8 @@ static size_t unknown_searches(struct ctx *c, char *names, size_t size)
 							len ? ", " : "", s->name);
 			continue;
 		}
-		if (known != CT_SEARCH_INTERRUPTED || (s->request && s->request->noload))
+		if (known != CT_SEARCH_INTERRUPTED || (s->request && s->request->noload) ||
+		    ct_dx_search_ended_refused(c, s))
 			continue;
 		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
 				   "the trace ends during the loader's search for '%s': whether it "

@@ -66,8 +66,8 @@ void ct_diagnosis_release(struct ct_diagnosis *d);
 /*
  * When a search of the trace stopped at a file the loader refused (cut
  * short, empty, not ELF, noexec, an executable stack in a dlopen) and a
- * finding said so: that file, and *words the refusal in a few words (as
- * the finding's headline has them). NULL otherwise.
+ * finding said so: that file, and *words (words may be NULL) the refusal
+ * in a few words (as the finding's headline has them). NULL otherwise.
  */
 const char *ct_diagnosis_refused(const struct ct_diagnosis *d, const struct ct_search *s,
 				 const char **words);

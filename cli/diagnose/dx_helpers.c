@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,14 +277,42 @@ static bool mapped_before(const struct ctx *c, const char *path, int64_t t)
 	return false;
 }
 
+bool ct_dx_search_ended_refused(const struct ctx *c, const struct ct_search *s)
+{
+	const char *why, *last;
+	struct ct_ending e;
+	struct stat st;
+
+	if (!s->ntries || !c->L || ct_search_known(c->p, s) != CT_SEARCH_INTERRUPTED)
+		return false;
+	/*
+	 * The one refusal that ends the process mid-search: segments past the
+	 * end of a file, which the loader maps and dies of (SIGBUS). Not a
+	 * process killed while the loader waited on something that is no
+	 * file (a FIFO), nor one killed by another signal.
+	 */
+	ct_proc_ending(c->p, &e);
+	if (!(e.kind == CT_END_SIGNAL && e.signal == SIGBUS) && e.kind != CT_END_NO_RECORD)
+		return false;
+	last = s->tries[s->ntries - 1].path;
+	if (stat(last, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	return ct_loader_check_file(c->L, last, &why) == CT_NOT_ELF;
+}
+
 bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s)
 {
 	size_t k;
 
 	if (s->found || s->already_loaded)
 		return false;
-	/* A search whose answer was lost or never came is no miss (trace-incomplete says it). */
-	if (ct_search_known(c->p, s) != CT_SEARCH_KNOWN)
+	/*
+	 * A search whose answer was lost or never came is no miss
+	 * (trace-incomplete says it), but for one that ended at a file the
+	 * loader refuses: that file is why (a library cut short in its
+	 * segments: the process dies of SIGBUS mapping it, mid-search).
+	 */
+	if (ct_search_known(c->p, s) != CT_SEARCH_KNOWN && !ct_dx_search_ended_refused(c, s))
 		return false;
 	/*
 	 * The loader maps a file once: a candidate that is a file already
@@ -543,6 +572,7 @@ const char *ct_diagnosis_refused(const struct ct_diagnosis *d, const struct ct_s
 	HASH_FIND_PTR(d->refusals, &s, r);
 	if (!r)
 		return NULL;
-	*words = ct_dx_refused_words(r->why);
+	if (words)
+		*words = ct_dx_refused_words(r->why);
 	return r->path;
 }

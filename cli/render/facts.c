@@ -562,7 +562,9 @@ static void print_failures(FILE *out, const struct ct_proc *p, const struct ct_d
 		/* Another auditor's own load; or its answer was lost or never came (trace-incomplete). */
 		if (ct_search_known(p, s) == CT_SEARCH_AUDITOR)
 			continue;
-		if (ct_search_known(p, s) != CT_SEARCH_KNOWN) {
+		/* Unanswered, but for a search that ended at a file the loader refused. */
+		if (ct_search_known(p, s) != CT_SEARCH_KNOWN &&
+		    !(d && ct_diagnosis_refused(d, s, NULL))) {
 			unknown++;
 			continue;
 		}

@@ -299,7 +299,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 
 		/* A search whose answer was lost or never came is no miss (trace-incomplete). */
 		if (s->found || s->already_loaded || (s->request && s->request->noload) ||
-		    ct_search_known(p, s) != CT_SEARCH_KNOWN)
+		    (ct_search_known(p, s) != CT_SEARCH_KNOWN && !ct_diagnosis_refused(d, s, NULL)))
 			continue;
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "name", s->name);
