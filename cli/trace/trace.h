@@ -259,6 +259,17 @@ struct ct_proc {
 	struct ct_driver_rec driver; /* the latest driver record */
 	int64_t cuinit;              /* last cuInit result, or -1 */
 	size_t ncuinit;
+	/*
+	 * Read from /proc while it runs (cudatrace ps, procs.h), not from a
+	 * trace: it has not ended; its objects are the files it maps, in
+	 * address order; proc_unverified mapped files were left out, since
+	 * what is at their paths now is not what it mapped; its environment
+	 * could not be read (proc_env_unread); the user owning it.
+	 */
+	bool running;
+	size_t proc_unverified;
+	bool proc_env_unread;
+	int64_t proc_uid;
 };
 
 struct ct_trace {
@@ -339,6 +350,7 @@ enum ct_end_kind {
 	CT_END_NO_RECORD,            /* no exit record: killed by a signal, or left
 					without exit or _exit, or still running */
 	CT_END_UNKNOWN,              /* its trace lost records: cannot tell */
+	CT_END_RUNNING,              /* read from /proc while it runs (cudatrace ps) */
 };
 
 struct ct_ending {
