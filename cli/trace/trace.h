@@ -37,16 +37,8 @@
 #include "intern.h"
 #include "libnames.h"
 #include "rules.h"
-
-/* The reader's limits: a line (one record), JSON values in a record, a file, all files. */
-#define CT_TRACE_LINE_MAX ((size_t)2 << 20)          /* bytes; the shim writes at most 1 MiB */
-#define CT_TRACE_VALUES_MAX ((size_t)1 << 19)        /* JSON values in one record (a start record's argv) */
-#define CT_TRACE_FILE_RECORDS_MAX ((size_t)1000000)  /* records read from one file */
-#define CT_TRACE_FILE_BYTES_MAX ((size_t)256 << 20)  /* bytes read from one file */
-#define CT_TRACE_RECORDS_MAX ((size_t)16000000)      /* records read in all (a file's first always) */
-#define CT_TRACE_BYTES_MAX ((uint64_t)4 << 30)       /* bytes read in all (a file's first line always) */
-/* The largest count a record may give (dropped records): more is not believed. */
-#define CT_TRACE_COUNT_MAX ((int64_t)1 << 32)
+#include "runrec.h"
+#include "trace_limits.h"
 
 struct ct_search;
 struct ct_request;
@@ -155,26 +147,6 @@ struct ct_exec {
 	const char *dir;             /* traced into this other folder (a cudatrace run
 					inside this one); NULL: this one */
 	int64_t t;
-};
-
-/*
- * A run record (<host>-<pid>.run.json, docs/run.md): what one `cudatrace
- * run` started and how it ended, as waitpid told it.
- */
-struct ct_run {
-	const char *run;             /* its run id */
-	const char *host;
-	const char *command;         /* the program, as cudatrace found it on PATH */
-	const char **argv;
-	size_t argc;
-	int64_t pid;                 /* the program's process id; 0: not recorded (an older
-					cudatrace) */
-	int64_t t;                   /* when it was started, ns since the epoch; 0: not recorded */
-	bool exited;                 /* it exited, with exit_status */
-	int64_t exit_status;
-	int64_t signal;              /* the signal that ended it; 0: none */
-	const char *untraced;        /* the program cannot be traced: why, in an exec
-					record's words ("static"); NULL: it can */
 };
 
 /*
