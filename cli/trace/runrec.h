@@ -34,6 +34,10 @@ struct ct_run {
 	int64_t signal;              /* the signal that ended it; 0: none */
 	const char *untraced;        /* the program cannot be traced: why, in an exec
 					record's words ("static"); NULL: it can */
+	const char *job;             /* the job it was one rank of (job.h: its launcher's
+					id, "123"); NULL: none said */
+	const char *job_from;        /* the variable that gave job (a jobs.def name, a
+					static string); NULL with job */
 };
 
 /*

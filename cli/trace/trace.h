@@ -201,6 +201,8 @@ struct ct_proc {
 	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
 	const struct ct_run *launched; /* the run record of the cudatrace run that started
 					it (the last image of that pid), or NULL */
+	const struct ct_run *run_rec; /* the run record of its run (every process of the
+					run has it: its job), or NULL */
 	const char *untraced;        /* not traced at all: a process made from its run
 					record (no file, no start record), and why it could
 					not be traced ("static"); NULL: traced */
@@ -351,6 +353,20 @@ const char *ct_proc_run(const struct ct_proc *p);
  * one run, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
  */
 size_t ct_trace_runs(const struct ct_trace *t);
+
+/*
+ * The job p's run was one rank of (its run record's job, job.h), or NULL;
+ * *from (when from is not NULL) gets the variable that named it.
+ */
+const char *ct_proc_job(const struct ct_proc *p, const char **from);
+
+/*
+ * How many jobs the processes of t belong to: the runs that share a job
+ * (the same id from the same variable, whatever their hosts) are one, a
+ * run outside any job is one of its own; 0 when there is no process. At
+ * most ct_trace_runs.
+ */
+size_t ct_trace_jobs(const struct ct_trace *t);
 
 /*
  * The entries of LD_AUDIT (as the start record kept it) other than the
