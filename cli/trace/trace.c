@@ -1407,6 +1407,40 @@ struct by_start {
 	UT_hash_handle hh;
 };
 
+static int cmp_ptr_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * only_job: the processes of the runs whose record names that job, the
+ * others left out as another run's files are. A process's run is known
+ * by its run id, on every host: a sort of the job's run ids, a search each.
+ */
+static void keep_job(struct ct_trace *t)
+{
+	const char **ids = ct_xcalloc(t->nruns ? t->nruns : 1, sizeof(*ids));
+	size_t i, n = 0, nids = 0;
+
+	for (i = 0; i < t->nruns; i++)
+		if (t->runs[i].job && strcmp(t->runs[i].job, t->only_job) == 0)
+			ids[nids++] = t->runs[i].run;
+	qsort(ids, nids, sizeof(*ids), cmp_ptr_str);
+	for (i = 0; i < t->nprocs; i++) {
+		const char *run = t->procs[i].run;
+
+		if (run && nids && bsearch(&run, ids, nids, sizeof(*ids), cmp_ptr_str)) {
+			t->procs[n++] = t->procs[i];
+		} else {
+			/* A process made from its record has no file to count. */
+			t->other_run_files += t->procs[i].untraced == NULL;
+			proc_release(&t->procs[i]);
+		}
+	}
+	t->nprocs = n;
+	free(ids);
+}
+
 static void drop_duplicates(struct ct_trace *t)
 {
 	struct by_start *seen = NULL, *e, *tmp;
@@ -1465,6 +1499,8 @@ void ct_trace_link(struct ct_trace *t)
 	unsigned char *state;
 	size_t i, j;
 
+	if (t->only_job)
+		keep_job(t);
 	drop_duplicates(t);
 	if (t->nprocs)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);

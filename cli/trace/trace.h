@@ -250,7 +250,11 @@ struct ct_trace {
 	const char *only_run;        /* read only the processes of this run (a run id, or
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
-	size_t other_run_files;      /* files left out: another run's */
+	const char *only_job;        /* keep only the processes of the runs of this job
+					(their run records' job, job.h); NULL: all.
+					Borrowed; set before ct_trace_link, which
+					leaves the others out */
+	size_t other_run_files;      /* files left out: another run's (or job's) */
 	size_t duplicate_files;      /* files left out: the same process as another file
 					(the same folder given twice, a copy of a file) */
 	size_t records_max;          /* the records in all (set before reading); 0:
