@@ -53,7 +53,7 @@ WERROR ?=
 VERSION := 0.1.0
 B := build
 
-# libzip is opened with dlopen when the first wheel is read (cli/zipload.h),
+# libzip is opened with dlopen when the first wheel is read (cli/common/zipload.h),
 # so only its headers and its soname are needed at build time.
 # STATIC_DEPS=1 (make wheel) links libelf, liblz4, libzstd and zlib into the
 # binary from Debian's .a files, so that it runs where they are not installed.
