@@ -10,8 +10,8 @@ _cudatrace_commands='run scan report check ldd why doctor ps'
 # Options of each command; those that take a value are in *_args.
 _cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
 _cudatrace_args_run='-o --output --json --arch'
-_cudatrace_opts_report='--json --markdown --arch --run --trust-owner -q -v --help'
-_cudatrace_args_report='--arch --run'
+_cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q -v --help'
+_cudatrace_args_report='--arch --run --job'
 _cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
 _cudatrace_args_scan=''
 _cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -v --verbose --help'
@@ -140,7 +140,7 @@ _cudatrace()
 			compopt -o filenames 2>/dev/null
 			;;
 		--json | --from | --python) _cudatrace_files "$cur" ;;
-		--library-path | --preload | --run) ;;
+		--library-path | --preload | --run | --job) ;;
 		esac
 		return 0
 		;;
