@@ -36,8 +36,9 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 else
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 endif
-# The JSON schemas of every --json document (docs/schema/), with the docs.
-SCHEMADIR ?= $(DOCDIR)/schema
+# The JSON schemas of every --json document (docs/schema/): data for
+# validators, so not among the docs, which packagers compress.
+SCHEMADIR ?= $(PREFIX)/share/cudatrace/schema
 DESTDIR ?=
 
 CC ?= cc
