@@ -36,8 +36,9 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 else
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 endif
-# The JSON schemas of every --json document (docs/schema/), with the docs.
-SCHEMADIR ?= $(DOCDIR)/schema
+# The JSON schemas of every --json document (docs/schema/): data for
+# validators, so not among the docs, which packagers compress.
+SCHEMADIR ?= $(PREFIX)/share/cudatrace/schema
 DESTDIR ?=
 
 CC ?= cc
@@ -53,7 +54,7 @@ WERROR ?=
 VERSION := 0.1.0
 B := build
 
-# libzip is opened with dlopen when the first wheel is read (cli/zipload.h),
+# libzip is opened with dlopen when the first wheel is read (cli/common/zipload.h),
 # so only its headers and its soname are needed at build time.
 # STATIC_DEPS=1 (make wheel) links libelf, liblz4, libzstd and zlib into the
 # binary from Debian's .a files, so that it runs where they are not installed.
@@ -95,7 +96,7 @@ CLI_TRACE_SRC := $(wildcard cli/trace/*.c)
 CLI_LOADER_SRC := $(wildcard cli/loader/*.c)
 CLI_DIAGNOSE_SRC := $(wildcard cli/diagnose/*.c)
 CLI_RENDER_SRC := $(wildcard cli/render/*.c)
-CLI_CMD_SRC := $(wildcard cli/*.c)
+CLI_CMD_SRC := $(wildcard cli/cmd/*.c)
 CLI_SRC := $(CLI_CMD_SRC) $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) $(CLI_LOADER_SRC) \
 	$(CLI_TRACE_SRC) $(CLI_COMMON_SRC)
 
@@ -105,7 +106,9 @@ INC_TRACE := -Icli/trace $(INC_COMMON)
 INC_LOADER := -Icli/loader $(INC_COMMON)
 INC_DIAGNOSE := -Icli/diagnose -Icli/loader -Icli/trace $(INC_COMMON)
 INC_RENDER := -Icli/render $(INC_DIAGNOSE)
-INC_CLI := -Icli $(INC_RENDER)
+INC_CMD := -Icli/cmd $(INC_RENDER)
+# The whole CLI's, for the unit tests and fuzzers.
+INC_CLI := $(INC_CMD)
 
 # The shim: its own sources, the libc-only part of the scanner (the fatbin
 # walker, not the libelf reader), hidden and linked in, and no sanitizer:
@@ -134,7 +137,7 @@ $(B)/cli/trace/%.o: LAYER_INC = $(INC_TRACE)
 $(B)/cli/loader/%.o: LAYER_INC = $(INC_LOADER)
 $(B)/cli/diagnose/%.o: LAYER_INC = $(INC_DIAGNOSE)
 $(B)/cli/render/%.o: LAYER_INC = $(INC_RENDER)
-$(B)/cli/%.o: LAYER_INC = $(INC_CLI)
+$(B)/cli/cmd/%.o: LAYER_INC = $(INC_CMD)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -150,11 +153,11 @@ $(B)/libelfscan.a: $(ELFSCAN_OBJ)
 	$(AR) rcs $@ $^
 
 # The CLI without main(), so unit tests can link its modules.
-$(B)/libct.a: $(filter-out $(B)/cli/main.o,$(CLI_OBJ))
+$(B)/libct.a: $(filter-out $(B)/cli/cmd/main.o,$(CLI_OBJ))
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/cudatrace: $(B)/cli/main.o $(B)/libct.a $(B)/libelfscan.a
+$(B)/cudatrace: $(B)/cli/cmd/main.o $(B)/libct.a $(B)/libelfscan.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DEPS_LIBS)
 
 $(B)/shim/%.o: %.c

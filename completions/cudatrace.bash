@@ -5,13 +5,13 @@
 # here are the ones `cudatrace --help` and `cudatrace COMMAND --help` list
 # (tests/e2e/completions checks that they agree).
 
-_cudatrace_commands='run scan report check ldd why doctor'
+_cudatrace_commands='run scan report check ldd why doctor ps'
 
 # Options of each command; those that take a value are in *_args.
 _cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
 _cudatrace_args_run='-o --output --json --arch'
-_cudatrace_opts_report='--json --markdown --arch --run --trust-owner -q -v --help'
-_cudatrace_args_report='--arch --run'
+_cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q -v --help'
+_cudatrace_args_report='--arch --run --job'
 _cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
 _cudatrace_args_scan=''
 _cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -v --verbose --help'
@@ -22,6 +22,8 @@ _cudatrace_opts_why='--from --json --library-path --preload --help'
 _cudatrace_args_why='--from --library-path --preload'
 _cudatrace_opts_doctor='--json --markdown -v --arch --python --help'
 _cudatrace_args_doctor='--arch --python'
+_cudatrace_opts_ps='--json --markdown --arch -q -v --help'
+_cudatrace_args_ps='--arch'
 
 # GPU archs --arch takes (any sm_XY[a|f] is accepted; these are the ones
 # NVIDIA's toolkits build), and native: the GPUs the driver reports.
@@ -138,7 +140,7 @@ _cudatrace()
 			compopt -o filenames 2>/dev/null
 			;;
 		--json | --from | --python) _cudatrace_files "$cur" ;;
-		--library-path | --preload | --run) ;;
+		--library-path | --preload | --run | --job) ;;
 		esac
 		return 0
 		;;
@@ -172,6 +174,8 @@ _cudatrace()
 	scan | check | ldd) _cudatrace_files "$cur" ;;
 	why) ;; # a library name: nothing to offer
 	doctor) ;;
+	ps) # the process ids of the user's processes
+		_cudatrace_add $(compgen -W "$(command ps -o pid= -u "$(id -u)" 2>/dev/null)" -- "$cur") ;;
 	esac
 	return 0
 }

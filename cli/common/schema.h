@@ -17,5 +17,7 @@
 #define CT_SCHEMA_DOCTOR "cudatrace.doctor/1"
 /* report --json, and run --json FILE: the same document */
 #define CT_SCHEMA_REPORT "cudatrace.report/1"
+/* ps --json without PIDs (with PIDs: the report's document) */
+#define CT_SCHEMA_PS "cudatrace.ps/1"
 
 #endif

@@ -112,6 +112,9 @@ static void ending_words(const struct ct_ending *e, char *buf, size_t size)
 	case CT_END_UNKNOWN:
 		snprintf(buf, size, "not known (records of it were lost)");
 		break;
+	case CT_END_RUNNING:
+		snprintf(buf, size, "still running (read from /proc)");
+		break;
 	}
 }
 

@@ -28,13 +28,19 @@ bool ct_want_colour(FILE *f)
 
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
-	size_t i, runs = ct_trace_runs(t), untraced = 0, notes = 0, bad = ct_endings_abnormal(t);
+	size_t i, runs = ct_trace_runs(t), jobs = ct_trace_jobs(t), untraced = 0, notes = 0;
+	size_t bad = ct_endings_abnormal(t);
 
 	for (i = 0; i < t->nprocs; i++)
 		untraced += t->procs[i].untraced != NULL;
-	/* One run is what a run gives; report says when it merged several. */
+	/*
+	 * One run is what a run gives; report says when it merged several, and
+	 * counts the ranks of one srun, torchrun or mpirun (their runs) as one job.
+	 */
 	ct_tprintf(out, "cudatrace: ");
-	if (runs > 1)
+	if (jobs < runs)
+		ct_tprintf(out, "%zu job%s (%zu runs), ", jobs, jobs == 1 ? "" : "s", runs);
+	else if (runs > 1)
 		ct_tprintf(out, "%zu runs, ", runs);
 	if (untraced && untraced == t->nprocs)
 		ct_tprintf(out, "%zu process%s not traced: ", untraced, untraced == 1 ? "" : "es");
@@ -247,6 +253,7 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_i64(j, p->ppid);
 	ct_json_kv_string(j, "host", p->host);
 	ct_json_kv_string(j, "run", p->run);
+	ct_json_kv_string(j, "job", ct_proc_job(p, NULL));
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_key(j, "argv");
 	ct_json_array_begin(j);
@@ -380,6 +387,7 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_kv_string(&j, "schema", CT_SCHEMA_REPORT);
 	ct_json_kv_u64(&j, "version", 1);
 	ct_json_kv_u64(&j, "runs", ct_trace_runs(t));
+	ct_json_kv_u64(&j, "jobs", ct_trace_jobs(t));
 	ct_json_key(&j, "device");
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "from", d->ntargets ? (d->targets_from_trace ? "trace" : "arch")
@@ -411,6 +419,7 @@ void ct_report_json_error(FILE *out, const char *error)
 	ct_json_kv_string(&j, "schema", CT_SCHEMA_REPORT);
 	ct_json_kv_u64(&j, "version", 1);
 	ct_json_kv_u64(&j, "runs", 0);
+	ct_json_kv_u64(&j, "jobs", 0);
 	ct_json_key(&j, "device");
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "from", NULL);

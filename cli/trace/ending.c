@@ -30,7 +30,9 @@ void ct_proc_ending(const struct ct_proc *p, struct ct_ending *e)
 	const struct ct_exec *x = replaced_by(p);
 
 	memset(e, 0, sizeof(*e));
-	if (p->launched && p->launched->signal > 0) {
+	if (p->running)
+		e->kind = CT_END_RUNNING;
+	else if (p->launched && p->launched->signal > 0) {
 		e->kind = CT_END_SIGNAL;
 		e->signal = p->launched->signal;
 	} else if (p->exited || (p->launched && p->launched->exited)) {

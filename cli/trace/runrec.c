@@ -1,6 +1,7 @@
 /* Reading a run record; see runrec.h. */
 #include <string.h>
 
+#include "job.h"
 #include "jsonparse.h"
 #include "lines.h"
 #include "runrec.h"
@@ -27,7 +28,7 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 	const struct ct_jv *v, *argv, *ex;
 	struct ct_arena scratch;
 	struct ct_lines lines;
-	const char *err = NULL, *run;
+	const char *err = NULL, *run, *job;
 	char *line;
 	bool unterminated;
 	size_t len, i, n;
@@ -73,6 +74,13 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 	r->exit_status = r->exited ? ex->u.i : 0;
 	r->signal = r->exited ? 0 : kint(v, "signal", 1, 127);
 	r->untraced = kstr(a, v, "untraced");
+	/* A job id is believed with the variable it came from, both as run writes them. */
+	job = ct_jstr(v, "job", NULL);
+	r->job_from = ct_job_var(ct_jstr(v, "job_from", NULL));
+	if (r->job_from && ct_job_id_valid(job))
+		r->job = ct_arena_strdup(a, job);
+	else
+		r->job_from = NULL;
 	rc = 0;
 out:
 	*nbytes = lines.read_total;

@@ -1,6 +1,7 @@
 /*
  * A run record (<host>-<pid>.run.json, written by cudatrace run) read into
- * a struct ct_run (trace.h); the trace reader's, for ct_trace_read_dir.
+ * a struct ct_run; the trace reader's, for ct_trace_read_dir (trace.h
+ * includes this header, never the other way: a run record knows no trace).
  * Run records are untrusted as trace files are: read under the same line
  * and value limits, and a field of the wrong type reads as absent.
  */
@@ -13,7 +14,31 @@
 #include <sys/types.h>
 
 #include "arena.h"
-#include "trace.h"
+#include "trace_limits.h"
+
+/*
+ * A run record (<host>-<pid>.run.json, docs/run.md): what one `cudatrace
+ * run` started and how it ended, as waitpid told it.
+ */
+struct ct_run {
+	const char *run;             /* its run id */
+	const char *host;
+	const char *command;         /* the program, as cudatrace found it on PATH */
+	const char **argv;
+	size_t argc;
+	int64_t pid;                 /* the program's process id; 0: not recorded (an older
+					cudatrace) */
+	int64_t t;                   /* when it was started, ns since the epoch; 0: not recorded */
+	bool exited;                 /* it exited, with exit_status */
+	int64_t exit_status;
+	int64_t signal;              /* the signal that ended it; 0: none */
+	const char *untraced;        /* the program cannot be traced: why, in an exec
+					record's words ("static"); NULL: it can */
+	const char *job;             /* the job it was one rank of (job.h: its launcher's
+					id, "123"); NULL: none said */
+	const char *job_from;        /* the variable that gave job (a jobs.def name, a
+					static string); NULL with job */
+};
 
 /*
  * Read the run record at path into r, its strings in a. *nbytes gets the

@@ -13,6 +13,7 @@
 #include <uthash.h>
 
 #include "intern.h"
+#include "job.h"
 #include "jsonparse.h"
 #include "libnames.h"
 #include "lines.h"
@@ -1065,6 +1066,8 @@ void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r)
 	k->command = arena_copy(t, r->command);
 	k->argv = argv;
 	k->untraced = arena_copy(t, r->untraced);
+	k->job_from = ct_job_var(r->job_from); /* a static string, never the caller's */
+	k->job = k->job_from ? arena_copy(t, r->job) : NULL;
 	if (k->untraced && k->pid > 0)
 		untraced_process(t, k);
 }
@@ -1316,6 +1319,36 @@ static void join_run(struct ct_trace *t, const struct by_pid *e, const struct ct
 		top->launched = r;
 }
 
+static int cmp_run_ids(const void *a, const void *b)
+{
+	return strcmp((*(const struct ct_run *const *)a)->run, (*(const struct ct_run *const *)b)->run);
+}
+
+/* Each process to its run's record (run ids are unique among t->runs): a sort and a search each. */
+static void join_run_records(struct ct_trace *t)
+{
+	const struct ct_run **by_id;
+	size_t i;
+
+	if (!t->nruns)
+		return;
+	by_id = ct_xcalloc(t->nruns, sizeof(*by_id));
+	for (i = 0; i < t->nruns; i++)
+		by_id[i] = &t->runs[i];
+	qsort(by_id, t->nruns, sizeof(*by_id), cmp_run_ids);
+	for (i = 0; i < t->nprocs; i++) {
+		struct ct_proc *p = &t->procs[i];
+		struct ct_run key = { .run = p->run };
+		const struct ct_run *kp = &key, **found;
+
+		if (!p->run)
+			continue;
+		found = bsearch(&kp, by_id, t->nruns, sizeof(*by_id), cmp_run_ids);
+		p->run_rec = found ? *found : NULL;
+	}
+	free(by_id);
+}
+
 /*
  * Does a chain of forks lead from process i to one whose auditor ran?
  * Each process is walked once: state says what is known of it (a cycle,
@@ -1373,6 +1406,40 @@ struct by_start {
 	size_t proc;
 	UT_hash_handle hh;
 };
+
+static int cmp_ptr_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * only_job: the processes of the runs whose record names that job, the
+ * others left out as another run's files are. A process's run is known
+ * by its run id, on every host: a sort of the job's run ids, a search each.
+ */
+static void keep_job(struct ct_trace *t)
+{
+	const char **ids = ct_xcalloc(t->nruns ? t->nruns : 1, sizeof(*ids));
+	size_t i, n = 0, nids = 0;
+
+	for (i = 0; i < t->nruns; i++)
+		if (t->runs[i].job && strcmp(t->runs[i].job, t->only_job) == 0)
+			ids[nids++] = t->runs[i].run;
+	qsort(ids, nids, sizeof(*ids), cmp_ptr_str);
+	for (i = 0; i < t->nprocs; i++) {
+		const char *run = t->procs[i].run;
+
+		if (run && nids && bsearch(&run, ids, nids, sizeof(*ids), cmp_ptr_str)) {
+			t->procs[n++] = t->procs[i];
+		} else {
+			/* A process made from its record has no file to count. */
+			t->other_run_files += t->procs[i].untraced == NULL;
+			proc_release(&t->procs[i]);
+		}
+	}
+	t->nprocs = n;
+	free(ids);
+}
 
 static void drop_duplicates(struct ct_trace *t)
 {
@@ -1432,6 +1499,8 @@ void ct_trace_link(struct ct_trace *t)
 	unsigned char *state;
 	size_t i, j;
 
+	if (t->only_job)
+		keep_job(t);
 	drop_duplicates(t);
 	if (t->nprocs)
 		qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_procs);
@@ -1483,6 +1552,7 @@ void ct_trace_link(struct ct_trace *t)
 	}
 	for (i = 0; i < t->nruns; i++)
 		join_run(t, pid_procs(pids, t->runs[i].pid), &t->runs[i]);
+	join_run_records(t);
 	HASH_ITER(hh, pids, e, tmp) {
 		HASH_DEL(pids, e);
 		free(e->procs);
@@ -1535,6 +1605,50 @@ size_t ct_trace_runs(const struct ct_trace *t)
 	for (i = 0; i < t->nprocs; i++)
 		n += i == 0 || strcmp(names[i], names[i - 1]) != 0;
 	free(names);
+	return n;
+}
+
+const char *ct_proc_job(const struct ct_proc *p, const char **from)
+{
+	const struct ct_run *r = p->run_rec;
+
+	if (from)
+		*from = r && r->job ? r->job_from : NULL;
+	return r ? r->job : NULL;
+}
+
+/* A process's job for counting: (variable, id), or ("", its run) outside a job. */
+struct job_key {
+	const char *from, *id;
+};
+
+static int cmp_job_keys(const void *a, const void *b)
+{
+	const struct job_key *x = a, *y = b;
+	int c = strcmp(x->from, y->from);
+
+	return c ? c : strcmp(x->id, y->id);
+}
+
+size_t ct_trace_jobs(const struct ct_trace *t)
+{
+	struct job_key *keys;
+	size_t i, n = 0;
+
+	if (!t->nprocs)
+		return 0;
+	keys = ct_xcalloc(t->nprocs, sizeof(*keys));
+	for (i = 0; i < t->nprocs; i++) {
+		keys[i].id = ct_proc_job(&t->procs[i], &keys[i].from);
+		if (!keys[i].id) {
+			keys[i].from = "";
+			keys[i].id = ct_proc_run(&t->procs[i]);
+		}
+	}
+	qsort(keys, t->nprocs, sizeof(*keys), cmp_job_keys);
+	for (i = 0; i < t->nprocs; i++)
+		n += i == 0 || cmp_job_keys(&keys[i], &keys[i - 1]) != 0;
+	free(keys);
 	return n;
 }
 

@@ -37,16 +37,8 @@
 #include "intern.h"
 #include "libnames.h"
 #include "rules.h"
-
-/* The reader's limits: a line (one record), JSON values in a record, a file, all files. */
-#define CT_TRACE_LINE_MAX ((size_t)2 << 20)          /* bytes; the shim writes at most 1 MiB */
-#define CT_TRACE_VALUES_MAX ((size_t)1 << 19)        /* JSON values in one record (a start record's argv) */
-#define CT_TRACE_FILE_RECORDS_MAX ((size_t)1000000)  /* records read from one file */
-#define CT_TRACE_FILE_BYTES_MAX ((size_t)256 << 20)  /* bytes read from one file */
-#define CT_TRACE_RECORDS_MAX ((size_t)16000000)      /* records read in all (a file's first always) */
-#define CT_TRACE_BYTES_MAX ((uint64_t)4 << 30)       /* bytes read in all (a file's first line always) */
-/* The largest count a record may give (dropped records): more is not believed. */
-#define CT_TRACE_COUNT_MAX ((int64_t)1 << 32)
+#include "runrec.h"
+#include "trace_limits.h"
 
 struct ct_search;
 struct ct_request;
@@ -158,26 +150,6 @@ struct ct_exec {
 };
 
 /*
- * A run record (<host>-<pid>.run.json, docs/run.md): what one `cudatrace
- * run` started and how it ended, as waitpid told it.
- */
-struct ct_run {
-	const char *run;             /* its run id */
-	const char *host;
-	const char *command;         /* the program, as cudatrace found it on PATH */
-	const char **argv;
-	size_t argc;
-	int64_t pid;                 /* the program's process id; 0: not recorded (an older
-					cudatrace) */
-	int64_t t;                   /* when it was started, ns since the epoch; 0: not recorded */
-	bool exited;                 /* it exited, with exit_status */
-	int64_t exit_status;
-	int64_t signal;              /* the signal that ended it; 0: none */
-	const char *untraced;        /* the program cannot be traced: why, in an exec
-					record's words ("static"); NULL: it can */
-};
-
-/*
  * The last CUDA record of a process, in the order it wrote them: the load,
  * search or dlopen of one of CUDA's libraries (ct_cuda_library), a module
  * load or fatbin registration, cuInit (with the driver record it brings),
@@ -229,6 +201,8 @@ struct ct_proc {
 	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
 	const struct ct_run *launched; /* the run record of the cudatrace run that started
 					it (the last image of that pid), or NULL */
+	const struct ct_run *run_rec; /* the run record of its run (every process of the
+					run has it: its job), or NULL */
 	const char *untraced;        /* not traced at all: a process made from its run
 					record (no file, no start record), and why it could
 					not be traced ("static"); NULL: traced */
@@ -259,6 +233,17 @@ struct ct_proc {
 	struct ct_driver_rec driver; /* the latest driver record */
 	int64_t cuinit;              /* last cuInit result, or -1 */
 	size_t ncuinit;
+	/*
+	 * Read from /proc while it runs (cudatrace ps, procs.h), not from a
+	 * trace: it has not ended; its objects are the files it maps, in
+	 * address order; proc_unverified mapped files were left out, since
+	 * what is at their paths now is not what it mapped; its environment
+	 * could not be read (proc_env_unread); the user owning it.
+	 */
+	bool running;
+	size_t proc_unverified;
+	bool proc_env_unread;
+	int64_t proc_uid;
 };
 
 struct ct_trace {
@@ -276,7 +261,11 @@ struct ct_trace {
 	const char *only_run;        /* read only the processes of this run (a run id, or
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
-	size_t other_run_files;      /* files left out: another run's */
+	const char *only_job;        /* keep only the processes of the runs of this job
+					(their run records' job, job.h); NULL: all.
+					Borrowed; set before ct_trace_link, which
+					leaves the others out */
+	size_t other_run_files;      /* files left out: another run's (or job's) */
 	size_t duplicate_files;      /* files left out: the same process as another file
 					(the same folder given twice, a copy of a file) */
 	size_t records_max;          /* the records in all (set before reading); 0:
@@ -339,6 +328,7 @@ enum ct_end_kind {
 	CT_END_NO_RECORD,            /* no exit record: killed by a signal, or left
 					without exit or _exit, or still running */
 	CT_END_UNKNOWN,              /* its trace lost records: cannot tell */
+	CT_END_RUNNING,              /* read from /proc while it runs (cudatrace ps) */
 };
 
 struct ct_ending {
@@ -379,6 +369,20 @@ const char *ct_proc_run(const struct ct_proc *p);
  * one run, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
  */
 size_t ct_trace_runs(const struct ct_trace *t);
+
+/*
+ * The job p's run was one rank of (its run record's job, job.h), or NULL;
+ * *from (when from is not NULL) gets the variable that named it.
+ */
+const char *ct_proc_job(const struct ct_proc *p, const char **from);
+
+/*
+ * How many jobs the processes of t belong to: the runs that share a job
+ * (the same id from the same variable, whatever their hosts) are one, a
+ * run outside any job is one of its own; 0 when there is no process. At
+ * most ct_trace_runs.
+ */
+size_t ct_trace_jobs(const struct ct_trace *t);
 
 /*
  * The entries of LD_AUDIT (as the start record kept it) other than the

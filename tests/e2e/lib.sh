@@ -15,6 +15,12 @@ CUDA_LIB64=${CUDA_LIB64:-/usr/local/cuda/lib64}
 
 [ -x "$CT" ] || { echo "harness: $CT is not built"; exit 99; }
 
+# A test run inside a batch job (sbatch, torchrun, mpirun) sees no job: the
+# runs a test makes would otherwise be one job's ("1 job (2 runs)"), and
+# tests/e2e/jobs sets the variables it means (cli/common/jobs.def).
+unset TORCHELASTIC_RUN_ID OMPI_MCA_ess_base_jobid PMIX_NAMESPACE PMI_JOBID SLURM_JOB_ID \
+	SLURM_STEP_ID PBS_JOBID LSB_JOBID
+
 T=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-test.XXXXXX") || exit 99
 NB_COPY=
 trap 'rm -rf "$T" ${NB_COPY:+"$NB_COPY"}' EXIT
@@ -100,7 +106,7 @@ json_keep() {
 		prev=$a
 	done
 	case $sub in
-	scan | check | ldd | why | doctor | report) src=$T/out ;;
+	scan | check | ldd | why | doctor | report | ps) src=$T/out ;;
 	*) src=$file ;;
 	esac
 	[ -n "$json" ] && [ -n "$src" ] && [ -f "$src" ] && [ -s "$src" ] || return 0

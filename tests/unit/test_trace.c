@@ -1353,6 +1353,81 @@ static void test_run_records(void **state)
 	ct_trace_release(&t);
 }
 
+/*
+ * Jobs: runs whose records name the same job (the same id from the same
+ * variable, on any host) are one; every process of a run has its record;
+ * a forged job or variable names none; only_job keeps one job's runs.
+ */
+static void test_jobs(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	const char *from;
+	char why[256];
+
+	/* Job 7 of Slurm: two ranks on two hosts, one with a forked child. */
+	write_records(d, "a-10-a.jsonl", "{'ev':'start','t':100,'tid':10,'v':1,'pid':10,'ppid':9,"
+		"'host':'a','image':'a','run':'0a0a'}\n");
+	write_records(d, "a-11-a.jsonl", "{'ev':'start','t':101,'tid':11,'v':1,'pid':11,'ppid':10,"
+		"'host':'a','image':'a','run':'0a0a'}\n");
+	write_records(d, "b-10-b.jsonl", "{'ev':'start','t':102,'tid':10,'v':1,'pid':10,'ppid':9,"
+		"'host':'b','image':'b','run':'0b0b'}\n");
+	write_records(d, "a-9.run.json", "{'ev':'run','run':'0a0a','host':'a','pid':10,"
+		"'job':'7','job_from':'SLURM_JOB_ID'}");
+	write_records(d, "b-9.run.json", "{'ev':'run','run':'0b0b','host':'b','pid':10,"
+		"'job':'7','job_from':'SLURM_JOB_ID'}");
+	/* The same id from another variable: another job. */
+	write_records(d, "c-10-c.jsonl", "{'ev':'start','t':103,'tid':10,'v':1,'pid':10,'ppid':9,"
+		"'host':'c','image':'c','run':'0c0c'}\n");
+	write_records(d, "c-9.run.json", "{'ev':'run','run':'0c0c','host':'c','pid':10,"
+		"'job':'7','job_from':'PBS_JOBID'}");
+	/* Forged: a variable not ours, an id with a space; a run without a record. */
+	write_records(d, "d-10-d.jsonl", "{'ev':'start','t':104,'tid':10,'v':1,'pid':10,'ppid':9,"
+		"'host':'d','image':'d','run':'0d0d'}\n");
+	write_records(d, "d-9.run.json", "{'ev':'run','run':'0d0d','host':'d','pid':10,"
+		"'job':'7','job_from':'PATH'}");
+	write_records(d, "e-10-e.jsonl", "{'ev':'start','t':105,'tid':10,'v':1,'pid':10,'ppid':9,"
+		"'host':'e','image':'e','run':'0e0e'}\n");
+	write_records(d, "e-9.run.json", "{'ev':'run','run':'0e0e','host':'e','pid':10,"
+		"'job':'7 8','job_from':'SLURM_JOB_ID'}");
+	write_records(d, "f-10-f.jsonl", "{'ev':'start','t':106,'tid':10,'v':1,'pid':10,'ppid':9,"
+		"'host':'f','image':'f','run':'0f0f'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 7);
+	assert_int_equal(ct_trace_runs(&t), 6);
+	assert_int_equal(ct_trace_jobs(&t), 5);
+	/* The forked child has its run's record, and so its job. */
+	assert_ptr_equal(proc_of(&t, "a-11-a.jsonl")->run_rec, proc_of(&t, "a-10-a.jsonl")->launched);
+	assert_string_equal(ct_proc_job(proc_of(&t, "a-11-a.jsonl"), &from), "7");
+	assert_string_equal(from, "SLURM_JOB_ID");
+	assert_string_equal(ct_proc_job(proc_of(&t, "b-10-b.jsonl"), NULL), "7");
+	assert_string_equal(ct_proc_job(proc_of(&t, "c-10-c.jsonl"), &from), "7");
+	assert_string_equal(from, "PBS_JOBID");
+	assert_null(ct_proc_job(proc_of(&t, "d-10-d.jsonl"), &from));
+	assert_null(from);
+	assert_null(ct_proc_job(proc_of(&t, "e-10-e.jsonl"), NULL));
+	assert_null(proc_of(&t, "f-10-f.jsonl")->run_rec);
+	assert_null(ct_proc_job(proc_of(&t, "f-10-f.jsonl"), NULL));
+	ct_trace_release(&t);
+
+	/* only_job: job 7's runs (both variables' 7), the others left out and counted. */
+	ct_trace_init(&t);
+	t.only_job = "7";
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 4);
+	assert_int_equal(t.other_run_files, 3);
+	assert_int_equal(ct_trace_jobs(&t), 2);
+	ct_trace_release(&t);
+	ct_trace_init(&t);
+	t.only_job = "8";
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 0);
+	assert_int_equal(ct_trace_jobs(&t), 0);
+	ct_trace_release(&t);
+}
+
 static void test_directory(void **state)
 {
 	struct tdir *d = *state;
@@ -1724,6 +1799,7 @@ int main(void)
 		T(test_linking),
 		T(test_endings),
 		T(test_run_records),
+		T(test_jobs),
 		T(test_directory),
 		T(test_threads),
 		T(test_fifo),

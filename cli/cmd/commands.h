@@ -68,5 +68,6 @@ int ct_cmd_ldd(int argc, char **argv);
 int ct_cmd_why(int argc, char **argv);
 int ct_cmd_doctor(int argc, char **argv);
 int ct_cmd_report(int argc, char **argv);
+int ct_cmd_ps(int argc, char **argv);
 
 #endif

@@ -17,14 +17,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace report [--json | --markdown] [--arch ARCH] [--run ID] [--trust-owner]\n"
-		"                        [-q] [-v] DIR...\n"
+		"usage: cudatrace report [--json | --markdown] [--arch ARCH] [--run ID] [--job ID]\n"
+		"                        [--trust-owner] [-q] [-v] DIR...\n"
 		"\n"
 		"The diagnosis of traces kept with 'cudatrace -o DIR': findings with their\n"
 		"fixes (errors first), then per process the CUDA libraries and the device\n"
 		"code against the GPUs. Several directories (ranks, hosts) merge into one\n"
 		"report; a finding shared by many processes is said once. A folder that\n"
-		"several runs wrote into is reported whole, and says how many runs it holds.\n"
+		"several runs wrote into is reported whole, and says how many runs it holds;\n"
+		"the runs of one job (the ranks of one srun, torchrun or mpirun) are one job.\n"
 		"\n"
 		"  --json        one JSON document on stdout\n"
 		"  --markdown    GitHub-flavoured Markdown, to paste into an issue: the\n"
@@ -32,7 +33,9 @@ static void usage(FILE *out)
 		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list) instead of\n"
 		"                the GPUs the trace recorded\n"
 		"  --run ID      only the processes of run ID (the \"run\" of its run record;\n"
-		"                \"unknown\": the traces without a run id)\n"
+		"                \"unknown\": the traces without a run id): one rank\n"
+		"  --job ID      only the processes of the runs of job ID (the \"job\" of\n"
+		"                their run records: SLURM_JOB_ID, torchrun's run id...)\n"
 		"  --trust-owner as root, also read the files other users own (root reads\n"
 		"                only its own by default: a user who may write to a folder\n"
 		"                can plant files there)\n"
@@ -49,6 +52,7 @@ int ct_cmd_report(int argc, char **argv)
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "job", required_argument, NULL, 'J' },
 		{ "trust-owner", no_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -84,6 +88,9 @@ int ct_cmd_report(int argc, char **argv)
 			break;
 		case 'r':
 			t.only_run = optarg;
+			break;
+		case 'J':
+			t.only_job = optarg;
 			break;
 		case 'T':
 			trust_owner = true;
@@ -154,6 +161,12 @@ int ct_cmd_report(int argc, char **argv)
 		goto bad;
 	}
 	ct_trace_link(&t);
+	if (t.only_job && t.nprocs == 0) {
+		snprintf(why, sizeof(why),
+			 "no job '%s' in %s%s (its id is the \"job\" of its runs' .run.json records)",
+			 t.only_job, argv[optind], argc - optind > 1 ? " and the others" : "");
+		goto bad;
+	}
 	/* Said above, once per folder and for every format: not again in the text. */
 	t.foreign_files = 0;
 	/*

@@ -27,6 +27,7 @@
 #include "elfinfo.h"
 #include "elfscan.h"
 #include "facts.h"
+#include "job.h"
 #include "report.h"
 #include "resolve.h"
 #include "json.h"
@@ -268,6 +269,10 @@ static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, 
 		ct_json_kv_u64(&j, "signal", (uint64_t)r->signal);
 	if (r->untraced)
 		ct_json_kv_string(&j, "untraced", r->untraced);
+	if (r->job) {
+		ct_json_kv_string(&j, "job", r->job);
+		ct_json_kv_string(&j, "job_from", r->job_from);
+	}
 	ct_json_key(&j, "seconds");
 	fprintf(f, "%.3f", seconds);
 	ct_json_object_end(&j);
@@ -560,6 +565,7 @@ int ct_cmd_run(int argc, char **argv)
 	struct timespec t0, t1, start;
 	struct ct_trace trace;
 	struct ct_run rec;
+	struct ct_job job;
 	int c, rc, status = 0;
 	pid_t pid;
 
@@ -688,6 +694,11 @@ int ct_cmd_run(int argc, char **argv)
 	rec.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 	rec.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	rec.untraced = untraceable ? "static" : NULL;
+	/* One rank of srun, torchrun or mpirun: the job its launcher says. */
+	if (ct_job_from_env(environ, &job)) {
+		rec.job = job.id;
+		rec.job_from = job.from;
+	}
 	if (write_run_record(&dir, &rec,
 			     (double)(t1.tv_sec - t0.tv_sec) +
 				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,

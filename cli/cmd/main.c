@@ -18,6 +18,7 @@ static const struct {
 	{ "ldd", ct_cmd_ldd, "the libraries a file loads, and the rule that finds each" },
 	{ "why", ct_cmd_why, "how the loader finds one library, candidate by candidate" },
 	{ "doctor", ct_cmd_doctor, "the driver, GPUs and CUDA runtimes of this machine" },
+	{ "ps", ct_cmd_ps, "the CUDA libraries of running processes, read from /proc" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,194 @@
+/*
+ * cudatrace ps: the CUDA libraries of running processes, read from /proc
+ * (maps, exe, cmdline, environ) without attaching to them or restarting
+ * them. Without PIDs, a line per process that maps one; with PIDs, each
+ * process's block of a run's report: its library tree with the rule that
+ * most likely found each object, its device code against the GPUs (or
+ * --arch), and the findings that need no trace.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "procrules.h"
+#include "procs.h"
+#include "ps_out.h"
+#include "report.h"
+#include "resolve.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: cudatrace ps [--json | --markdown] [--arch ARCH] [-q] [-v] [PID...]\n"
+		"\n"
+		"The CUDA libraries of running processes, read from /proc without stopping\n"
+		"or restarting them. Without PID: every process of yours (every process, as\n"
+		"root) that maps a CUDA library or libcuda.so.1, with its CUDA runtime,\n"
+		"cuBLAS, cuDNN and driver. With PIDs: each one's library tree as a run's\n"
+		"report shows it (the rule that most likely found each library), its device\n"
+		"code against the GPUs, and the findings that need no trace.\n"
+		"(To trace the program ps itself: cudatrace run ps.)\n"
+		"\n"
+		"  --json        one JSON document on stdout (with PIDs: the report's)\n"
+		"  --markdown    GitHub-flavoured Markdown, to paste into an issue\n"
+		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list)\n"
+		"  -q            the findings only (with PIDs)\n"
+		"  -v            everything: all evidence, the whole tree (with PIDs)\n"
+		"\n"
+		"exit status: 0 no error found, 1 an error finding, 2 bad input or no\n"
+		"process could be read\n");
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v <= 0 || v > 0x7fffffffL)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Every process of the user (all, as root) that maps CUDA: the list. */
+static int list_all(enum ct_ps_format format)
+{
+	struct ct_ps_unread *unread = NULL;
+	size_t npids = 0, nunread = 0, i;
+	char (*whys)[256] = NULL;
+	struct ct_trace t;
+	pid_t *pids = NULL;
+	int rc, err;
+
+	ct_trace_init(&t);
+	err = ct_proc_pids("/proc", geteuid() == 0, geteuid(), &pids, &npids);
+	if (err) {
+		ct_error("cannot read '/proc': %s", strerror(-err));
+		return CT_EXIT_BAD_INPUT;
+	}
+	whys = ct_xcalloc(npids ? npids : 1, sizeof(*whys));
+	unread = ct_xcalloc(npids ? npids : 1, sizeof(*unread));
+	for (i = 0; i < npids; i++) {
+		err = ct_trace_read_pid(&t, "/proc", pids[i], true, whys[nunread], sizeof(whys[0]));
+		/* A process that ended meanwhile, or a kernel thread, is no news. */
+		if (err < 0 && err != -ESRCH && err != -ENOENT && pids[i] != getpid()) {
+			unread[nunread].pid = pids[i];
+			unread[nunread].why = whys[nunread];
+			nunread++;
+		}
+	}
+	rc = ct_ps_list_print(stdout, format, &t, unread, nunread);
+	rc = ct_cmd_flush(stdout, "stdout") != 0 || rc != 0 ? CT_EXIT_BAD_INPUT
+	     : t.nprocs == 0 && nunread > 0		     ? CT_EXIT_BAD_INPUT
+							     : CT_EXIT_OK;
+	free(unread);
+	free(whys);
+	free(pids);
+	ct_trace_release(&t);
+	return rc;
+}
+
+int ct_cmd_ps(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct elfscan_target targets[CT_MAX_TARGETS];
+	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
+	struct ct_report_options o;
+	struct ct_loader machine;
+	struct ct_trace t;
+	bool json = false, markdown = false;
+	size_t ntargets = 0;
+	char why[512];
+	int c, i, worst, rc;
+
+	memset(&o, 0, sizeof(o));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'm':
+			markdown = true;
+			break;
+		case 'a':
+			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
+		case 'q':
+			o.findings_only = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return CT_EXIT_OK;
+		default:
+			usage(stderr);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	if (json && markdown) {
+		ct_error("--json and --markdown exclude each other");
+		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	for (i = optind; i < argc; i++) {
+		pid_t pid;
+
+		if (parse_pid(argv[i], &pid) != 0) {
+			ct_error("'%s' is not a process id", argv[i]);
+			usage(stderr);
+			return CT_EXIT_BAD_INPUT;
+		}
+	}
+	if (optind >= argc)
+		return list_all(json ? CT_PS_JSON : markdown ? CT_PS_MARKDOWN : CT_PS_TEXT);
+
+	ct_trace_init(&t);
+	for (i = optind; i < argc; i++) {
+		pid_t pid;
+
+		parse_pid(argv[i], &pid);
+		if (ct_trace_read_pid(&t, "/proc", pid, false, why, sizeof(why)) < 0)
+			ct_error("%s", why);
+	}
+	if (t.nprocs == 0) {
+		snprintf(why, sizeof(why), "no process could be read");
+		ct_error("%s", why);
+		if (json)
+			ct_report_json_error(stdout, why);
+		ct_trace_release(&t);
+		ct_cmd_flush(stdout, "stdout");
+		return CT_EXIT_BAD_INPUT;
+	}
+	ct_machine_open(&machine);
+	ct_trace_guess_rules(&t, &machine);
+	o.targets = ntargets ? targets : NULL;
+	o.ntargets = ntargets;
+	o.colour = !json && !markdown && ct_want_colour(stdout);
+	o.markdown = markdown;
+	o.home = getenv("HOME");
+	o.machine = &machine;
+	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
+	ct_loader_release(&machine);
+	ct_trace_release(&t);
+	rc = worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;
+	return ct_cmd_flush(stdout, "stdout") != 0 ? CT_EXIT_BAD_INPUT : rc;
+}

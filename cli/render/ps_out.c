@@ -1,0 +1,175 @@
+/*
+ * cudatrace ps's list of processes (ps_out.h). Every string from a
+ * process (its command line, its files' paths) is escaped where printed:
+ * ct_tprintf for text and Markdown (an indented block, which nothing in
+ * a line can end), the JSON writer for JSON.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "libfacts.h"
+#include "libnames.h"
+#include "ps_out.h"
+#include "schema.h"
+#include "text.h"
+#include "util.h"
+
+/* The four a user asks about first, by the file name's start. */
+static const struct {
+	const char *key, *words, *prefix;
+} families[] = {
+	{ "cudart", "CUDA runtime", "libcudart.so" },
+	{ "cublas", "cuBLAS", "libcublas.so" },
+	{ "cudnn", "cuDNN", "libcudnn.so" },
+	{ "driver", "driver", "libcuda.so" },
+};
+#define NFAMILIES (sizeof(families) / sizeof(families[0]))
+
+/* A file's version, read once per device and inode. */
+struct version_memo {
+	uint64_t dev, ino;
+	char version[64];
+};
+
+struct memo {
+	struct version_memo *v;
+	size_t n;
+};
+
+static const char *version_of(struct memo *m, const struct ct_loaded *o, bool driver)
+{
+	struct version_memo *v;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->v[i].dev == o->dev && m->v[i].ino == o->ino)
+			return m->v[i].version;
+	m->v = ct_xrealloc(m->v, (m->n + 1) * sizeof(*m->v));
+	v = &m->v[m->n++];
+	memset(v, 0, sizeof(*v));
+	v->dev = o->dev;
+	v->ino = o->ino;
+	if (driver)
+		ct_driver_version(o->path, "libcuda.so.1", v->version, sizeof(v->version));
+	else
+		ct_library_version_of(o->path, o->soname, v->version, sizeof(v->version));
+	return v->version;
+}
+
+/* The object of family f that p maps (the first), or NULL. */
+static const struct ct_loaded *family_object(const struct ct_proc *p, size_t f)
+{
+	const char *prefix = families[f].prefix;
+	size_t i, n = strlen(prefix);
+
+	for (i = 0; i < p->nobjects; i++) {
+		const char *base = ct_path_base(p->objects[i].path);
+
+		if (strncmp(base, prefix, n) == 0 && (base[n] == '\0' || base[n] == '.'))
+			return &p->objects[i];
+	}
+	return NULL;
+}
+
+static void print_text(FILE *out, const char *indent, const struct ct_trace *t, struct memo *m,
+		       const struct ct_ps_unread *unread, size_t nunread)
+{
+	char cmd[256];
+	size_t i, f;
+
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+
+		ct_proc_command(p, cmd, sizeof(cmd), 60);
+		ct_tprintf(out, "%s%lld  %s\n", indent, (long long)p->pid, cmd);
+		for (f = 0; f < NFAMILIES; f++) {
+			const struct ct_loaded *o = family_object(p, f);
+			const char *v = o ? version_of(m, o, f == NFAMILIES - 1) : "";
+
+			if (o)
+				ct_tprintf(out, "%s  %-13s %-12s %s\n", indent, families[f].words,
+					   v[0] ? v : "?", o->path);
+		}
+		if (p->proc_unverified)
+			ct_tprintf(out, "%s  (%zu mapped file%s left out: not the file at %s path now)\n",
+				   indent, p->proc_unverified, p->proc_unverified == 1 ? "" : "s",
+				   p->proc_unverified == 1 ? "its" : "their");
+	}
+	for (i = 0; i < nunread; i++)
+		ct_tprintf(out, "%s%lld  cannot be read: %s\n", indent, unread[i].pid, unread[i].why);
+	if (t->nprocs == 0 && nunread == 0)
+		ct_tprintf(out, "%sno process maps a CUDA library\n", indent);
+}
+
+static void print_json(FILE *out, const struct ct_trace *t, struct memo *m,
+		       const struct ct_ps_unread *unread, size_t nunread, struct ct_json *j)
+{
+	char cmd[4096];
+	size_t i, f;
+
+	ct_json_init(j, out);
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "schema", CT_SCHEMA_PS);
+	ct_json_key(j, "processes");
+	ct_json_array_begin(j);
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+
+		ct_proc_command(p, cmd, sizeof(cmd), sizeof(cmd) - 1);
+		ct_json_object_begin(j);
+		ct_json_key(j, "pid");
+		ct_json_i64(j, p->pid);
+		ct_json_kv_string(j, "command", cmd);
+		ct_json_kv_string(j, "exe", p->exe);
+		ct_json_kv_u64(j, "unverified", p->proc_unverified);
+		for (f = 0; f < NFAMILIES; f++) {
+			const struct ct_loaded *o = family_object(p, f);
+			const char *v;
+
+			ct_json_key(j, families[f].key);
+			if (!o) {
+				ct_json_null(j);
+				continue;
+			}
+			v = version_of(m, o, f == NFAMILIES - 1);
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "path", o->path);
+			ct_json_kv_string(j, "version", v[0] ? v : NULL);
+			ct_json_object_end(j);
+		}
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_key(j, "unreadable");
+	ct_json_array_begin(j);
+	for (i = 0; i < nunread; i++) {
+		ct_json_object_begin(j);
+		ct_json_key(j, "pid");
+		ct_json_i64(j, unread[i].pid);
+		ct_json_kv_string(j, "error", unread[i].why);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_object_end(j);
+}
+
+int ct_ps_list_print(FILE *out, enum ct_ps_format format, const struct ct_trace *t,
+		     const struct ct_ps_unread *unread, size_t nunread)
+{
+	struct memo m = { NULL, 0 };
+	struct ct_json j;
+	int ret = 0;
+
+	if (format == CT_PS_JSON) {
+		print_json(out, t, &m, unread, nunread, &j);
+		ret = ct_json_finish(&j);
+	} else if (format == CT_PS_MARKDOWN) {
+		ct_tprintf(out, "### CUDA processes\n\n");
+		print_text(out, "    ", t, &m, unread, nunread);
+	} else {
+		print_text(out, "", t, &m, unread, nunread);
+	}
+	free(m.v);
+	return ret;
+}
