@@ -160,7 +160,8 @@ static const char **split_nul(struct ct_trace *t, const char *buf, size_t len, s
 /* The variables of environ a trace keeps, and no other (their values may be secrets). */
 static void read_env(struct ct_trace *t, struct ct_proc *p, int dfd)
 {
-	size_t len = 0, i, k;
+	size_t len = 0, i, k, nenv = 0;
+	struct ct_var *env = NULL;
 	char *buf = read_at(dfd, "environ", &len);
 
 	if (!buf) {
@@ -176,7 +177,7 @@ static void read_env(struct ct_trace *t, struct ct_proc *p, int dfd)
 			size_t nl = strlen(env_names[k]);
 
 			if ((size_t)(eq - (buf + i)) == nl && strncmp(buf + i, env_names[k], nl) == 0) {
-				struct ct_var *v = PUSH(p->env, p->nenv);
+				struct ct_var *v = PUSH(env, nenv);
 
 				v->name = ct_intern(&t->strings, env_names[k]);
 				v->value = ct_intern(&t->strings, eq + 1);
@@ -185,6 +186,13 @@ static void read_env(struct ct_trace *t, struct ct_proc *p, int dfd)
 		}
 	}
 	free(buf);
+	/* A trace's variables live in its arena (ct_trace_release frees no p->env). */
+	if (nenv) {
+		p->env = ct_arena_alloc(&t->arena, nenv * sizeof(*env));
+		memcpy(p->env, env, nenv * sizeof(*env));
+		p->nenv = nenv;
+	}
+	free(env);
 }
 
 /* The parent's pid from stat: the fourth field, after the command's last ')'. */
