@@ -75,6 +75,25 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/*
+ * The processes of a run whose trace folder filled whose records stop
+ * before the exit path (no fini or exit record, nor an exec): tracing
+ * stopped there, for want of space (their trace-incomplete finding).
+ */
+static void mark_cut_by_full_disk(struct ct_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nprocs; i++) {
+		struct ct_proc *p = &t->procs[i];
+
+		if (p->untraced || p->fini || p->exited || p->next_image || p->stopped)
+			continue;
+		p->stopped = true;
+		p->stop_errno = ENOSPC;
+	}
+}
+
 /* The guard's cleanup for a file cut short under the report (SIGBUS). */
 static void remove_private(void)
 {
@@ -721,6 +740,13 @@ int ct_cmd_run(int argc, char **argv)
 			/* How it ended, also when its run record could not be written. */
 			ct_trace_add_run(&trace, &rec);
 			ct_trace_link(&trace);
+			/*
+			 * The disk filled during the run: a process whose records end
+			 * before its exit path lost what came after (the shim could
+			 * write no word of it), which is no clean bill.
+			 */
+			if (recorded && ct_run_dir_why_unwritable(&dir))
+				mark_cut_by_full_disk(&trace);
 			text = quiet < 2 && (recorded || trace.nprocs);
 			memset(&o, 0, sizeof(o));
 			ct_machine_open(&machine);
