@@ -270,6 +270,24 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 					add(missing, &nmissing, f->images, (long)k, c);
 			}
 	}
+	/*
+	 * Nothing runs, and every fatbin that does not is for other GPUs by
+	 * design: whether those define kernels decides between no-image and
+	 * no device code at all (cuFFTW's one sm_75 cubin defines none, and
+	 * NVIDIA ships it for every GPU). Judged again with their kernels
+	 * read: only such a file pays the decompression.
+	 */
+	if (!o->kernels_of_other_gpus && v->other_gpus && !v->no_image && !v->sass &&
+	    !v->ptx_jit && !v->ptx_too_new) {
+		struct ct_verdict_opts again = *o;
+
+		again.kernels_of_other_gpus = true;
+		free(picks);
+		free(missing);
+		free(other);
+		ct_verdict_judge_opts(v, f, t, &again);
+		return;
+	}
 	v->picks = count(picks, npicks, &v->npicks);
 	v->missing = count(missing, nmissing, &v->nmissing);
 	v->other = count(other, nother, &v->nother);

@@ -70,7 +70,9 @@ struct ct_verdict {
  * code (which runs only on the GPUs it names, so the program must pick
  * it per GPU), or per_gpu_library is set (the file is one of NVIDIA's
  * libraries that load kernels per GPU, ct_cuda_library_per_gpu);
- * otherwise in no_image. A fatbin without a usable image whose images
+ * otherwise in no_image. When no fatbin runs and all of those are for
+ * other GPUs, their kernels are read too (as kernels_of_other_gpus):
+ * a file whose only code defines no kernel is no-device-code. A fatbin without a usable image whose images
  * define no kernel (elfscan_container_has_kernel says 0; CUDA 13's
  * wrapper-v2 container of every -shared build) cannot fail a launch: it
  * is left out, counted in without_kernels only. Only those fatbins have

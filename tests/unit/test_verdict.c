@@ -295,6 +295,12 @@ static void test_without_kernels(void **state)
 	assert_int_equal(v.no_image, 1);
 	assert_int_equal(v.without_kernels, 0);
 	ct_verdict_release(&v);
+	/* In a per-GPU library it is code for other GPUs, and still fails. */
+	judge(&v, &s.f, "sm_75", true);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_IMAGE);
+	assert_int_equal(v.other_gpus, 1);
+	assert_int_equal(v.without_kernels, 0);
+	ct_verdict_release(&v);
 	for (i = 0; i < s.f.nimages; i++)
 		unmark_entries(b + s.f.images[i].offset + s.f.images[i].header_size);
 	scanned_close(&s);
@@ -304,6 +310,15 @@ static void test_without_kernels(void **state)
 	assert_int_equal(v.verdict, CT_VERDICT_NO_DEVICE_CODE);
 	assert_int_equal(v.modules, 0);
 	assert_int_equal(v.no_image, 0);
+	assert_int_equal(v.without_kernels, 1);
+	ct_verdict_release(&v);
+	/*
+	 * Nor does it in a per-GPU library whose only fatbin it is (cuFFTW's
+	 * one kernel-less sm_75 cubin, run on a 9.0 GPU).
+	 */
+	judge(&v, &s.f, "sm_75", true);
+	assert_int_equal(v.verdict, CT_VERDICT_NO_DEVICE_CODE);
+	assert_int_equal(v.other_gpus, 0);
 	assert_int_equal(v.without_kernels, 1);
 	ct_verdict_release(&v);
 	/* Where it has an image, its kernels are not asked. */
