@@ -1254,6 +1254,16 @@ static void rule_device_code(struct ctx *c)
 					ct_dx_where(c, fd);
 					continue;
 				}
+				/*
+				 * NVIDIA ships its own libraries with PTX for some
+				 * kernels by design (cuFFT 13: 8131 of 11256 fatbins
+				 * on 9.0; cuFile: no SASS for 9.0 at all), and no one
+				 * but NVIDIA can add SASS: a warning with nothing to
+				 * fix, in every PyTorch run. The device code table
+				 * (-v) still shows it.
+				 */
+				if (ct_cuda_library(ct_dx_base(o->path)))
+					continue;
 				fd = ct_finding_add(&d->findings, CT_F_PTX_JIT_ONLY, o->path,
 						    "'%s' runs on %s only by JIT-compiling %s PTX at "
 						    "first launch",

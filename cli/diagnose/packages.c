@@ -729,7 +729,8 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 								   M->targets[t].minor,
 								   links_torch(m->path), gencode,
 								   sizeof(gencode)));
-		} else if (v.verdict == CT_VERDICT_PTX_JIT && !per_gpu) {
+		} else if (v.verdict == CT_VERDICT_PTX_JIT && !ct_cuda_library(ct_path_base(m->path))) {
+			/* NVIDIA's own libraries JIT by design: run mode's rule (diagnose.c). */
 			fd = ct_finding_add(&p->findings, CT_F_PTX_JIT_ONLY, m->path,
 					    "'%s' runs on %s only as PTX, compiled at first launch",
 					    ct_path_base(m->path), M->target_names[t]);
