@@ -662,6 +662,73 @@ static size_t mapped_before(const int64_t *latest, size_t n, int64_t t)
 }
 
 /*
+ * path with its "." and ".." components and repeated slashes taken out,
+ * as words: "/a/lib/../../b/x.so" is "/b/x.so". False when it is not
+ * absolute or does not fit.
+ */
+static bool lexical_path(const char *path, char *out, size_t size)
+{
+	size_t len = 0;
+	const char *p = path;
+
+	if (!path || path[0] != '/' || size < 2)
+		return false;
+	while (*p) {
+		const char *c;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		c = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - c);
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (len > 0 && out[len] != '/')
+				len--;
+			out[len] = '\0';
+			continue;
+		}
+		if (len + 1 + n + 1 > size)
+			return false;
+		out[len++] = '/';
+		memcpy(out + len, c, n);
+		len += n;
+		out[len] = '\0';
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return true;
+}
+
+/*
+ * Which of the first n objects a name with a slash is, by its words:
+ * PyTorch's wheels dlopen ".../nvidia/cu13/lib/libcudart.so.13" after
+ * libtorch_global_deps.so's RPATH mapped ".../torch/lib/../../nvidia/
+ * cu13/lib/libcudart.so.13"; the loader finds the same file and answers
+ * without an open record. Read on another machine, words are all there is
+ * (a symbolic link in the path could make them another file, which a
+ * process that went on without a dlerror makes unlikely).
+ */
+static size_t loaded_lexically(const struct ct_proc *p, const char *name, size_t n)
+{
+	char want[PATH_MAX], have[PATH_MAX];
+	size_t k;
+
+	if (!lexical_path(name, want, sizeof(want)))
+		return n;
+	for (k = 0; k < n; k++)
+		if (p->objects[k].path && strstr(p->objects[k].path, "/.") &&
+		    lexical_path(p->objects[k].path, have, sizeof(have)) &&
+		    strcmp(want, have) == 0)
+			return k;
+	return n;
+}
+
+/*
  * Which of the first n objects is path (by its name, or by the file it
  * is on this machine): the first such, or n.
  */
@@ -777,12 +844,14 @@ static void finish(struct reader *rd)
 		for (j = 0; j < s->ntries && !s->found; j++)
 			if ((k = loaded_as(rd, files, s->tries[j].path, n)) < n)
 				s->found = &p->objects[k];
-		/* A name with a slash is opened directly, without candidates. */
+		/*
+		 * A name with a slash is opened directly, without candidates:
+		 * by its name, its file here, or its words.
+		 */
 		if (!s->found && strchr(s->name, '/')) {
-			struct by_path *e = find_path(rd->paths, s->name);
-
-			if (e && e->first < n)
-				s->found = &p->objects[e->first];
+			if ((k = loaded_as(rd, files, s->name, n)) < n ||
+			    (k = loaded_lexically(p, s->name, n)) < n)
+				s->found = &p->objects[k];
 		}
 		s->already_loaded = s->found != NULL;
 	}

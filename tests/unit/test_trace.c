@@ -420,8 +420,19 @@ static void test_already_loaded(void **state)
 		/* A name with a slash is opened directly, without candidates. */
 		"{'ev':'search','t':170,'tid':300,'id':6,'name':'/l/libq.so','by':'/bin/p'}\n"
 		/* No candidates at all. */
-		"{'ev':'search','t':180,'tid':300,'id':7,'name':'libzero.so','by':'/bin/p'}\n",
-		(long long)st.st_dev, (long long)st.st_ino, real) > 0);
+		"{'ev':'search','t':180,'tid':300,'id':7,'name':'libzero.so','by':'/bin/p'}\n"
+		/*
+		 * PyTorch's wheels: an RPATH with ".." mapped cudart, then
+		 * ctypes dlopens it by its plain path (the loader answers
+		 * with the loaded file, no open record).
+		 */
+		"{'ev':'open','t':190,'tid':300,'path':'/sp/torch/lib/../../nvidia/cu13/lib/libcudart.so.13','dev':7,'ino':8}\n"
+		"{'ev':'search','t':191,'tid':300,'id':8,'name':'/sp/nvidia/cu13/lib/libcudart.so.13','by':'/bin/p'}\n"
+		/* The same file here, under a path with a slash. */
+		"{'ev':'search','t':192,'tid':300,'id':9,'name':'%s','by':'/bin/p'}\n"
+		/* Words that differ: not found. */
+		"{'ev':'search','t':193,'tid':300,'id':10,'name':'/sp/nvidia/cu12/lib/libcudart.so.13','by':'/bin/p'}\n",
+		(long long)st.st_dev, (long long)st.st_ino, real, real) > 0);
 	write_records(d, "h-300-bb.jsonl", text);
 	read_trace(d, &t);
 	assert_int_equal(t.nprocs, 1);
@@ -456,6 +467,16 @@ static void test_already_loaded(void **state)
 	s = search_id(p, 7);
 	assert_null(s->found);
 	assert_false(s->already_loaded);
+
+	s = search_id(p, 8);
+	assert_true(s->already_loaded);
+	assert_ptr_equal(s->found,
+			 object_at(p, "/sp/torch/lib/../../nvidia/cu13/lib/libcudart.so.13"));
+	s = search_id(p, 9);
+	assert_true(s->already_loaded);
+	assert_ptr_equal(s->found, object_at(p, "/elsewhere/libreal.so"));
+	s = search_id(p, 10);
+	assert_null(s->found);
 	ct_trace_release(&t);
 	free(text);
 	free(real);
