@@ -2,7 +2,9 @@
  * Reaches the CUDA driver the way cudart 12/13 does: dlopen("libcuda.so.1"),
  * dlsym(handle, "cuGetProcAddress_v2"), the empty-name probe, the
  * self-query, then every entry point through the returned pointers.
- * Loads the module file given as argv[1] from memory and prints results.
+ * Loads the module file given as argv[1] from memory and prints results,
+ * in device 0's primary context when the driver has one (a real GPU: a
+ * module load without a current context is 201, and the image never read).
  *
  * usage: drvapi MODULE-FILE [VERSION]   (VERSION: the cudaVersion to ask
  * for, default 12000; 11030 takes the v1 cuGetProcAddress)
@@ -17,6 +19,9 @@ typedef int (*init_fn)(unsigned);
 typedef int (*ver_fn)(int *);
 typedef int (*load_fn)(void **, const void *);
 typedef int (*loadfile_fn)(void **, const char *);
+typedef int (*devget_fn)(int *, int);
+typedef int (*retain_fn)(void **, int);
+typedef int (*setcur_fn)(void *);
 
 static char *slurp(const char *path)
 {
@@ -50,6 +55,9 @@ int main(int argc, char **argv)
 	ver_fn driver_version;
 	load_fn load;
 	loadfile_fn loadfile;
+	devget_fn devget = NULL;
+	retain_fn retain = NULL;
+	setcur_fn setcur = NULL;
 	char *image;
 
 	if (!h) {
@@ -80,6 +88,15 @@ int main(int argc, char **argv)
 	GET("cuModuleLoad", loadfile);
 	rc = init(0);
 	printf("cuInit: %d\n", rc);
+	if (rc == 0 && GET("cuDeviceGet", devget) == 0 && devget &&
+	    GET("cuDevicePrimaryCtxRetain", retain) == 0 && retain &&
+	    GET("cuCtxSetCurrent", setcur) == 0 && setcur) {
+		int dev = 0;
+		void *ctx = NULL;
+
+		if (devget(&dev, 0) == 0 && retain(&ctx, dev) == 0)
+			printf("context: %d\n", setcur(ctx));
+	}
 	driver_version(&v);
 	printf("driver version: %d\n", v);
 	if (argc > 1) {
