@@ -18,6 +18,11 @@ which cuobjdump does not read) is counted on the file's line, not failed.
 --variants        the arch compared with its a/f suffix (sm_90a). Without
                   it, base archs: cuobjdump 12.4 names a CUDA 13 sm_90a
                   cubin sm_90 (it reads the older e_flags layout).
+--variants=a      the 'a' suffix only: cuobjdump 13.0 names CUDA 13's
+                  sm_90a cubins sm_90a but its family cubins (nvcc
+                  -arch=sm_100f, which scan lists as sm_100f) sm_100;
+                  seen on the nvidia-* 13 wheels' libraries on an H200
+                  machine (tests/gpu/on-lent-machine), 2026-12-04.
 
 Prints one line per file, then "N files compared, N different"; exit 1
 when a file differs.
@@ -32,8 +37,9 @@ KNOWN = ('.nv_fatbin', '__nv_relfatbin', '[file]')
 
 args = sys.argv[1:]
 known_sections = '--known-sections' in args
-variants = '--variants' in args
-args = [a for a in args if a not in ('--known-sections', '--variants')]
+variants = '--variants' in args or '--variants=a' in args
+a_only = '--variants=a' in args
+args = [a for a in args if a not in ('--known-sections', '--variants', '--variants=a')]
 if len(args) < 2:
     sys.exit('usage: cuobjdump-compare.py [--known-sections] [--variants] CUOBJDUMP CUDATRACE FILE...')
 cuobjdump, ct, files = args[0], args[1], args[2:]
@@ -41,6 +47,8 @@ line_re = re.compile(r'(ELF|PTX) file\s+(?:\d+: )?.*\.sm_(\d+)([af]?)\.(cubin|pt
 
 
 def arch(sm, variant):
+    if a_only and variant == 'f':
+        variant = ''
     return '%d%s' % (sm, variant or '') if variants else '%d' % sm
 
 
