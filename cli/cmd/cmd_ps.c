@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gpu.h"
+#include "libnames.h"
 #include "procrules.h"
 #include "procs.h"
 #include "ps_out.h"
@@ -93,6 +95,50 @@ static int list_all(enum ct_ps_format format)
 	free(pids);
 	ct_trace_release(&t);
 	return rc;
+}
+
+
+/* Does p map the driver (libcuda.so.1, whatever its file is named)? */
+static bool maps_driver(const struct ct_proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (ct_driver_library(p->objects[i].soname ? p->objects[i].soname
+							  : ct_path_base(p->objects[i].path)) ==
+		    CT_DRIVER_LIB_CUDA)
+			return true;
+	return false;
+}
+
+/*
+ * Without --arch, device code is judged for the machine's GPUs, as the
+ * driver reports them to cudatrace (doctor's probe): a process that maps
+ * libcuda.so.1 uses that driver, so its block names them as a run's
+ * would; when none does, they are the targets.
+ */
+static void machine_gpus(struct ct_trace *t, struct elfscan_target *targets, size_t *ntargets)
+{
+	struct ct_driver_probe probe;
+	size_t i;
+	bool any = false;
+	int g;
+
+	ct_driver_probe(&probe);
+	if (!probe.opened || probe.ngpus <= 0)
+		return;
+	for (i = 0; i < t->nprocs; i++)
+		if (t->procs[i].running && maps_driver(&t->procs[i])) {
+			ct_proc_set_driver(t, &t->procs[i], &probe);
+			any = true;
+		}
+	for (g = 0; !any && g < probe.ngpus && *ntargets < CT_MAX_TARGETS; g++) {
+		char cc[32];
+
+		snprintf(cc, sizeof(cc), "%d.%d", probe.gpus[g].major, probe.gpus[g].minor);
+		if (probe.gpus[g].major >= 0 && elfscan_target_parse(cc, &targets[*ntargets]) == 0)
+			(*ntargets)++;
+	}
 }
 
 int ct_cmd_ps(int argc, char **argv)
@@ -178,6 +224,8 @@ int ct_cmd_ps(int argc, char **argv)
 		ct_cmd_flush(stdout, "stdout");
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (!ntargets)
+		machine_gpus(&t, targets, &ntargets);
 	ct_machine_open(&machine);
 	ct_trace_guess_rules(&t, &machine);
 	o.targets = ntargets ? targets : NULL;

@@ -1,4 +1,5 @@
 /* What a library's file name says; see libnames.h. */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +49,26 @@ static long family_of(const char *path)
 	b = b ? b + 1 : path;
 	if (strncmp(b, "lib", 3) != 0)
 		return -1;
-	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
-		if (families[i].prefix[3] == b[3] &&
-		    strncmp(b, families[i].prefix, strlen(families[i].prefix)) == 0)
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		const char *pre = families[i].prefix;
+		size_t n = strlen(pre), h;
+
+		if (pre[3] != b[3])
+			continue;
+		if (strncmp(b, pre, n) == 0)
 			return (long)i;
+		/*
+		 * auditwheel's copy in a wheel: the stem, "-", a hash of 8 hex
+		 * digits, then the rest (libcudart-9335f6a2.so.12).
+		 */
+		if (n > 3 && strcmp(pre + n - 3, ".so") == 0 && strncmp(b, pre, n - 3) == 0 &&
+		    b[n - 3] == '-') {
+			for (h = 0; h < 8 && isxdigit((unsigned char)b[n - 2 + h]); h++)
+				;
+			if (h == 8 && strncmp(b + n + 6, ".so", 3) == 0)
+				return (long)i;
+		}
+	}
 	return -1;
 }
 
@@ -155,6 +172,13 @@ bool ct_library_renamed(const char *name, const char *soname)
 	int a, s;
 
 	if (!name || !soname)
+		return false;
+	/*
+	 * The driver's files are named by the driver's version: its
+	 * libnvidia-ml.so.580.159.04 is libnvidia-ml.so.1 (what ps reads in
+	 * a process's maps, where the link is resolved).
+	 */
+	if (ct_driver_library(soname) != CT_DRIVER_LIB_NONE)
 		return false;
 	b = strrchr(name, '/');
 	b = b ? b + 1 : name;

@@ -15,14 +15,20 @@
 #include "text.h"
 #include "util.h"
 
-/* The four a user asks about first, by the file name's start. */
+/*
+ * The four a user asks about first, by the stem of their DT_SONAME or
+ * file name: "libcudart" then ".so", or "-" and the hash auditwheel adds
+ * (libcudart-9335f6a2.so.12, in wheels that bundle their runtime). A
+ * renamed file still has its own soname. cuDNN's sublibraries
+ * (libcudnn_ops.so.9) stand for it when the main one is not mapped.
+ */
 static const struct {
-	const char *key, *words, *prefix;
+	const char *key, *words, *stem, *part;
 } families[] = {
-	{ "cudart", "CUDA runtime", "libcudart.so" },
-	{ "cublas", "cuBLAS", "libcublas.so" },
-	{ "cudnn", "cuDNN", "libcudnn.so" },
-	{ "driver", "driver", "libcuda.so" },
+	{ "cudart", "CUDA runtime", "libcudart", NULL },
+	{ "cublas", "cuBLAS", "libcublas", NULL },
+	{ "cudnn", "cuDNN", "libcudnn", "libcudnn_" },
+	{ "driver", "driver", "libcuda", NULL },
 };
 #define NFAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -50,26 +56,43 @@ static const char *version_of(struct memo *m, const struct ct_loaded *o, bool dr
 	memset(v, 0, sizeof(*v));
 	v->dev = o->dev;
 	v->ino = o->ino;
+	/* The full version where the files say it (a wheel's dist-info), as doctor. */
 	if (driver)
 		ct_driver_version(o->path, "libcuda.so.1", v->version, sizeof(v->version));
-	else
+	else if (!ct_library_file_version(o->path, o->soname ? o->soname : ct_path_base(o->path),
+					  v->version, sizeof(v->version)))
 		ct_library_version_of(o->path, o->soname, v->version, sizeof(v->version));
 	return v->version;
+}
+
+/* name is stem's library: stem, then ".so" or "-HASH" (auditwheel's). */
+static bool named(const char *name, const char *stem)
+{
+	size_t n = strlen(stem);
+
+	return name && strncmp(name, stem, n) == 0 &&
+	       (strncmp(name + n, ".so", 3) == 0 || name[n] == '-');
 }
 
 /* The object of family f that p maps (the first), or NULL. */
 static const struct ct_loaded *family_object(const struct ct_proc *p, size_t f)
 {
-	const char *prefix = families[f].prefix;
-	size_t i, n = strlen(prefix);
+	const struct ct_loaded *part = NULL;
+	size_t i;
 
 	for (i = 0; i < p->nobjects; i++) {
-		const char *base = ct_path_base(p->objects[i].path);
+		const struct ct_loaded *o = &p->objects[i];
+		const char *base = ct_path_base(o->path);
 
-		if (strncmp(base, prefix, n) == 0 && (base[n] == '\0' || base[n] == '.'))
-			return &p->objects[i];
+		if (named(o->soname, families[f].stem) ||
+		    (!o->soname && named(base, families[f].stem)))
+			return o;
+		if (!part && families[f].part &&
+		    strncmp(o->soname ? o->soname : base, families[f].part,
+			    strlen(families[f].part)) == 0)
+			part = o;
 	}
-	return NULL;
+	return part;
 }
 
 static void print_text(FILE *out, const char *indent, const struct ct_trace *t, struct memo *m,

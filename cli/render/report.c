@@ -29,10 +29,12 @@ bool ct_want_colour(FILE *f)
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
 	size_t i, runs = ct_trace_runs(t), jobs = ct_trace_jobs(t), untraced = 0, notes = 0;
-	size_t bad = ct_endings_abnormal(t);
+	size_t bad = ct_endings_abnormal(t), running = 0;
 
-	for (i = 0; i < t->nprocs; i++)
+	for (i = 0; i < t->nprocs; i++) {
 		untraced += t->procs[i].untraced != NULL;
+		running += t->procs[i].running;
+	}
 	/*
 	 * One run is what a run gives; report says when it merged several, and
 	 * counts the ranks of one srun, torchrun or mpirun (their runs) as one job.
@@ -42,7 +44,10 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_tprintf(out, "%zu job%s (%zu runs), ", jobs, jobs == 1 ? "" : "s", runs);
 	else if (runs > 1)
 		ct_tprintf(out, "%zu runs, ", runs);
-	if (untraced && untraced == t->nprocs)
+	/* ps reads running processes from /proc: nothing was traced. */
+	if (running && running == t->nprocs)
+		ct_tprintf(out, "%zu running process%s read: ", running, running == 1 ? "" : "es");
+	else if (untraced && untraced == t->nprocs)
 		ct_tprintf(out, "%zu process%s not traced: ", untraced, untraced == 1 ? "" : "es");
 	else if (untraced)
 		ct_tprintf(out, "%zu process%s traced, %zu not traced: ", t->nprocs - untraced,

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
+#include "gpu.h"
 #include "intern.h"
 #include "job.h"
 #include "jsonparse.h"
@@ -1855,4 +1857,40 @@ const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t si
 		list += strspn(list, ": ");
 	}
 	return buf;
+}
+
+/* ---- the machine's driver, for ps --------------------------------------------- */
+
+void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p, const struct ct_driver_probe *probe)
+{
+	struct ct_driver_rec *d = &p->driver;
+	int i;
+
+	if (!probe->opened || d->present)
+		return;
+	d->present = true;
+	d->path = probe->path[0] ? ct_intern(&t->strings, probe->path) : NULL;
+	d->version = probe->version > 0 ? probe->version : 0;
+	d->ngpus = 0;
+	d->gpus = probe->ngpus > 0 ? ct_arena_alloc(&t->arena, (size_t)probe->ngpus *
+								   sizeof(*d->gpus))
+				   : NULL;
+	for (i = 0; i < probe->ngpus; i++) {
+		const struct ct_gpu_info *g = &probe->gpus[i];
+		struct ct_gpu_rec *r = &d->gpus[d->ngpus++];
+		char cc[32];
+
+		memset(r, 0, sizeof(*r));
+		r->index = g->index;
+		r->name = g->name[0] ? ct_intern(&t->strings, g->name) : NULL;
+		if (g->major >= 0 && g->minor >= 0) {
+			snprintf(cc, sizeof(cc), "%d.%d", g->major, g->minor);
+			r->cc = ct_intern(&t->strings, cc);
+		}
+		/* A trace's uuid is the bare hex; the probe's says "GPU-" first. */
+		r->uuid = !g->uuid[0] ? NULL
+			  : ct_intern(&t->strings, strncmp(g->uuid, "GPU-", 4) == 0 ? g->uuid + 4
+										 : g->uuid);
+	}
+	d->has_devices = d->ngpus > 0;
 }

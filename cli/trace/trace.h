@@ -287,6 +287,16 @@ void ct_trace_init(struct ct_trace *t);
 void ct_trace_release(struct ct_trace *t);
 
 /*
+ * ps: the machine's driver as ct_driver_probe asked it (gpu.h), for a
+ * running process that maps libcuda.so.1: the driver it uses reports
+ * those GPUs. Its cuInit stays unknown. Nothing when the probe could not
+ * open the driver or p has a driver record already.
+ */
+struct ct_driver_probe;
+void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p,
+			const struct ct_driver_probe *probe);
+
+/*
  * Read every *.jsonl file in dir (not recursive) into t, and every run
  * record (*.run.json); called again for more directories, the total limit
  * counts them all. The files are read by t->threads threads and counted

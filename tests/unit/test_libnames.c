@@ -36,6 +36,11 @@ static void test_per_gpu(void **state)
 	assert_true(ct_cuda_library("libcudart.so.13"));
 	assert_true(ct_cuda_library("libnvrtc.so.13"));
 	assert_false(ct_cuda_library("libtorch_cuda.so"));
+	/* auditwheel's renamed copies in wheels. */
+	assert_true(ct_cuda_library("/w/torch/lib/libcudart-9335f6a2.so.12"));
+	assert_true(ct_cuda_library("libcublasLt-a1b2c3d4.so.12"));
+	assert_false(ct_cuda_library("libcudart-9335f6a.so.12"));
+	assert_false(ct_cuda_library("libcudart-extra.so.12"));
 }
 
 static void test_driver_library(void **state)

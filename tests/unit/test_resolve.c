@@ -356,6 +356,9 @@ static void test_library_renamed(void **state)
 	assert_false(ct_library_renamed("/opt/x/libcudart.so", "libcudart.so.13"));
 	assert_false(ct_library_renamed("/opt/x/libcublas.so.12", "libcublasLt.so.13"));
 	assert_false(ct_library_renamed("/opt/x/libcudart.so.12", NULL));
+	/* The driver's real files, as a process's maps name them. */
+	assert_false(ct_library_renamed("/usr/lib/libnvidia-ml.so.580.159.04", "libnvidia-ml.so.1"));
+	assert_false(ct_library_renamed("/usr/lib/libcuda.so.580.159.04", "libcuda.so.1"));
 	/* A name that does not exist: the soname's version, never the name's. */
 	assert_string_equal(ct_library_version_of("/nonexistent/libcudart.so.12", "libcudart.so.13",
 						  v, sizeof(v)), "13");
