@@ -45,6 +45,62 @@ static void usage(FILE *out)
 		"exit status: 0 no error found, 1 an error finding, 2 bad input\n");
 }
 
+/*
+ * Read the trace folders dirs[0..n) into t, as report reads them. Root
+ * reads only root's files, each with one link: anyone who may write to a
+ * trace folder can plant files there (a hard link to one they cannot
+ * read), and root's report would show them what it holds. trust_owner
+ * (--trust-owner) trusts the files' owners, never a hard link: its owner
+ * did not put it there. Files left out are said here; a folder that holds
+ * no trace (of t->only_run, t->only_job) is an error: -1 with why.
+ */
+int ct_cmd_read_traces(struct ct_trace *t, char *const *dirs, int n, bool trust_owner, char *why,
+		       size_t size)
+{
+	int i;
+
+	if (geteuid() == 0) {
+		t->only_owner = !trust_owner;
+		t->owner = 0;
+		t->one_link = true;
+	}
+	for (i = 0; i < n; i++) {
+		size_t before = t->nprocs, bad = t->bad_files, other = t->other_run_files;
+		size_t foreign = t->foreign_files;
+
+		if (ct_trace_read_dir(t, dirs[i], why, size) != 0)
+			return -1;
+		if (t->foreign_files > foreign)
+			ct_error("'%s': %zu trace file%s left out: owned by another user than "
+				 "root, or linked elsewhere (as root, report reads only root's, "
+				 "with one link; --trust-owner reads other users')",
+				 dirs[i], t->foreign_files - foreign,
+				 t->foreign_files - foreign == 1 ? "" : "s");
+		/* With --run, a folder may hold none of it: said once, below. */
+		if (t->nprocs == before && t->other_run_files == other) {
+			snprintf(why, size, "'%s' holds no trace%s", dirs[i],
+				 t->foreign_files > foreign ? " of root's"
+				 : t->bad_files > bad	    ? " (its .jsonl files are not trace records)"
+							    : " (no .jsonl file)");
+			return -1;
+		}
+	}
+	if (t->only_run && t->nprocs == 0) {
+		snprintf(why, size,
+			 "no run '%s' in %s%s (its id is the \"run\" of its .run.json record)",
+			 t->only_run, dirs[0], n > 1 ? " and the others" : "");
+		return -1;
+	}
+	ct_trace_link(t);
+	if (t->only_job && t->nprocs == 0) {
+		snprintf(why, size,
+			 "no job '%s' in %s%s (its id is the \"job\" of its runs' .run.json records)",
+			 t->only_job, dirs[0], n > 1 ? " and the others" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int ct_cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -68,7 +124,7 @@ int ct_cmd_report(int argc, char **argv)
 	bool json = false, markdown = false, trust_owner = false;
 	size_t ntargets = 0;
 	char why[1024];
-	int c, i, worst;
+	int c, worst;
 
 	memset(&o, 0, sizeof(o));
 	ct_trace_init(&t);
@@ -119,54 +175,10 @@ int ct_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
-	/*
-	 * Root reads only root's files, each with one link: anyone who may
-	 * write to a trace folder can plant files there (a hard link to one
-	 * they cannot read), and root's report would show them what it holds.
-	 * --trust-owner trusts the files' owners, never a hard link: its
-	 * owner did not put it there.
-	 */
-	if (geteuid() == 0) {
-		t.only_owner = !trust_owner;
-		t.owner = 0;
-		t.one_link = true;
-	}
 	/* The machine's loader answers while the traces are read. */
 	ct_machine_ask(&asked);
-	for (i = optind; i < argc; i++) {
-		size_t before = t.nprocs, bad = t.bad_files, other = t.other_run_files;
-		size_t foreign = t.foreign_files;
-
-		if (ct_trace_read_dir(&t, argv[i], why, sizeof(why)) != 0)
-			goto bad;
-		if (t.foreign_files > foreign)
-			ct_error("'%s': %zu trace file%s left out: owned by another user than "
-				 "root, or linked elsewhere (as root, report reads only root's, "
-				 "with one link; --trust-owner reads other users')",
-				 argv[i], t.foreign_files - foreign,
-				 t.foreign_files - foreign == 1 ? "" : "s");
-		/* With --run, a folder may hold none of it: said once, below. */
-		if (t.nprocs == before && t.other_run_files == other) {
-			snprintf(why, sizeof(why), "'%s' holds no trace%s", argv[i],
-				 t.foreign_files > foreign ? " of root's"
-				 : t.bad_files > bad	   ? " (its .jsonl files are not trace records)"
-							   : " (no .jsonl file)");
-			goto bad;
-		}
-	}
-	if (t.only_run && t.nprocs == 0) {
-		snprintf(why, sizeof(why),
-			 "no run '%s' in %s%s (its id is the \"run\" of its .run.json record)",
-			 t.only_run, argv[optind], argc - optind > 1 ? " and the others" : "");
+	if (ct_cmd_read_traces(&t, argv + optind, argc - optind, trust_owner, why, sizeof(why)) != 0)
 		goto bad;
-	}
-	ct_trace_link(&t);
-	if (t.only_job && t.nprocs == 0) {
-		snprintf(why, sizeof(why),
-			 "no job '%s' in %s%s (its id is the \"job\" of its runs' .run.json records)",
-			 t.only_job, argv[optind], argc - optind > 1 ? " and the others" : "");
-		goto bad;
-	}
 	/* Said above, once per folder and for every format: not again in the text. */
 	t.foreign_files = 0;
 	/*

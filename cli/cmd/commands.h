@@ -69,5 +69,14 @@ int ct_cmd_why(int argc, char **argv);
 int ct_cmd_doctor(int argc, char **argv);
 int ct_cmd_report(int argc, char **argv);
 int ct_cmd_ps(int argc, char **argv);
+int ct_cmd_diff(int argc, char **argv);
+
+/*
+ * Read trace folders as report does (cmd_report.c): as root, only root's
+ * files with one link unless trust_owner. 0, or -1 with why.
+ */
+struct ct_trace;
+int ct_cmd_read_traces(struct ct_trace *t, char *const *dirs, int n, bool trust_owner, char *why,
+		       size_t size);
 
 #endif

@@ -260,6 +260,25 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "job", ct_proc_job(p, NULL));
 	ct_json_kv_string(j, "exe", p->exe);
+	/*
+	 * The variables the trace kept that shape loading (docs/trace-format.md,
+	 * "Privacy"), masked as elsewhere; not cudatrace's own (CUDATRACE_*,
+	 * and LD_AUDIT and LD_PRELOAD, which hold its shim). What diff compares.
+	 */
+	ct_json_key(j, "env");
+	ct_json_object_begin(j);
+	for (i = 0; i < p->nenv; i++) {
+		const struct ct_var *v = &p->env[i];
+		char *m;
+
+		if (!v->name || strncmp(v->name, "CUDATRACE_", 10) == 0 ||
+		    strcmp(v->name, "LD_AUDIT") == 0 || strcmp(v->name, "LD_PRELOAD") == 0)
+			continue;
+		m = v->value ? ct_mask_value(v->name, v->value) : NULL;
+		ct_json_kv_string(j, v->name, m ? m : v->value);
+		free(m);
+	}
+	ct_json_object_end(j);
 	ct_json_key(j, "argv");
 	ct_json_array_begin(j);
 	for (i = 0; i < p->argc; i++) {
