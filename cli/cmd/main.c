@@ -19,6 +19,7 @@ static const struct {
 	{ "why", ct_cmd_why, "how the loader finds one library, candidate by candidate" },
 	{ "doctor", ct_cmd_doctor, "the driver, GPUs and CUDA runtimes of this machine" },
 	{ "ps", ct_cmd_ps, "the CUDA libraries of running processes, read from /proc" },
+	{ "diff", ct_cmd_diff, "what differs for CUDA between two runs, machines or containers" },
 };
 
 static void usage(FILE *out)

@@ -19,5 +19,7 @@
 #define CT_SCHEMA_REPORT "cudatrace.report/1"
 /* ps --json without PIDs (with PIDs: the report's document) */
 #define CT_SCHEMA_PS "cudatrace.ps/1"
+/* diff --json */
+#define CT_SCHEMA_DIFF "cudatrace.diff/1"
 
 #endif

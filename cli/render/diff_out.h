@@ -1,0 +1,25 @@
+/*
+ * cudatrace diff's output (diff_out.c): the differences compare.c found,
+ * as text, Markdown or JSON (cudatrace.diff/1).
+ */
+#ifndef CT_DIFF_OUT_H
+#define CT_DIFF_OUT_H
+
+#include <stdio.h>
+
+#include "compare.h"
+
+enum ct_diff_format { CT_DIFF_TEXT, CT_DIFF_MARKDOWN, CT_DIFF_JSON };
+
+/* What each side is, as said: its argument, and what it was read as. */
+struct ct_diff_names {
+	const char *a, *b;         /* the arguments */
+	const char *a_what, *b_what; /* "trace folder", "report", "doctor" */
+};
+
+/* Print d (verbose: the sections not compared too). 0, or -1 when out failed (JSON). */
+int ct_diff_print(FILE *out, enum ct_diff_format format, const struct ct_diff *d,
+		  const struct ct_side *a, const struct ct_side *b, const struct ct_diff_names *n,
+		  bool verbose);
+
+#endif
