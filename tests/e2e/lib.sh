@@ -106,7 +106,7 @@ json_keep() {
 		prev=$a
 	done
 	case $sub in
-	scan | check | ldd | why | doctor | report | ps) src=$T/out ;;
+	scan | check | ldd | why | doctor | report | ps | diff) src=$T/out ;;
 	*) src=$file ;;
 	esac
 	[ -n "$json" ] && [ -n "$src" ] && [ -f "$src" ] && [ -s "$src" ] || return 0
