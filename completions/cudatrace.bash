@@ -5,7 +5,7 @@
 # here are the ones `cudatrace --help` and `cudatrace COMMAND --help` list
 # (tests/e2e/completions checks that they agree).
 
-_cudatrace_commands='run scan report check ldd why doctor ps'
+_cudatrace_commands='run scan report check ldd why doctor ps diff'
 
 # Options of each command; those that take a value are in *_args.
 _cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
@@ -24,6 +24,7 @@ _cudatrace_opts_doctor='--json --markdown -v --arch --python --help'
 _cudatrace_args_doctor='--arch --python'
 _cudatrace_opts_ps='--json --markdown --arch -q -v --help'
 _cudatrace_args_ps='--arch'
+_cudatrace_opts_diff='--json --markdown -v --trust-owner --help'
 
 # GPU archs --arch takes (any sm_XY[a|f] is accepted; these are the ones
 # NVIDIA's toolkits build), and native: the GPUs the driver reports.
@@ -174,6 +175,9 @@ _cudatrace()
 	scan | check | ldd) _cudatrace_files "$cur" ;;
 	why) ;; # a library name: nothing to offer
 	doctor) ;;
+	diff) # trace folders, or report/doctor --json files
+		_cudatrace_trace_dirs "$cur"
+		_cudatrace_add $(compgen -f -X '!*.json' -- "$cur") ;;
 	ps) # the process ids of the user's processes
 		_cudatrace_add $(compgen -W "$(command ps -o pid= -u "$(id -u)" 2>/dev/null)" -- "$cur") ;;
 	esac

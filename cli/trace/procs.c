@@ -246,6 +246,10 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 		ret = errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
 		snprintf(why, size, "process %lld: %s", (long long)pid,
 			 ret == -ESRCH ? "no such process (it ended)"
+			 : ret == -EACCES && geteuid() == 0
+				 ? "its maps cannot be read, even by root (the kernel refuses: a "
+				   "process of another container or user namespace, or a "
+				   "ptrace policy)"
 			 : ret == -EACCES ? "its maps cannot be read (another user's process: "
 					    "run as that user or root)"
 					  : strerror(-ret));
