@@ -227,6 +227,13 @@ int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 			const struct elfscan_options *opt);
 
 /*
+ * How elfscan_scan_path opens a path: open(2) unless set (a caller whose
+ * files are pinned by descriptor, cudatrace ps, reads those instead of
+ * what is at their paths now). fn returns a descriptor, or -1 with errno.
+ */
+void elfscan_set_opener(int (*fn)(const char *path, int flags));
+
+/*
  * Map the file at path read-only and scan it; f keeps the mapping until
  * released. Returns 0, a negative errno from open/fstat/mmap (-EISDIR for a
  * directory), or what elfscan_scan_buffer() returns.

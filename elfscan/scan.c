@@ -122,6 +122,13 @@ static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 	return -EINVAL;
 }
 
+static int (*opener)(const char *path, int flags);
+
+void elfscan_set_opener(int (*fn)(const char *path, int flags))
+{
+	opener = fn;
+}
+
 int elfscan_scan_path(struct elfscan_file *f, const char *path,
 		      const struct elfscan_options *opt)
 {
@@ -130,7 +137,8 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
 	int fd, rc;
 
 	/* Not blocking on a FIFO named as an input or in a trace: O_NONBLOCK, then the type. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = opener ? opener(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+		    : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -207,6 +208,15 @@ int ct_cmd_ps(int argc, char **argv)
 	if (optind >= argc)
 		return list_all(json ? CT_PS_JSON : markdown ? CT_PS_MARKDOWN : CT_PS_TEXT);
 
+	/* Each file a process maps stays open (pinned) while it is read: room for them. */
+	{
+		struct rlimit nofile;
+
+		if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+			nofile.rlim_cur = nofile.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &nofile);
+		}
+	}
 	ct_trace_init(&t);
 	for (i = optind; i < argc; i++) {
 		pid_t pid;

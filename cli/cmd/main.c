@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfscan.h"
 #include "util.h"
 #include "commands.h"
 
@@ -131,6 +132,8 @@ int main(int argc, char **argv)
 	const char *guess;
 	long i;
 
+	/* Files ps pinned are read through their descriptors, by elfscan too. */
+	elfscan_set_opener(ct_open_file);
 	if (argc < 2) {
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;

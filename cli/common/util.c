@@ -143,9 +143,61 @@ char *ct_run_capture(char *const argv[], char *const envp[], bool want_stderr,
 	return ct_run_wait(&c, status);
 }
 
+static struct pin {
+	char *path;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+} *pins;
+static size_t npins;
+
+static struct pin *pin_of(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < npins; i++)
+		if (strcmp(pins[i].path, path) == 0)
+			return &pins[i];
+	return NULL;
+}
+
+bool ct_pin_file(const char *path, int fd)
+{
+	struct pin *had = pin_of(path);
+	struct stat st;
+
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return false;
+	}
+	if (had) {
+		close(fd);
+		return had->dev == st.st_dev && had->ino == st.st_ino;
+	}
+	pins = ct_xrealloc(pins, (npins + 1) * sizeof(*pins));
+	pins[npins].path = ct_xstrdup(path);
+	pins[npins].fd = fd;
+	pins[npins].dev = st.st_dev;
+	pins[npins].ino = st.st_ino;
+	npins++;
+	return true;
+}
+
+int ct_open_file(const char *path, int flags)
+{
+	const struct pin *p = npins ? pin_of(path) : NULL;
+	char self[64];
+
+	if (!p)
+		return open(path, flags);
+	/* The same file, its own offset: the descriptor's link, not the path. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", p->fd);
+	return open(self, flags);
+}
+
 char *ct_read_small_file(const char *path, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	char *buf;
 	size_t n = 0;

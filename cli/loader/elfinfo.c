@@ -328,7 +328,7 @@ static void read_symbols(struct ct_elfinfo *e, Elf *elf, Elf_Scn *dynsym,
 static int open_regular(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
 
 	if (fd < 0)
 		return -errno;

@@ -145,7 +145,7 @@ static bool banner_of(const char *path, char *buf, size_t size)
 	uint64_t off = 0;
 	bool ok = false;
 	/* Never wait on a FIFO or a device put in a library's place. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 
 	if (fd < 0)

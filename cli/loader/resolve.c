@@ -409,7 +409,7 @@ enum ct_outcome ct_loader_check_file(const struct ct_loader *L, const char *path
 {
 	unsigned char h[64];
 	/* Never blocking on a FIFO a trace names: O_NONBLOCK, then the type. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	enum ct_outcome o = CT_NOT_ELF;
 	unsigned machine, type, phentsize, phnum;
 	uint64_t phoff;

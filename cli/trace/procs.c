@@ -138,6 +138,38 @@ static bool still_there(int dfd, const struct mapped *m)
 	       mf.st_ino == st.st_ino && (uint64_t)mf.st_ino == m->ino;
 }
 
+/*
+ * The same check through a descriptor, which is then pinned
+ * (ct_pin_file): every later read of the path reads the file checked,
+ * whatever the process puts at the path meanwhile. For a process read
+ * whole (ps PID), whose files the loader model and the diagnosis read.
+ */
+static bool pinned_there(int dfd, const struct mapped *m)
+{
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st, mf;
+	char link[64];
+	bool same;
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return false;
+	}
+	same = (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
+	if (!same) {
+		snprintf(link, sizeof(link), "map_files/%" PRIx64 "-%" PRIx64, m->start, m->end);
+		same = fstatat(dfd, link, &mf, 0) == 0 && mf.st_dev == st.st_dev &&
+		       mf.st_ino == st.st_ino && (uint64_t)mf.st_ino == m->ino;
+	}
+	if (!same) {
+		close(fd);
+		return false;
+	}
+	return ct_pin_file(m->path, fd);
+}
+
 /* NUL-separated strings into an arena array; *n of them. */
 static const char **split_nul(struct ct_trace *t, const char *buf, size_t len, size_t *n)
 {
@@ -300,7 +332,7 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 
 		if (!m->exec && !is_main)
 			continue;     /* data: locale archives, fonts, caches */
-		if (!still_there(dfd, m)) {
+		if (cuda_only ? !still_there(dfd, m) : !pinned_there(dfd, m)) {
 			p->proc_unverified++;
 			continue;
 		}

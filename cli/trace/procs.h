@@ -28,7 +28,9 @@
 /*
  * Append process pid, read from root (normally "/proc"; tests give a made-up
  * folder), to t. With cuda_only, a process that maps none of CUDA's
- * libraries nor libcuda.so.1 is not appended (returns 1). Returns 0 when
+ * libraries nor libcuda.so.1 is not appended (returns 1). Without it
+ * (a process read whole), each file kept is pinned by a descriptor
+ * (ct_pin_file): what is read of it later is the file checked. Returns 0 when
  * appended, or a negative errno with why in words when it cannot be read
  * (-ESRCH gone, -EACCES another user's).
  */

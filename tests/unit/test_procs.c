@@ -169,6 +169,36 @@ static void test_process(void **state)
 	ct_trace_release(&t);
 }
 
+/*
+ * A process read whole pins each file it keeps: a file swapped in at the
+ * path afterwards is never what is read (root's ps reading a hostile
+ * user's process). The list (cuda_only) pins nothing.
+ */
+static void test_pinned(void **state)
+{
+	struct ct_trace t;
+	char why[256], path[512], tmp[512], buf[8] = { 0 };
+	int fd;
+
+	(void)state;
+	ct_trace_init(&t);
+	assert_int_equal(ct_trace_read_pid(&t, root, 42, false, why, sizeof(why)), 0);
+	snprintf(path, sizeof(path), "%s/files/libcudart.so.13", root);
+	snprintf(tmp, sizeof(tmp), "%s/files/new", root);
+	put("files/new", "NEW", 3);
+	assert_int_equal(rename(tmp, path), 0);
+	fd = ct_open_file(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 3);
+	close(fd);
+	assert_string_equal(buf, "ELF");
+	/* Another process that maps what is at the path now: not the file pinned there. */
+	assert_int_equal(ct_trace_read_pid(&t, root, 47, false, why, sizeof(why)), 0);
+	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 0);
+	assert_int_equal(t.procs[t.nprocs - 1].proc_unverified, 1);
+	ct_trace_release(&t);
+}
+
 static void test_unreadable(void **state)
 {
 	struct ct_trace t;
@@ -245,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_pinned),
 		cmocka_unit_test(test_pids),
 	};
 
