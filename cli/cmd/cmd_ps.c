@@ -99,16 +99,22 @@ static int list_all(enum ct_ps_format format)
 }
 
 
-/* Does p map the driver (libcuda.so.1, whatever its file is named)? */
+/*
+ * Does p map the driver? Its maps name the real file, libcuda.so.1's
+ * target: libcuda.so.580.159.04 (seen on an H200), so any libcuda.so.*.
+ */
 static bool maps_driver(const struct ct_proc *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nobjects; i++)
-		if (ct_driver_library(p->objects[i].soname ? p->objects[i].soname
-							  : ct_path_base(p->objects[i].path)) ==
-		    CT_DRIVER_LIB_CUDA)
+	for (i = 0; i < p->nobjects; i++) {
+		const char *b = ct_path_base(p->objects[i].path);
+
+		if ((p->objects[i].soname &&
+		     ct_driver_library(p->objects[i].soname) == CT_DRIVER_LIB_CUDA) ||
+		    (strncmp(b, "libcuda.so", 10) == 0 && (b[10] == '\0' || b[10] == '.')))
 			return true;
+	}
 	return false;
 }
 
