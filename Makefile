@@ -17,7 +17,7 @@
 #                     git, make), as root under /root and as a user (as root; CI)
 #   make SANITIZE=address,undefined check
 #   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
-#                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, one at a time
+#                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, fuzz-diff, one at a time
 #   make bench        speed against the peers, as ratios
 #
 # The user's CFLAGS/LDFLAGS come first; the flags the project needs are
@@ -243,9 +243,9 @@ FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
 	-print_final_stats=1
 LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
 
-.PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace
-fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo $(B)/fuzz_trace
-	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace
+.PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff
+fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo $(B)/fuzz_trace $(B)/fuzz_diff
+	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff
 
 fuzz-scan: $(B)/fuzz_scan
 	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-crashes
@@ -254,7 +254,7 @@ fuzz-scan: $(B)/fuzz_scan
 		tests/fixtures/committed/*.ptx $(B)/fuzz-corpus/
 	$(B)/fuzz_scan $(FUZZ_RUN) $(B)/fuzz-corpus
 
-fuzz-ldcache fuzz-elfinfo fuzz-trace: fuzz-%: $(B)/fuzz_%
+fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff: fuzz-%: $(B)/fuzz_%
 	@mkdir -p $(B)/fuzz-crashes
 	@CC="$(CC)" tests/fuzz/seeds $* $(B)/fuzz-corpus-$*
 	$(B)/fuzz_$* $(FUZZ_RUN) $(B)/fuzz-corpus-$* </dev/null
@@ -275,6 +275,13 @@ $(B)/fuzz_elfinfo: tests/fuzz/fuzz_elfinfo.c cli/loader/elfinfo.c cli/common/uti
 
 # The reader and the report, whole: everything below the commands.
 $(B)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) \
+		$(CLI_LOADER_SRC) $(CLI_TRACE_SRC) $(CLI_COMMON_SRC) $(ELFSCAN_SRC) \
+		$(wildcard cli/*/*.h cli/*/*.def include/*.h include/*.def elfscan/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(DEPS_LIBS)
+
+# diff's comparing and printing: what two pasted documents reach.
+$(B)/fuzz_diff: tests/fuzz/fuzz_diff.c $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) \
 		$(CLI_LOADER_SRC) $(CLI_TRACE_SRC) $(CLI_COMMON_SRC) $(ELFSCAN_SRC) \
 		$(wildcard cli/*/*.h cli/*/*.def include/*.h include/*.def elfscan/*.h)
 	@mkdir -p $(dir $@)
