@@ -146,7 +146,12 @@ static bool still_there(int dfd, const struct mapped *m)
  */
 static bool pinned_there(int dfd, const struct mapped *m)
 {
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/*
+	 * O_PATH opens nothing: a device swapped in at the path is never
+	 * opened (no driver's open, as root); the file is read later through
+	 * /proc/self/fd only once it is known to be the regular file mapped.
+	 */
+	int fd = open(m->path, O_PATH | O_CLOEXEC);
 	struct stat st, mf;
 	char link[64];
 	bool same;

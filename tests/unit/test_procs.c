@@ -192,6 +192,16 @@ static void test_pinned(void **state)
 	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 3);
 	close(fd);
 	assert_string_equal(buf, "ELF");
+	/* A device put at a mapped path is never opened, nor kept. */
+	{
+		char dev[512];
+
+		snprintf(dev, sizeof(dev), "%s/files/swapped.so", root);
+		assert_int_equal(unlink(dev), 0);
+		assert_int_equal(symlink("/dev/null", dev), 0);
+		assert_int_equal(ct_trace_read_pid(&t, root, 42, false, why, sizeof(why)), 0);
+		assert_null(object(&t.procs[t.nprocs - 1], "swapped.so"));
+	}
 	/* Another process that maps what is at the path now: not the file pinned there. */
 	assert_int_equal(ct_trace_read_pid(&t, root, 47, false, why, sizeof(why)), 0);
 	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 0);
