@@ -227,9 +227,13 @@ int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 			const struct elfscan_options *opt);
 
 /*
- * How elfscan_scan_path opens a path: open(2) unless set (a caller whose
- * files are pinned by descriptor, cudatrace ps, reads those instead of
- * what is at their paths now). fn returns a descriptor, or -1 with errno.
+ * How elfscan_scan_path opens a path. By default (and with fn NULL) it
+ * never opens anything but a regular file: the path is opened O_PATH,
+ * checked with fstat, and only a regular file reopened for reading
+ * through that descriptor (a device's open is a side effect). A caller
+ * sets its own (cudatrace's: files pinned by descriptor, ps) with the
+ * same contract: a descriptor that fstat describes, readable only when
+ * it is a regular file, or -1 with errno.
  */
 void elfscan_set_opener(int (*fn)(const char *path, int flags));
 

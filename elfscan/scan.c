@@ -122,11 +122,34 @@ static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 	return -EINVAL;
 }
 
-static int (*opener)(const char *path, int flags);
+/*
+ * Without an opener of the caller's (the CLI installs its own, files.h):
+ * O_PATH first, which opens nothing, so that a device at the path is
+ * never opened (its driver's open is a side effect); only a regular file
+ * is reopened for reading, through that same descriptor. Anything else
+ * comes back as the O_PATH descriptor, which fstat describes.
+ */
+static int open_regular(const char *path, int flags)
+{
+	char self[40];
+	struct stat st;
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd, err;
+
+	if (pfd < 0 || fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode))
+		return pfd;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, flags);
+	err = errno;
+	close(pfd);
+	errno = err;
+	return fd;
+}
+
+static int (*opener)(const char *path, int flags) = open_regular;
 
 void elfscan_set_opener(int (*fn)(const char *path, int flags))
 {
-	opener = fn;
+	opener = fn ? fn : open_regular;
 }
 
 int elfscan_scan_path(struct elfscan_file *f, const char *path,
@@ -137,8 +160,7 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
 	int fd, rc;
 
 	/* Not blocking on a FIFO named as an input or in a trace: O_NONBLOCK, then the type. */
-	fd = opener ? opener(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-		    : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = opener(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) != 0) {

@@ -20,6 +20,7 @@
 #include "report.h"
 #include "resolve.h"
 #include "trace.h"
+#include "files.h"
 #include "util.h"
 
 /* A document bigger than this is no report anyone pasted. */
@@ -51,7 +52,7 @@ static void usage(FILE *out)
 /* A JSON file, read whole: regular files only (never a FIFO that blocks). */
 static int read_doc(const char *path, char **text, size_t *len, char *why, size_t size)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fd = ct_open_file(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
 	size_t have = 0;
 	char *buf;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "copies.h"
+#include "files.h"
 #include "util.h"
 #include "commands.h"
 #include "describe.h"
@@ -396,7 +397,7 @@ static void print_json(struct ldd *d)
 static bool starts_elf(const char *path)
 {
 	char magic[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	bool yes;
 
 	if (fd < 0)

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "elfscan.h"
+#include "files.h"
 #include "util.h"
 #include "commands.h"
 

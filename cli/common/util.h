@@ -54,21 +54,6 @@ char *ct_run_wait(struct ct_capture *c, int *status);
 const char *ct_path_base(const char *path);
 /* The folder of path into buf: "" for a bare name, "/" for a file in /; returns buf. */
 char *ct_path_dir(const char *path, char *buf, size_t size);
-/* A regular file of at most max bytes, NUL-terminated, to free; or NULL. */
-char *ct_read_small_file(const char *path, size_t max);
-
-/*
- * Files pinned by a descriptor (cudatrace ps: each file a process maps,
- * checked once by device and inode): from then on ct_open_file of that
- * path opens the pinned file (through /proc/self/fd), never what is at
- * the path later, so a process cannot swap another file in between the
- * check and the reads. ct_pin_file takes fd; false when another file is
- * pinned at path already (fd is then closed). Not thread-safe to pin
- * while others open: pin first, then read.
- */
-bool ct_pin_file(const char *path, int fd);
-/* open(path, flags), or of the file pinned at path; -1 with errno. */
-int ct_open_file(const char *path, int flags);
 /* The n-byte little-endian number at p (an ELF field). */
 uint64_t ct_le(const unsigned char *p, unsigned n);
 /* Is word one of the space-separated words of list? */

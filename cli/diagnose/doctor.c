@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "util.h"
 #include "compat.h"
 #include "doctor.h"
@@ -50,7 +51,7 @@ static void read_module(struct ct_doctor_driver *drv)
 	drv->module_gpus = -1;
 	snprintf(path, sizeof(path), "%s/version", drv->proc);
 	/* procfs files have no size: read a line, not the file. */
-	if (!(f = fopen(path, "re")))
+	if (!(f = ct_fopen_file(path)))
 		return;
 	if (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';

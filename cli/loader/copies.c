@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "util.h"
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
@@ -266,7 +267,7 @@ static void mark_seen(struct finder *f, const char *path)
 static bool loadable(const struct ct_loader *L, const char *path)
 {
 	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	ssize_t n;
 
 	if (fd < 0)

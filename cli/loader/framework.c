@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "framework.h"
+#include "files.h"
 #include "util.h"
 
 bool ct_framework_library(const char *path)

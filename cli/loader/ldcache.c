@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "util.h"
 #include "ldcache.h"
 #include "platform.h"
@@ -71,7 +72,7 @@ static void add_entry(struct ct_ldcache *c, const unsigned char *b, size_t len,
 
 int ct_ldcache_read(struct ct_ldcache *c, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	unsigned char *b = NULL;
 	size_t len, base = 0, i, nlibs, nold = 0, hw_count = 0;

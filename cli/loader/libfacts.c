@@ -16,6 +16,7 @@
 #include "libfacts.h"
 #include "libnames.h"
 #include "summary.h"
+#include "files.h"
 #include "util.h"
 
 /*

@@ -9,6 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "util.h"
 #include "elfinfo.h"
 #include "platform.h"
@@ -61,7 +62,7 @@ static char *value_of(const char *text, const char *key)
 static char *file_version(const char *rtld)
 {
 	static const char tag[] = "release version ";
-	int fd = open(rtld, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = ct_open_file(rtld, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	char *buf = NULL, *hit, *out = NULL;
 	size_t len = 0;

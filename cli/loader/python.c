@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "python.h"
+#include "files.h"
 #include "util.h"
 
 /* The most of a site folder walked for shared objects, and how deep. */
@@ -434,7 +435,7 @@ static int by_dist(const void *a, const void *b)
 static void read_metadata(struct ct_dist *d, const char *file)
 {
 	char line[1024];
-	FILE *f = fopen(file, "re");
+	FILE *f = ct_fopen_file(file);
 
 	if (!f)
 		return;

@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "util.h"
 #include "copies.h"
 #include "resolve.h"

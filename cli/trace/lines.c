@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "util.h"
 #include "lines.h"
 
@@ -18,7 +19,7 @@ int ct_lines_open(struct ct_lines *l, const char *path, size_t max_line, size_t 
 
 	memset(l, 0, sizeof(*l));
 	/* Never through a link: one planted in a folder would read its target. */
-	l->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	l->fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 	if (l->fd < 0)
 		return -errno;
 	if (fstat(l->fd, &st) != 0)

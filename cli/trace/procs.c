@@ -17,6 +17,7 @@
 
 #include "libnames.h"
 #include "procs.h"
+#include "files.h"
 #include "util.h"
 
 /* What is read of one /proc file at most: a maps of 64k mappings, a long command line. */

@@ -14,6 +14,7 @@
 
 #include "helpers.h"
 #include "procs.h"
+#include "files.h"
 #include "util.h"
 
 static char root[256];
