@@ -264,12 +264,13 @@ $(B)/fuzz_scan: tests/fuzz/fuzz_scan.c $(ELFSCAN_SRC)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $^ $(DEPS_LIBS)
 
 $(B)/fuzz_ldcache: tests/fuzz/fuzz_ldcache.c cli/loader/ldcache.c cli/common/util.c \
-		cli/loader/ldcache.h cli/loader/platform.h cli/common/util.h
+		cli/common/files.c cli/loader/ldcache.h cli/loader/platform.h cli/common/util.h \
+		cli/common/files.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^)
 
 $(B)/fuzz_elfinfo: tests/fuzz/fuzz_elfinfo.c cli/loader/elfinfo.c cli/common/util.c \
-		cli/loader/elfinfo.h cli/common/util.h
+		cli/common/files.c cli/loader/elfinfo.h cli/common/util.h cli/common/files.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LIBELF_LIBS)
 
