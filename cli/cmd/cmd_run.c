@@ -78,7 +78,9 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 /*
  * The processes of a run whose trace folder filled whose records stop
  * before the exit path (no fini or exit record, nor an exec): tracing
- * stopped there, for want of space (their trace-incomplete finding).
+ * stopped there, for want of space (their trace-incomplete finding). The
+ * process run waited for is marked so whatever the cause
+ * (ct_proc_mark_cut); here it gets the cause too.
  */
 static void mark_cut_by_full_disk(struct ct_trace *t)
 {
@@ -87,6 +89,8 @@ static void mark_cut_by_full_disk(struct ct_trace *t)
 	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
 
+		if (p->stop_unsaid && !p->stop_errno)
+			p->stop_errno = ENOSPC;
 		if (p->untraced || p->fini || p->exited || p->next_image || p->stopped)
 			continue;
 		p->stopped = true;

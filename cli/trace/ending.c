@@ -51,6 +51,27 @@ void ct_proc_ending(const struct ct_proc *p, struct ct_ending *e)
 	}
 }
 
+void ct_proc_mark_cut(struct ct_proc *p)
+{
+	const struct ct_run *r = p->launched;
+
+	/*
+	 * The loader's failure at start-up ends a process before main with no
+	 * exit record, by design (ct_search_known): only after main is a
+	 * missing exit record the trace's loss.
+	 */
+	if (!r || !r->exited || !p->started || !p->reached_main || p->untraced)
+		return;
+	if (p->fini || p->exited || p->next_image || replaced_by(p) || p->stopped ||
+	    p->switch_last || p->running)
+		return;
+	/* A last line cut short, or lines the reader left out, are said already. */
+	if (p->cut || p->limit)
+		return;
+	p->stopped = true;
+	p->stop_unsaid = true;
+}
+
 bool ct_ending_abnormal(const struct ct_ending *e)
 {
 	return e->kind == CT_END_SIGNAL || e->kind == CT_END_NO_RECORD;

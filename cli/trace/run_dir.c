@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -320,14 +321,28 @@ const char *ct_run_dir_why_unwritable(const struct ct_run_dir *d)
 	return NULL;
 }
 
+/* Why the folder could not be read, with the limit that ran out when one did. */
+static void say_unreadable(const struct ct_run_dir *d, int err, char *why, size_t size)
+{
+	struct rlimit lim;
+
+	if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &lim) == 0 &&
+	    lim.rlim_cur != RLIM_INFINITY)
+		snprintf(why, size, "cannot read trace directory '%s': %s (cudatrace's open "
+			 "file limit, ulimit -n, is %llu)", d->path, strerror(err),
+			 (unsigned long long)lim.rlim_cur);
+	else
+		snprintf(why, size, "cannot read trace directory '%s': %s", d->path,
+			 strerror(err));
+}
+
 int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, size_t size)
 {
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = -1;
 
 	/* The folder itself as ".", so a name swapped since cannot redirect. */
 	if (cwd < 0 || fchdir(d->fd) != 0) {
-		snprintf(why, size, "cannot read trace directory '%s': %s", d->path,
-			 strerror(errno));
+		say_unreadable(d, errno, why, size);
 	} else {
 		/*
 		 * Only this user's files: others who may write to a shared
@@ -339,7 +354,7 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
 		t->one_link = true;
 		rc = ct_trace_read_dir(t, ".", why, size);
 		if (rc != 0)
-			snprintf(why, size, "cannot read trace directory '%s'", d->path);
+			say_unreadable(d, errno, why, size);
 		if (fchdir(cwd) != 0) {
 			snprintf(why, size, "cannot return to the working directory: %s",
 				 strerror(errno));

@@ -1284,8 +1284,10 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 	size_t n = 0, i;
 
 	if (!d) {
-		snprintf(why, size, "cannot read trace directory '%s': %s", dir,
-			 strerror(errno));
+		int err = errno;
+
+		snprintf(why, size, "cannot read trace directory '%s': %s", dir, strerror(err));
+		errno = err;
 		return -1;
 	}
 	while ((de = readdir(d)))
@@ -1624,6 +1626,8 @@ void ct_trace_link(struct ct_trace *t)
 	for (i = 0; i < t->nruns; i++)
 		join_run(t, pid_procs(pids, t->runs[i].pid), &t->runs[i]);
 	join_run_records(t);
+	for (i = 0; i < t->nprocs; i++)
+		ct_proc_mark_cut(&t->procs[i]);
 	HASH_ITER(hh, pids, e, tmp) {
 		HASH_DEL(pids, e);
 		free(e->procs);

@@ -215,6 +215,12 @@ struct ct_proc {
 	unsigned long dropped;       /* records the shim could not write */
 	bool stopped;                /* tracing stopped for good (a dropped record says) */
 	int64_t stop_errno;          /* why, as the shim's errno (28: ENOSPC); 0: not said */
+	/*
+	 * stopped, though no record says so: cudatrace run waited for it and
+	 * it exited, after main, yet its trace has no exit record (nor fini,
+	 * nor exec): the shim could no longer write it (ct_trace_link).
+	 */
+	bool stop_unsaid;
 	size_t bad_values;           /* values refused: a negative or absurd count */
 	const char *limit;           /* the first limit the file went past, in words
 					("a line is longer than 1 MiB"); NULL: none */
@@ -301,8 +307,8 @@ void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p,
  * record (*.run.json); called again for more directories, the total limit
  * counts them all. The files are read by t->threads threads and counted
  * in the order of their names: t is what one thread reading them in that
- * order makes. Returns 0, or -1 with a message in why when the
- * directory cannot be read. Files and lines that are not trace records are
+ * order makes. Returns 0, or -1 with a message in why and errno set when
+ * the directory cannot be read. Files and lines that are not trace records are
  * counted, not fatal; a run record that cannot be read is left out.
  */
 int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
@@ -320,9 +326,20 @@ void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r);
 
 /*
  * Join processes to their parents, the images they exec'd and the run
- * records that started them; call once after reading.
+ * records that started them; call once after reading. A process whose run
+ * record says it exited but whose trace stops before its exit path is
+ * marked stopped (ct_proc_mark_cut).
  */
 void ct_trace_link(struct ct_trace *t);
+
+/*
+ * Mark p stopped (stopped, stop_unsaid) when cudatrace run reaped it as
+ * exited after it reached main, yet its records stop before its exit
+ * path: no fini or exit record, no exec, nothing else that explains the
+ * end (a switch of user that its trace ends with). Called by
+ * ct_trace_link once p->launched is known.
+ */
+void ct_proc_mark_cut(struct ct_proc *p);
 
 /*
  * How a process ended, as its records (and its run record) tell: its exit
