@@ -744,6 +744,8 @@ int ct_cmd_run(int argc, char **argv)
 			/* How it ended, also when its run record could not be written. */
 			ct_trace_add_run(&trace, &rec);
 			ct_trace_link(&trace);
+			/* A daemon that outlived the program is still running, not ended. */
+			ct_trace_find_running(&trace);
 			/*
 			 * The disk filled during the run: a process whose records end
 			 * before its exit path lost what came after (the shim could

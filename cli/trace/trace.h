@@ -198,6 +198,12 @@ struct ct_proc {
 	bool switch_last;
 	struct ct_proc *parent;      /* the traced process that started it */
 	bool forked;                 /* a fork of the parent (same image) */
+	/*
+	 * A fork known by its image alone: no traced process of its image has
+	 * its ppid (its parent had exited, as a daemon's does after fork,
+	 * setsid, fork), so parent is its image's first process, an ancestor.
+	 */
+	bool fork_by_image;
 	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
 	const struct ct_run *launched; /* the run record of the cudatrace run that started
 					it (the last image of that pid), or NULL */
@@ -247,6 +253,11 @@ struct ct_proc {
 	 * could not be read (proc_env_unread); the user owning it.
 	 */
 	bool running;
+	/*
+	 * A traced process with no record of its end whose pid still runs
+	 * here as the same process (ct_trace_find_running): no exit record yet.
+	 */
+	bool still_running;
 	size_t proc_unverified;
 	bool proc_env_unread;
 	int64_t proc_uid;
@@ -342,6 +353,17 @@ void ct_trace_link(struct ct_trace *t);
 void ct_proc_mark_cut(struct ct_proc *p);
 
 /*
+ * Processes of t with no record of their end (no exit, fini or exec
+ * record, nor a run record's status) that still run on this machine:
+ * their host is this one, and their pid is alive, not a zombie, started
+ * (/proc/PID/stat) after their run began (their run record's time: a run
+ * record is needed) and no later than their first record. A pid used
+ * again since started later than that, so it is never taken for them.
+ * Sets still_running; call after ct_trace_link. Reads /proc only.
+ */
+void ct_trace_find_running(struct ct_trace *t);
+
+/*
  * How a process ended, as its records (and its run record) tell: its exit
  * status or signal when known; a process killed by a signal, or that left
  * without calling exit or _exit, or still runs, wrote no exit record.
@@ -355,7 +377,8 @@ enum ct_end_kind {
 	CT_END_NO_RECORD,            /* no exit record: killed by a signal, or left
 					without exit or _exit, or still running */
 	CT_END_UNKNOWN,              /* its trace lost records: cannot tell */
-	CT_END_RUNNING,              /* read from /proc while it runs (cudatrace ps) */
+	CT_END_RUNNING,              /* read from /proc while it runs (cudatrace ps), or a
+					traced process that still runs (still_running) */
 };
 
 struct ct_ending {
