@@ -310,17 +310,12 @@ static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, 
 	return -1;
 }
 
-/* The earlier runs' private folders left behind: say so, or remove them. */
-static void say_stale(void *ctx, const char *path, bool removed, int err)
+/* path quoted for a POSIX shell, into out (PATH_MAX * 4 + 3 bytes). */
+static void shell_quote(const char *path, char *out)
 {
-	char quoted[PATH_MAX * 4 + 3], *q = quoted;
 	const char *c;
+	char *q = out;
 
-	(void)ctx;
-	if (removed) {
-		ct_error("removed '%s', the trace directory an earlier run left over a day ago", path);
-		return;
-	}
 	*q++ = '\'';
 	for (c = path; *c; c++) {
 		if (*c == '\'') {
@@ -332,6 +327,19 @@ static void say_stale(void *ctx, const char *path, bool removed, int err)
 	}
 	*q++ = '\'';
 	*q = '\0';
+}
+
+/* The earlier runs' private folders left behind: say so, or remove them. */
+static void say_stale(void *ctx, const char *path, bool removed, int err)
+{
+	char quoted[PATH_MAX * 4 + 3];
+
+	(void)ctx;
+	if (removed) {
+		ct_error("removed '%s', the trace directory an earlier run left over a day ago", path);
+		return;
+	}
+	shell_quote(path, quoted);
 	if (err)
 		ct_error("warning: cannot remove '%s', the trace directory an earlier run left "
 			 "(its command lines and environment): %s", path, strerror(-err));
@@ -519,20 +527,27 @@ static void restore_signals(void)
 /*
  * The private folder removed and closed, then the signals as they were:
  * one that comes meanwhile waits for both, then acts as it would have.
+ * What could not be removed (something the program put there) is marked
+ * said, so that later runs leave it to the user this run tells; 0, or
+ * -errno of what kept it.
  */
-static void close_private(struct ct_run_dir *d)
+static int close_private(struct ct_run_dir *d)
 {
 	sigset_t set, old;
 	size_t i;
+	int err;
 
 	sigemptyset(&set);
 	for (i = 0; i < NHANDLED; i++)
 		sigaddset(&set, handled[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	if ((err = ct_run_dir_remove(d)) != 0)
+		ct_run_stale_said(d->fd);
 	ct_run_dir_close(d);
 	private_dir = NULL;
 	restore_signals();
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 /*
@@ -794,10 +809,23 @@ int ct_cmd_run(int argc, char **argv)
 			 dir.path);
 	if (out_dir && !quiet)
 		ct_tprintf(stderr, "\ntrace kept in %s\n", dir.path);
-	if (dir.private_dir)
-		close_private(&dir);
-	else
+	if (dir.private_dir) {
+		char path[PATH_MAX], quoted[PATH_MAX * 4 + 3];
+		int left;
+
+		snprintf(path, sizeof(path), "%s", dir.path);
+		if ((left = close_private(&dir)) != 0) {
+			/* Said once, here: later runs leave it alone (ct_run_stale_said). */
+			shell_quote(path, quoted);
+			ct_error("warning: cannot remove this run's trace directory '%s' (the "
+				 "program left something there that cudatrace does not remove: "
+				 "%s); it holds the run's command lines and environment: remove "
+				 "it with: rm -rf -- %s",
+				 path, strerror(-left), quoted);
+		}
+	} else {
 		ct_run_dir_close(&dir);
+	}
 	if (ct_cmd_flush(stderr, NULL) != 0)
 		failed = true;
 	if (WIFSIGNALED(status))
