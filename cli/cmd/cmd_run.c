@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
@@ -426,20 +427,40 @@ static bool statically_linked(const char *cmd)
 
 /*
  * Why the program recorded nothing: it cannot be traced (set-user-ID), or
- * its trace file could not be written.
+ * its trace file could not be written: the folder (full, read-only), or
+ * the limits it inherited from cudatrace, which cudatrace reads as its
+ * own: a file size limit under the room the shim keeps below it, or no
+ * descriptor beyond stdin, stdout and stderr for the folder and the file.
  */
 static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 {
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	const char *why = ct_run_dir_why_unwritable(d);
+	struct rlimit fsize, nofile;
 	struct stat st;
 
+	if (getrlimit(RLIMIT_FSIZE, &fsize) != 0)
+		fsize.rlim_cur = RLIM_INFINITY;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0)
+		nofile.rlim_cur = RLIM_INFINITY;
 	if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
 				    (st.st_mode & S_ISGID && st.st_gid != getegid())))
 		ct_error("nothing was recorded: '%s' is a set-user-ID or set-group-ID program "
 			 "(the loader ignores LD_AUDIT and LD_PRELOAD for it)", base);
 	else if (why)
 		ct_error("nothing was recorded: %s ('%s')", why, d->path);
+	else if (fsize.rlim_cur != RLIM_INFINITY &&
+		 fsize.rlim_cur < CT_SHIM_FSIZE_SPARE + CT_SHIM_START_MAX)
+		ct_error("nothing was recorded: the file size limit is %llu bytes (ulimit -f), "
+			 "and cudatrace's shim writes a record only while it leaves %d KiB "
+			 "under that limit: '%s' could not write its trace file (raise it: "
+			 "ulimit -f unlimited)",
+			 (unsigned long long)fsize.rlim_cur, CT_SHIM_FSIZE_SPARE / 1024, base);
+	else if (nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < 5)
+		ct_error("nothing was recorded: the open file limit is %llu (ulimit -n): '%s' "
+			 "has no descriptor free beyond stdin, stdout and stderr to write its "
+			 "trace file with (cudatrace's shim needs 2)",
+			 (unsigned long long)nofile.rlim_cur, base);
 	else
 		ct_error("nothing was recorded: '%s' left no trace in '%s' (its trace file "
 			 "is missing or empty)", base, d->path);
