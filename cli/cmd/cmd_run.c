@@ -350,16 +350,21 @@ static void say_stale(void *ctx, const char *path, bool removed, int err)
 			 "environment: remove it with: rm -rf -- %s", path, quoted);
 }
 
+/* Where private folders are made: $TMPDIR when absolute, else /tmp. */
+static const char *tmp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && tmp[0] == '/' ? tmp : "/tmp";
+}
+
 /* Open the trace folder (-o DIR, or a private one); 0, or -1 after saying why. */
 static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = tmp_dir();
 	int err;
 
 	if (!out_dir) {
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
-		ct_run_stale_scan(tmp, say_stale, NULL);
 		if ((err = ct_run_dir_private(d, tmp)) == 0) {
 			/* Locked while this run lives: the next ones know it from a dead one's. */
 			ct_run_stale_hold(d->fd);
@@ -823,6 +828,13 @@ int ct_cmd_run(int argc, char **argv)
 		say_nothing_recorded(&dir, cmd);
 		failed = true;
 	}
+	/*
+	 * The private folders dead runs left, said with the report, after the
+	 * program, never among its own output: this run's own is locked, so
+	 * never taken for one.
+	 */
+	if (dir.private_dir)
+		ct_run_stale_scan(tmp_dir(), say_stale, NULL);
 	if (ct_run_dir_replaced(&dir))
 		ct_error("warning: trace directory '%s' was replaced while the program ran: "
 			 "the shim refused to write through its name, and the records made "
