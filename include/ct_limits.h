@@ -20,4 +20,14 @@
 #define CT_TRACE_DIR_MAX (CT_SHIM_DIR_BUF - CT_SHIM_NAME_ROOM - 1)
 #define CT_SHIM_PATH_MAX (CT_SHIM_DIR_BUF + CT_SHIM_NAME_ROOM)
 
+/*
+ * The longest start record (argv and the environment are cut to fit), and
+ * the room the shim keeps under RLIMIT_FSIZE for the record that says
+ * tracing stopped: it writes a record only while this much is left after
+ * it (past the limit the program would get SIGXFSZ). cudatrace run names
+ * a file size limit too small for a trace file.
+ */
+#define CT_SHIM_START_MAX (1u << 20)
+#define CT_SHIM_FSIZE_SPARE 65536
+
 #endif

@@ -53,10 +53,9 @@
 /* Trace schema version, in every start record. */
 #define CT_SCHEMA 1
 
-/* The longest start record (argv and the environment are cut to fit). */
-#define START_MAX (1u << 20)
-/* Room kept under RLIMIT_FSIZE for the record that says tracing stopped. */
-#define FSIZE_SPARE 65536
+/* The longest start record, and the room kept under RLIMIT_FSIZE (ct_limits.h). */
+#define START_MAX CT_SHIM_START_MAX
+#define FSIZE_SPARE CT_SHIM_FSIZE_SPARE
 #define PATH_LEN CT_SHIM_PATH_MAX
 
 bool ct_is_auditor;

@@ -92,6 +92,8 @@ int ct_cmd_read_traces(struct ct_trace *t, char *const *dirs, int n, bool trust_
 		return -1;
 	}
 	ct_trace_link(t);
+	/* A process of the trace that still runs here is said so, as ps would. */
+	ct_trace_find_running(t);
 	if (t->only_job && t->nprocs == 0) {
 		snprintf(why, size,
 			 "no job '%s' in %s%s (its id is the \"job\" of its runs' .run.json records)",

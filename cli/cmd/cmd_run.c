@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
@@ -78,7 +79,9 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 /*
  * The processes of a run whose trace folder filled whose records stop
  * before the exit path (no fini or exit record, nor an exec): tracing
- * stopped there, for want of space (their trace-incomplete finding).
+ * stopped there, for want of space (their trace-incomplete finding). The
+ * process run waited for is marked so whatever the cause
+ * (ct_proc_mark_cut); here it gets the cause too.
  */
 static void mark_cut_by_full_disk(struct ct_trace *t)
 {
@@ -87,6 +90,8 @@ static void mark_cut_by_full_disk(struct ct_trace *t)
 	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
 
+		if (p->stop_unsaid && !p->stop_errno)
+			p->stop_errno = ENOSPC;
 		if (p->untraced || p->fini || p->exited || p->next_image || p->stopped)
 			continue;
 		p->stopped = true;
@@ -306,17 +311,12 @@ static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, 
 	return -1;
 }
 
-/* The earlier runs' private folders left behind: say so, or remove them. */
-static void say_stale(void *ctx, const char *path, bool removed, int err)
+/* path quoted for a POSIX shell, into out (PATH_MAX * 4 + 3 bytes). */
+static void shell_quote(const char *path, char *out)
 {
-	char quoted[PATH_MAX * 4 + 3], *q = quoted;
 	const char *c;
+	char *q = out;
 
-	(void)ctx;
-	if (removed) {
-		ct_error("removed '%s', the trace directory an earlier run left over a day ago", path);
-		return;
-	}
 	*q++ = '\'';
 	for (c = path; *c; c++) {
 		if (*c == '\'') {
@@ -328,6 +328,19 @@ static void say_stale(void *ctx, const char *path, bool removed, int err)
 	}
 	*q++ = '\'';
 	*q = '\0';
+}
+
+/* The earlier runs' private folders left behind: say so, or remove them. */
+static void say_stale(void *ctx, const char *path, bool removed, int err)
+{
+	char quoted[PATH_MAX * 4 + 3];
+
+	(void)ctx;
+	if (removed) {
+		ct_error("removed '%s', the trace directory an earlier run left over a day ago", path);
+		return;
+	}
+	shell_quote(path, quoted);
 	if (err)
 		ct_error("warning: cannot remove '%s', the trace directory an earlier run left "
 			 "(its command lines and environment): %s", path, strerror(-err));
@@ -337,16 +350,21 @@ static void say_stale(void *ctx, const char *path, bool removed, int err)
 			 "environment: remove it with: rm -rf -- %s", path, quoted);
 }
 
+/* Where private folders are made: $TMPDIR when absolute, else /tmp. */
+static const char *tmp_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	return tmp && tmp[0] == '/' ? tmp : "/tmp";
+}
+
 /* Open the trace folder (-o DIR, or a private one); 0, or -1 after saying why. */
 static int open_trace_dir(struct ct_run_dir *d, const char *out_dir)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = tmp_dir();
 	int err;
 
 	if (!out_dir) {
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
-		ct_run_stale_scan(tmp, say_stale, NULL);
 		if ((err = ct_run_dir_private(d, tmp)) == 0) {
 			/* Locked while this run lives: the next ones know it from a dead one's. */
 			ct_run_stale_hold(d->fd);
@@ -414,20 +432,40 @@ static bool statically_linked(const char *cmd)
 
 /*
  * Why the program recorded nothing: it cannot be traced (set-user-ID), or
- * its trace file could not be written.
+ * its trace file could not be written: the folder (full, read-only), or
+ * the limits it inherited from cudatrace, which cudatrace reads as its
+ * own: a file size limit under the room the shim keeps below it, or no
+ * descriptor beyond stdin, stdout and stderr for the folder and the file.
  */
 static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 {
 	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	const char *why = ct_run_dir_why_unwritable(d);
+	struct rlimit fsize, nofile;
 	struct stat st;
 
+	if (getrlimit(RLIMIT_FSIZE, &fsize) != 0)
+		fsize.rlim_cur = RLIM_INFINITY;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) != 0)
+		nofile.rlim_cur = RLIM_INFINITY;
 	if (stat(cmd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
 				    (st.st_mode & S_ISGID && st.st_gid != getegid())))
 		ct_error("nothing was recorded: '%s' is a set-user-ID or set-group-ID program "
 			 "(the loader ignores LD_AUDIT and LD_PRELOAD for it)", base);
 	else if (why)
 		ct_error("nothing was recorded: %s ('%s')", why, d->path);
+	else if (fsize.rlim_cur != RLIM_INFINITY &&
+		 fsize.rlim_cur < CT_SHIM_FSIZE_SPARE + CT_SHIM_START_MAX)
+		ct_error("nothing was recorded: the file size limit is %llu bytes (ulimit -f), "
+			 "and cudatrace's shim writes a record only while it leaves %d KiB "
+			 "under that limit: '%s' could not write its trace file (raise it: "
+			 "ulimit -f unlimited)",
+			 (unsigned long long)fsize.rlim_cur, CT_SHIM_FSIZE_SPARE / 1024, base);
+	else if (nofile.rlim_cur != RLIM_INFINITY && nofile.rlim_cur < 5)
+		ct_error("nothing was recorded: the open file limit is %llu (ulimit -n): '%s' "
+			 "has no descriptor free beyond stdin, stdout and stderr to write its "
+			 "trace file with (cudatrace's shim needs 2)",
+			 (unsigned long long)nofile.rlim_cur, base);
 	else
 		ct_error("nothing was recorded: '%s' left no trace in '%s' (its trace file "
 			 "is missing or empty)", base, d->path);
@@ -515,20 +553,27 @@ static void restore_signals(void)
 /*
  * The private folder removed and closed, then the signals as they were:
  * one that comes meanwhile waits for both, then acts as it would have.
+ * What could not be removed (something the program put there) is marked
+ * said, so that later runs leave it to the user this run tells; 0, or
+ * -errno of what kept it.
  */
-static void close_private(struct ct_run_dir *d)
+static int close_private(struct ct_run_dir *d)
 {
 	sigset_t set, old;
 	size_t i;
+	int err;
 
 	sigemptyset(&set);
 	for (i = 0; i < NHANDLED; i++)
 		sigaddset(&set, handled[i]);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	if ((err = ct_run_dir_remove(d)) != 0)
+		ct_run_stale_said(d->fd);
 	ct_run_dir_close(d);
 	private_dir = NULL;
 	restore_signals();
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 /*
@@ -740,6 +785,8 @@ int ct_cmd_run(int argc, char **argv)
 			/* How it ended, also when its run record could not be written. */
 			ct_trace_add_run(&trace, &rec);
 			ct_trace_link(&trace);
+			/* A daemon that outlived the program is still running, not ended. */
+			ct_trace_find_running(&trace);
 			/*
 			 * The disk filled during the run: a process whose records end
 			 * before its exit path lost what came after (the shim could
@@ -781,6 +828,13 @@ int ct_cmd_run(int argc, char **argv)
 		say_nothing_recorded(&dir, cmd);
 		failed = true;
 	}
+	/*
+	 * The private folders dead runs left, said with the report, after the
+	 * program, never among its own output: this run's own is locked, so
+	 * never taken for one.
+	 */
+	if (dir.private_dir)
+		ct_run_stale_scan(tmp_dir(), say_stale, NULL);
 	if (ct_run_dir_replaced(&dir))
 		ct_error("warning: trace directory '%s' was replaced while the program ran: "
 			 "the shim refused to write through its name, and the records made "
@@ -788,10 +842,23 @@ int ct_cmd_run(int argc, char **argv)
 			 dir.path);
 	if (out_dir && !quiet)
 		ct_tprintf(stderr, "\ntrace kept in %s\n", dir.path);
-	if (dir.private_dir)
-		close_private(&dir);
-	else
+	if (dir.private_dir) {
+		char path[PATH_MAX], quoted[PATH_MAX * 4 + 3];
+		int left;
+
+		snprintf(path, sizeof(path), "%s", dir.path);
+		if ((left = close_private(&dir)) != 0) {
+			/* Said once, here: later runs leave it alone (ct_run_stale_said). */
+			shell_quote(path, quoted);
+			ct_error("warning: cannot remove this run's trace directory '%s' (the "
+				 "program left something there that cudatrace does not remove: "
+				 "%s); it holds the run's command lines and environment: remove "
+				 "it with: rm -rf -- %s",
+				 path, strerror(-left), quoted);
+		}
+	} else {
 		ct_run_dir_close(&dir);
+	}
 	if (ct_cmd_flush(stderr, NULL) != 0)
 		failed = true;
 	if (WIFSIGNALED(status))

@@ -639,7 +639,11 @@ static void rule_incomplete(struct ctx *c)
 	if (p->dropped || p->stopped) {
 		const char *why = p->stopped ? stop_words(p->stop_errno) : NULL;
 
-		if (p->stopped)
+		if (p->stopped && p->stop_unsaid && !why)
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+					   "tracing stopped after main: the process could not "
+					   "write its trace");
+		else if (p->stopped)
 			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
 					   "tracing stopped before the process ended: %s",
 					   why ? why : "the trace file could no longer be written");
@@ -652,14 +656,26 @@ static void rule_incomplete(struct ctx *c)
 					    p->dropped, p->dropped == 1 ? "" : "s");
 		if (p->stopped && !why && p->stop_errno)
 			ct_finding_evidence(f, "the shim's error: %s", strerror((int)p->stop_errno));
+		/* No record says it stopped: the run record and the trace disagree. */
+		if (p->stop_unsaid && p->launched)
+			ct_finding_evidence(f, "it exited with status %lld (cudatrace run waited "
+					       "for it), but its trace has no exit record: what it "
+					       "did after its last record is not in this report",
+					    (long long)p->launched->exit_status);
 		if (lost)
 			ct_finding_evidence(f, "the answer to %zu library search%s may be among the "
 					       "lost records: %s; no lib-not-found or driver-missing "
 					       "is made of %s",
 					    lost, lost == 1 ? "" : "es", names,
 					    lost == 1 ? "it" : "them");
-		ct_finding_fix(f, "give the trace directory space and the program free file "
-				  "descriptors (ulimit -n), then run again");
+		if (p->stop_unsaid && !why)
+			ct_finding_fix(f, "let the program write its trace file: free file "
+					  "descriptors (ulimit -n), no seccomp filter or sandbox that "
+					  "forbids opening files for writing, space in the trace "
+					  "directory; then run again");
+		else
+			ct_finding_fix(f, "give the trace directory space and the program free "
+					  "file descriptors (ulimit -n), then run again");
 		ct_dx_where(c, f);
 	}
 	if (p->bad_lines) {

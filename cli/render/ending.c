@@ -83,8 +83,9 @@ static void signal_words(int64_t sig, char *buf, size_t size)
 		snprintf(buf, size, "signal %lld", (long long)sig);
 }
 
-/* "killed by SIGSEGV (signal 11)", "exited with status 0", ...: how e ended. */
-static void ending_words(const struct ct_ending *e, char *buf, size_t size)
+/* "killed by SIGSEGV (signal 11)", "exited with status 0", ...: how p ended (e). */
+static void ending_words(const struct ct_proc *p, const struct ct_ending *e, char *buf,
+			 size_t size)
 {
 	char sig[64];
 
@@ -113,7 +114,10 @@ static void ending_words(const struct ct_ending *e, char *buf, size_t size)
 		snprintf(buf, size, "not known (records of it were lost)");
 		break;
 	case CT_END_RUNNING:
-		snprintf(buf, size, "still running (read from /proc)");
+		snprintf(buf, size, p->running ? "still running (read from /proc)"
+					       : "still running (its pid is alive, the same "
+						 "process): what it does from now on is not in "
+						 "this report");
 		break;
 	}
 }
@@ -135,7 +139,7 @@ void ct_ending_print(FILE *out, const struct ct_proc *p)
 	char how[1200], after[1100] = "";
 
 	ct_proc_ending(p, &e);
-	ending_words(&e, how, sizeof(how));
+	ending_words(p, &e, how, sizeof(how));
 	if (ct_ending_abnormal(&e))
 		after_words(p, after, sizeof(after));
 	ct_tprintf(out, "  end: %s%s%s\n", how, after, e.kind == CT_END_NO_RECORD ? no_record_why : "");
@@ -151,6 +155,47 @@ size_t ct_endings_abnormal(const struct ct_trace *t)
 		n += ct_ending_abnormal(&e);
 	}
 	return n;
+}
+
+/* "the program", or "process 123 (cmd args)": who p is in the verdict's lines. */
+static void who_words(const struct ct_proc *p, size_t runs, char *buf, size_t size)
+{
+	char cmd[80];
+
+	/* One run: the program cudatrace started is "the program". */
+	if (p->launched && runs == 1) {
+		snprintf(buf, size, "the program");
+		return;
+	}
+	ct_proc_command(p, cmd, sizeof(cmd), 40);
+	snprintf(buf, size, "process %lld (%s)", (long long)p->pid, cmd);
+}
+
+/*
+ * A line for each traced process that still runs (a daemon that outlived
+ * the program), the first few, then how many more: its trace goes on.
+ */
+static void running_print(FILE *out, const struct ct_trace *t, size_t runs)
+{
+	size_t i, named = 0, more = 0;
+	char who[160];
+
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+
+		if (!p->still_running)
+			continue;
+		if (named == NAMED_MAX) {
+			more++;
+			continue;
+		}
+		named++;
+		who_words(p, runs, who, sizeof(who));
+		ct_tprintf(out, "%s is still running: what it does from now on is not in this "
+				"report\n", who);
+	}
+	if (more)
+		ct_tprintf(out, "%zu more process%s still running\n", more, more == 1 ? "" : "es");
 }
 
 void ct_endings_print(FILE *out, const struct ct_trace *t)
@@ -170,17 +215,9 @@ void ct_endings_print(FILE *out, const struct ct_trace *t)
 			continue;
 		}
 		named++;
-		/* One run: the program cudatrace started is "the program". */
-		if (p->launched && runs == 1) {
-			snprintf(who, sizeof(who), "the program");
-		} else {
-			char cmd[80];
-
-			ct_proc_command(p, cmd, sizeof(cmd), 40);
-			snprintf(who, sizeof(who), "process %lld (%s)", (long long)p->pid, cmd);
-		}
+		who_words(p, runs, who, sizeof(who));
 		if (e.kind == CT_END_SIGNAL)
-			ending_words(&e, how, sizeof(how));
+			ending_words(p, &e, how, sizeof(how));
 		else
 			snprintf(how, sizeof(how), "ended without an exit record");
 		after_words(p, after, sizeof(after));
@@ -190,4 +227,5 @@ void ct_endings_print(FILE *out, const struct ct_trace *t)
 	if (more)
 		ct_tprintf(out, "%zu more process%s ended by a signal or without an exit record\n",
 			   more, more == 1 ? "" : "es");
+	running_print(out, t, runs);
 }

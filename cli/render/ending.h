@@ -26,7 +26,8 @@ size_t ct_endings_abnormal(const struct ct_trace *t);
 
 /*
  * A line for each process of t that ended badly (the first few, then how
- * many more): which, how, and after which CUDA event.
+ * many more): which, how, and after which CUDA event; then one for each
+ * traced process that still runs (the first few, then how many more).
  */
 void ct_endings_print(FILE *out, const struct ct_trace *t);
 

@@ -861,6 +861,8 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		if (p->parent && p->parent->pid == p->pid)
 			ct_tprintf(out, " (exec'd by %s)",
 				p->parent->exe ? base(p->parent->exe) : "?");
+		else if (p->parent && p->fork_by_image)
+			ct_tprintf(out, " (descends from %lld by fork)", (long long)p->parent->pid);
 		else if (p->parent)
 			ct_tprintf(out, " (%s %lld)", p->forked ? "fork of" : "started by",
 				(long long)p->parent->pid);

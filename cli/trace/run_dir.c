@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -320,14 +321,28 @@ const char *ct_run_dir_why_unwritable(const struct ct_run_dir *d)
 	return NULL;
 }
 
+/* Why the folder could not be read, with the limit that ran out when one did. */
+static void say_unreadable(const struct ct_run_dir *d, int err, char *why, size_t size)
+{
+	struct rlimit lim;
+
+	if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &lim) == 0 &&
+	    lim.rlim_cur != RLIM_INFINITY)
+		snprintf(why, size, "cannot read trace directory '%s': %s (cudatrace's open "
+			 "file limit, ulimit -n, is %llu)", d->path, strerror(err),
+			 (unsigned long long)lim.rlim_cur);
+	else
+		snprintf(why, size, "cannot read trace directory '%s': %s", d->path,
+			 strerror(err));
+}
+
 int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, size_t size)
 {
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = -1;
 
 	/* The folder itself as ".", so a name swapped since cannot redirect. */
 	if (cwd < 0 || fchdir(d->fd) != 0) {
-		snprintf(why, size, "cannot read trace directory '%s': %s", d->path,
-			 strerror(errno));
+		say_unreadable(d, errno, why, size);
 	} else {
 		/*
 		 * Only this user's files: others who may write to a shared
@@ -339,7 +354,7 @@ int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, s
 		t->one_link = true;
 		rc = ct_trace_read_dir(t, ".", why, size);
 		if (rc != 0)
-			snprintf(why, size, "cannot read trace directory '%s'", d->path);
+			say_unreadable(d, errno, why, size);
 		if (fchdir(cwd) != 0) {
 			snprintf(why, size, "cannot return to the working directory: %s",
 				 strerror(errno));
@@ -360,11 +375,41 @@ struct dirent64_rec {
 	char name[];
 };
 
-int ct_run_dir_empty(int fd)
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x1000U /* Linux 5.8; older headers lack it */
+#endif
+
+/* Folders below the one emptied that are emptied too; deeper ones are left. */
+#define EMPTY_DEPTH 16
+
+/*
+ * The mount a descriptor's file is on (statx's mount id), or 0 when the
+ * kernel does not say (before Linux 5.8): then no folder is entered.
+ */
+static uint64_t mount_id(int fd)
+{
+	struct statx stx;
+
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+		    &stx) != 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/*
+ * Empty the folder open on fd, depth levels below the one
+ * ct_run_dir_empty was given; mnt is that one's mount. A folder in it is
+ * entered by descriptor (openat with O_NOFOLLOW and O_DIRECTORY: a link
+ * is never followed, nothing but a folder is opened), only on the same
+ * mount (a file system mounted inside is never emptied), and removed
+ * once empty. 0 when fd's folder is now empty, else -errno of what stayed.
+ */
+static int empty_at(int fd, uint64_t mnt, int depth)
 {
 	/* The names are read through a descriptor of its own: fd's offset stays. */
-	int list_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), removed;
-	char buf[4096] __attribute__((aligned(8)));
+	int list_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), removed, left;
+	char buf[1024] __attribute__((aligned(8)));
 	long n;
 
 	if (list_fd < 0)
@@ -372,41 +417,91 @@ int ct_run_dir_empty(int fd)
 	/* Again until a pass removes nothing: names removed under a read. */
 	do {
 		removed = 0;
-		if (lseek(list_fd, 0, SEEK_SET) != 0)
+		left = 0;
+		if (lseek(list_fd, 0, SEEK_SET) != 0) {
+			left = -errno;
 			break;
+		}
 		while ((n = syscall(SYS_getdents64, list_fd, buf, sizeof(buf))) > 0) {
 			long pos;
 
 			for (pos = 0; pos < n;) {
 				const struct dirent64_rec *de = (const void *)(buf + pos);
+				int sub, err;
 
 				pos += de->reclen;
 				if (strcmp(de->name, ".") == 0 || strcmp(de->name, "..") == 0)
 					continue;
 				/* unlinkat never follows a link: a planted one goes, its target stays. */
-				if (unlinkat(fd, de->name, 0) == 0 ||
-				    (errno == EISDIR && unlinkat(fd, de->name, AT_REMOVEDIR) == 0))
+				if (unlinkat(fd, de->name, 0) == 0) {
 					removed = 1;
+					continue;
+				}
+				err = errno;
+				if (err == EISDIR) {
+					if (unlinkat(fd, de->name, AT_REMOVEDIR) == 0) {
+						removed = 1;
+						continue;
+					}
+					err = errno;
+				}
+				if ((err == ENOTEMPTY || err == EEXIST) && depth < EMPTY_DEPTH && mnt) {
+					sub = openat(fd, de->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+									   O_CLOEXEC | O_NONBLOCK);
+					if (sub >= 0) {
+						if (mount_id(sub) == mnt)
+							err = -empty_at(sub, mnt, depth + 1);
+						else
+							err = EBUSY; /* a mount inside: never emptied */
+						close(sub);
+						if (err == 0 && unlinkat(fd, de->name, AT_REMOVEDIR) == 0) {
+							removed = 1;
+							continue;
+						}
+						if (err == 0)
+							err = errno;
+					} else {
+						err = errno;
+					}
+				}
+				if (!left)
+					left = -err;
 			}
 		}
+		if (n < 0 && !left)
+			left = -errno;
 	} while (removed);
 	close(list_fd);
-	return 0;
+	return left;
 }
 
-void ct_run_dir_remove(const struct ct_run_dir *d)
+int ct_run_dir_empty(int fd)
+{
+	return empty_at(fd, mount_id(fd), 0);
+}
+
+int ct_run_dir_remove(const struct ct_run_dir *d)
 {
 	struct stat a, b;
-	int saved = errno;
+	int saved = errno, err;
 
 	if (d->fd < 0 || !d->private_dir)
-		return;
-	ct_run_dir_empty(d->fd);
+		return 0;
+	err = ct_run_dir_empty(d->fd);
 	/* Its name, only while it still names this folder (not a link). */
-	if (fstat(d->fd, &a) == 0 && fstatat(AT_FDCWD, d->path, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-		rmdir(d->path);
+	if (fstat(d->fd, &a) != 0) {
+		if (!err)
+			err = -errno;
+	} else if (fstatat(AT_FDCWD, d->path, &b, AT_SYMLINK_NOFOLLOW) != 0) {
+		/* Gone already (removed before, or by someone else): nothing left of it here. */
+		if (errno != ENOENT && !err)
+			err = -errno;
+	} else if (S_ISDIR(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		if (rmdir(d->path) != 0 && !err)
+			err = -errno;
+	}
 	errno = saved;
+	return err;
 }
 
 void ct_run_dir_close(struct ct_run_dir *d)

@@ -106,13 +106,18 @@ void ct_run_dir_close(struct ct_run_dir *d);
  * A private folder emptied and removed as ct_run_dir_close does, its
  * descriptor kept open; nothing else. Async-signal-safe (system calls
  * only, errno kept): run's handler of SIGTERM and the like calls it
- * before the signal ends cudatrace.
+ * before the signal ends cudatrace. 0 when it is gone (or is no private
+ * folder), else -errno of what kept it: run says that leftover.
  */
-void ct_run_dir_remove(const struct ct_run_dir *d);
+int ct_run_dir_remove(const struct ct_run_dir *d);
 
 /*
  * Remove what the folder open on fd holds, through fd: files, links
- * (never followed) and empty folders. Async-signal-safe. 0 or -errno.
+ * (never followed) and folders, emptied the same way by descriptor, at
+ * most 16 levels down and never across a mount (a folder another file
+ * system is mounted on stays, as does one where the kernel cannot say
+ * which mount it is on). Async-signal-safe. 0 when the folder is empty,
+ * else -errno of the first thing that stayed.
  */
 int ct_run_dir_empty(int fd);
 

@@ -26,6 +26,11 @@ int ct_run_stale_hold(int fd)
 	return 0;
 }
 
+int ct_run_stale_said(int fd)
+{
+	return fchmod(fd, 01700) == 0 ? 0 : -errno;
+}
+
 /* "cudatrace." and the six letters or digits mkdtemp puts. */
 static bool run_name(const char *name)
 {
@@ -77,7 +82,10 @@ static int check_one(int tmp_fd, const char *tmpdir, const char *name, time_t no
 	fd = openat(tmp_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	/* Only this user's, as run makes them: another's is none of ours. */
+	/*
+	 * Only this user's, as run makes them (another's is none of ours), and
+	 * not one its run said it left (01700, ct_run_stale_said).
+	 */
 	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700 ||
 	    flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		close(fd);

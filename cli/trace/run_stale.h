@@ -6,8 +6,8 @@
  * A run holds an exclusive flock(2) on its private folder while it lives;
  * the kernel drops it when the run dies, however it dies. A folder in the
  * temporary directory named as run names them (cudatrace.XXXXXX), owned
- * by this user, 0700, that nobody holds locked is a dead run's. Nothing
- * here prints.
+ * by this user, 0700, that nobody holds locked is a dead run's (01700:
+ * one its run could not remove and said so). Nothing here prints.
  */
 #ifndef CT_RUN_STALE_H
 #define CT_RUN_STALE_H
@@ -33,6 +33,14 @@ typedef void (*ct_stale_fn)(void *ctx, const char *path, bool removed, int err);
  * found.
  */
 int ct_run_stale_scan(const char *tmpdir, ct_stale_fn fn, void *ctx);
+
+/*
+ * Mark the private folder open on fd as left on purpose: its run could not
+ * remove it and said so to its user (mode 01700: the sticky bit, which
+ * keeps its owner's rm -rf working). Later scans leave it alone, so it is
+ * said once. 0 or -errno.
+ */
+int ct_run_stale_said(int fd);
 
 #define CT_STALE_REMOVE_AFTER (24 * 3600)
 

@@ -1284,8 +1284,10 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 	size_t n = 0, i;
 
 	if (!d) {
-		snprintf(why, size, "cannot read trace directory '%s': %s", dir,
-			 strerror(errno));
+		int err = errno;
+
+		snprintf(why, size, "cannot read trace directory '%s': %s", dir, strerror(err));
+		errno = err;
 		return -1;
 	}
 	while ((de = readdir(d)))
@@ -1343,6 +1345,31 @@ static const struct by_pid *pid_procs(struct by_pid *pids, int64_t pid)
 
 	HASH_FIND(hh, pids, &pid, sizeof(pid), e);
 	return e;
+}
+
+/* The first process (in start order) of each image id: its exec'd process. */
+struct by_image {
+	const char *image;
+	size_t first;
+	UT_hash_handle hh;
+};
+
+/*
+ * The first process of p's image (the i-th) sorted before it, on its host,
+ * or SIZE_MAX: an image id is the exec's own random bytes, so a process
+ * that shares it is a fork of that exec, however many forks down.
+ */
+static size_t image_first(const struct ct_trace *t, struct by_image *images, size_t i)
+{
+	const struct ct_proc *p = &t->procs[i];
+	struct by_image *e;
+
+	if (!p->image)
+		return SIZE_MAX;
+	HASH_FIND_STR(images, p->image, e);
+	if (!e || e->first >= i || !same_host(p, &t->procs[e->first]))
+		return SIZE_MAX;
+	return e->first;
 }
 
 /* The latest of e's processes sorted before i on p's host and started no later. */
@@ -1567,6 +1594,7 @@ static void drop_duplicates(struct ct_trace *t)
 void ct_trace_link(struct ct_trace *t)
 {
 	struct by_pid *pids = NULL, *e, *tmp;
+	struct by_image *images = NULL, *im, *imtmp, *ims;
 	unsigned char *state;
 	size_t i, j;
 
@@ -1587,6 +1615,19 @@ void ct_trace_link(struct ct_trace *t)
 		e->procs = grow(e->procs, e->n, sizeof(*e->procs));
 		e->procs[e->n++] = i;
 	}
+	ims = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*ims));
+	for (i = 0; i < t->nprocs; i++) {
+		const char *image = t->procs[i].image;
+
+		if (!image)
+			continue;
+		HASH_FIND_STR(images, image, im);
+		if (im)
+			continue;
+		ims[i].image = image;
+		ims[i].first = i;
+		HASH_ADD_KEYPTR(hh, images, ims[i].image, strlen(image), &ims[i]);
+	}
 	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
 		const struct by_pid *parents = pid_procs(pids, p->ppid);
@@ -1604,6 +1645,17 @@ void ct_trace_link(struct ct_trace *t)
 		}
 		if (p->parent)
 			continue;
+		/*
+		 * Its parent pid is none of its image's (a daemon's worker: fork,
+		 * setsid, fork, and the middle one exited, so its ppid is 1 or a
+		 * subreaper): still a fork, of its image's first process.
+		 */
+		if ((a = image_first(t, images, i)) != SIZE_MAX) {
+			p->parent = &t->procs[a];
+			p->forked = true;
+			p->fork_by_image = true;
+			continue;
+		}
 		/*
 		 * The latest before it on the same host: the same pid (the image
 		 * it exec'd from) or its parent pid.
@@ -1624,11 +1676,16 @@ void ct_trace_link(struct ct_trace *t)
 	for (i = 0; i < t->nruns; i++)
 		join_run(t, pid_procs(pids, t->runs[i].pid), &t->runs[i]);
 	join_run_records(t);
+	for (i = 0; i < t->nprocs; i++)
+		ct_proc_mark_cut(&t->procs[i]);
 	HASH_ITER(hh, pids, e, tmp) {
 		HASH_DEL(pids, e);
 		free(e->procs);
 		free(e);
 	}
+	HASH_ITER(hh, images, im, imtmp)
+		HASH_DEL(images, im);
+	free(ims);
 	/*
 	 * A fork's first record comes from the preload half, which cannot tell
 	 * whether the auditor runs: its image's first process says (forks of

@@ -198,6 +198,12 @@ struct ct_proc {
 	bool switch_last;
 	struct ct_proc *parent;      /* the traced process that started it */
 	bool forked;                 /* a fork of the parent (same image) */
+	/*
+	 * A fork known by its image alone: no traced process of its image has
+	 * its ppid (its parent had exited, as a daemon's does after fork,
+	 * setsid, fork), so parent is its image's first process, an ancestor.
+	 */
+	bool fork_by_image;
 	struct ct_proc *next_image;  /* the traced image it exec'd (same pid), or NULL */
 	const struct ct_run *launched; /* the run record of the cudatrace run that started
 					it (the last image of that pid), or NULL */
@@ -215,6 +221,12 @@ struct ct_proc {
 	unsigned long dropped;       /* records the shim could not write */
 	bool stopped;                /* tracing stopped for good (a dropped record says) */
 	int64_t stop_errno;          /* why, as the shim's errno (28: ENOSPC); 0: not said */
+	/*
+	 * stopped, though no record says so: cudatrace run waited for it and
+	 * it exited, after main, yet its trace has no exit record (nor fini,
+	 * nor exec): the shim could no longer write it (ct_trace_link).
+	 */
+	bool stop_unsaid;
 	size_t bad_values;           /* values refused: a negative or absurd count */
 	const char *limit;           /* the first limit the file went past, in words
 					("a line is longer than 1 MiB"); NULL: none */
@@ -241,6 +253,11 @@ struct ct_proc {
 	 * could not be read (proc_env_unread); the user owning it.
 	 */
 	bool running;
+	/*
+	 * A traced process with no record of its end whose pid still runs
+	 * here as the same process (ct_trace_find_running): no exit record yet.
+	 */
+	bool still_running;
 	size_t proc_unverified;
 	bool proc_env_unread;
 	int64_t proc_uid;
@@ -301,8 +318,8 @@ void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p,
  * record (*.run.json); called again for more directories, the total limit
  * counts them all. The files are read by t->threads threads and counted
  * in the order of their names: t is what one thread reading them in that
- * order makes. Returns 0, or -1 with a message in why when the
- * directory cannot be read. Files and lines that are not trace records are
+ * order makes. Returns 0, or -1 with a message in why and errno set when
+ * the directory cannot be read. Files and lines that are not trace records are
  * counted, not fatal; a run record that cannot be read is left out.
  */
 int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
@@ -320,9 +337,31 @@ void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r);
 
 /*
  * Join processes to their parents, the images they exec'd and the run
- * records that started them; call once after reading.
+ * records that started them; call once after reading. A process whose run
+ * record says it exited but whose trace stops before its exit path is
+ * marked stopped (ct_proc_mark_cut).
  */
 void ct_trace_link(struct ct_trace *t);
+
+/*
+ * Mark p stopped (stopped, stop_unsaid) when cudatrace run reaped it as
+ * exited after it reached main, yet its records stop before its exit
+ * path: no fini or exit record, no exec, nothing else that explains the
+ * end (a switch of user that its trace ends with). Called by
+ * ct_trace_link once p->launched is known.
+ */
+void ct_proc_mark_cut(struct ct_proc *p);
+
+/*
+ * Processes of t with no record of their end (no exit, fini or exec
+ * record, nor a run record's status) that still run on this machine:
+ * their host is this one, and their pid is alive, not a zombie, started
+ * (/proc/PID/stat) after their run began (their run record's time: a run
+ * record is needed) and no later than their first record. A pid used
+ * again since started later than that, so it is never taken for them.
+ * Sets still_running; call after ct_trace_link. Reads /proc only.
+ */
+void ct_trace_find_running(struct ct_trace *t);
 
 /*
  * How a process ended, as its records (and its run record) tell: its exit
@@ -338,7 +377,8 @@ enum ct_end_kind {
 	CT_END_NO_RECORD,            /* no exit record: killed by a signal, or left
 					without exit or _exit, or still running */
 	CT_END_UNKNOWN,              /* its trace lost records: cannot tell */
-	CT_END_RUNNING,              /* read from /proc while it runs (cudatrace ps) */
+	CT_END_RUNNING,              /* read from /proc while it runs (cudatrace ps), or a
+					traced process that still runs (still_running) */
 };
 
 struct ct_ending {

@@ -12,7 +12,8 @@ TCFLAGS := -O1 -g -Wall -D_GNU_SOURCE
 # churn: dlopen and dlclose the same libraries again and again.
 SIMPLE_CHURN := churn
 SIMPLE := hello noload dlmopen forkchild execchain closeall uexit segv crash \
-	putshello fdcount errnokeep errnodrv spawn drvapi rtload forkgate fdfull tracefile
+	putshello fdcount errnokeep errnodrv spawn drvapi rtload forkgate fdfull tracefile \
+	nowrite daemon
 PROGRAMS := $(addprefix $(P)/,$(SIMPLE) $(SIMPLE_CHURN) threads forkrace runpath needsgone drvplt \
 	hello-static uexit-static libwrapputs.so)
 CUDA_PROGRAMS := $(if $(NVCC),$(P)/cudaprog-static $(P)/cudaprog-shared)
