@@ -107,14 +107,11 @@ static bool maps_driver(const struct ct_proc *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nobjects; i++) {
-		const char *b = ct_path_base(p->objects[i].path);
-
+	for (i = 0; i < p->nobjects; i++)
 		if ((p->objects[i].soname &&
 		     ct_driver_library(p->objects[i].soname) == CT_DRIVER_LIB_CUDA) ||
-		    (strncmp(b, "libcuda.so", 10) == 0 && (b[10] == '\0' || b[10] == '.')))
+		    ct_driver_file(p->objects[i].path))
 			return true;
-	}
 	return false;
 }
 

@@ -1872,10 +1872,7 @@ void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p, const struct ct_d
 	/* The file the process maps is its driver; the probe's is cudatrace's own. */
 	d->path = probe->path[0] ? ct_intern(&t->strings, probe->path) : NULL;
 	for (i = 0; (size_t)i < p->nobjects; i++) {
-		const char *b = strrchr(p->objects[i].path, '/');
-
-		b = b ? b + 1 : p->objects[i].path;
-		if (strncmp(b, "libcuda.so", 10) == 0 && (b[10] == '\0' || b[10] == '.')) {
+		if (ct_driver_file(p->objects[i].path)) {
 			d->path = p->objects[i].path;
 			break;
 		}

@@ -237,11 +237,18 @@ struct ct_proc {
 	 * Read from /proc while it runs (cudatrace ps, procs.h), not from a
 	 * trace: it has not ended; its objects are the files it maps, in
 	 * address order; proc_unverified mapped files were left out, since
-	 * what is at their paths now is not what it mapped; its environment
-	 * could not be read (proc_env_unread); the user owning it.
+	 * what is at their paths now is not what it mapped; it lives in
+	 * another mount namespace than cudatrace (proc_other_mnt: a
+	 * container, where its paths name other files); its maps went past
+	 * a limit (proc_limit, in words; NULL: none) and proc_limited
+	 * mappings were left out; its environment could not be read
+	 * (proc_env_unread); the user owning it.
 	 */
 	bool running;
 	size_t proc_unverified;
+	bool proc_other_mnt;
+	const char *proc_limit;
+	size_t proc_limited;
 	bool proc_env_unread;
 	int64_t proc_uid;
 };
