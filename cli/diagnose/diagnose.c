@@ -1389,6 +1389,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		describe_proc(&c);
 		ct_dx_mapped_init(&c);
 		rule_incomplete(&c);
+		ct_dx_rule_proc_read(&c);
 		rule_driver_missing(&c);
 		rule_driver(&c);
 		ct_dx_rule_not_found(&c);

@@ -302,6 +302,16 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	else
 		ct_json_null(j);
 	ct_json_kv_string(j, "untraced", p->untraced);
+	/* Read from /proc (ps): what was left out, as the list says it. */
+	if (p->running) {
+		ct_json_key(j, "read_from_proc");
+		ct_json_object_begin(j);
+		ct_json_kv_u64(j, "unverified", p->proc_unverified);
+		ct_json_kv_bool(j, "other_mount_namespace", p->proc_other_mnt);
+		ct_json_kv_string(j, "maps_limit", p->proc_limit);
+		ct_json_kv_u64(j, "maps_left_out", p->proc_limited);
+		ct_json_object_end(j);
+	}
 	ct_json_key(j, "libraries");
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {

@@ -405,6 +405,13 @@ void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].main)
 			main_obj = i;
+	if ((main_obj == NONE || !x.shown[main_obj]) && p->running &&
+	    (p->proc_unverified || p->proc_limit)) {
+		/* ps left files out: none among those read is not none at all. */
+		ct_tprintf(out, "  CUDA libraries: none among the mapped files read (%s)\n",
+			   p->proc_limit ? "its maps was not read in full" : "some were left out");
+		goto out;
+	}
 	if (main_obj == NONE || !x.shown[main_obj]) {
 		ct_tprintf(out, "  CUDA libraries: none loaded\n");
 		goto out;

@@ -484,6 +484,8 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 			       scan.exe.ino == m->key.ino;
 
 		if (cuda_only ? !still_there(dfd, m) : !pinned_there(dfd, m)) {
+			if (p->proc_unverified < CT_PROC_LEFT_OUT_NAMED)
+				p->proc_left_out[p->proc_unverified] = ct_intern(&t->strings, m->path);
 			p->proc_unverified++;
 			continue;
 		}

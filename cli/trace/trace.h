@@ -165,6 +165,9 @@ enum ct_cuda_event {
 	CT_CUDA_EV_DRIVER,           /* the driver record, before any cuInit */
 };
 
+/* The mapped files left out of a process read from /proc that it names. */
+#define CT_PROC_LEFT_OUT_NAMED 4
+
 struct ct_proc {
 	const char *file;            /* the trace file */
 	bool started;                /* a start record was read */
@@ -237,7 +240,8 @@ struct ct_proc {
 	 * Read from /proc while it runs (cudatrace ps, procs.h), not from a
 	 * trace: it has not ended; its objects are the files it maps, in
 	 * address order; proc_unverified mapped files were left out, since
-	 * what is at their paths now is not what it mapped; it lives in
+	 * what is at their paths now is not what it mapped (the first
+	 * CT_PROC_LEFT_OUT_NAMED of them in proc_left_out); it lives in
 	 * another mount namespace than cudatrace (proc_other_mnt: a
 	 * container, where its paths name other files); its maps went past
 	 * a limit (proc_limit, in words; NULL: none) and proc_limited
@@ -246,6 +250,7 @@ struct ct_proc {
 	 */
 	bool running;
 	size_t proc_unverified;
+	const char *proc_left_out[CT_PROC_LEFT_OUT_NAMED];
 	bool proc_other_mnt;
 	const char *proc_limit;
 	size_t proc_limited;
