@@ -1037,8 +1037,16 @@ static void rule_driver(struct ctx *c)
 	ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", dpath, dver[0] ? " (" : "",
 			    dver, dver[0] ? ")" : "",
 			    ct_cuda_version_words((int)version, have, sizeof(have)));
+	/* ps: /proc does not show the process's cuInit; cudatrace asked the same file. */
+	if (p->cuinit_probed)
+		ct_finding_evidence(f, "cuInit asked by cudatrace of the driver file the process "
+				       "maps, with every GPU visible (/proc does not show the "
+				       "process's own)");
 	if (cvd)
 		ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES=%s", cvd);
+	/* Not its CUDA_VISIBLE_DEVICES when cudatrace's cuInit saw every GPU and failed. */
+	if (p->cuinit_probed)
+		cvd = NULL;
 	if (cvd && p->cuinit == 100 && hides_every_gpu(cvd) && ct_dx_clean_end(c)) {
 		/* Asked to run without a GPU, and it did: worth knowing, not a failure. */
 		f->severity = CT_SEV_INFO;

@@ -370,6 +370,11 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			ct_json_i64(j, p->cuinit);
 		else
 			ct_json_null(j);
+		/* ps: asked by cudatrace itself, not recorded from the process. */
+		if (p->running)
+			ct_json_kv_string(j, "asked", p->driver_unasked ? "no"
+						      : p->cuinit_probed ? "same-file"
+									 : "machine");
 		ct_json_key(j, "devices");
 		ct_json_array_begin(j);
 		for (k = 0; k < p->driver.ngpus; k++) {

@@ -249,6 +249,16 @@ struct ct_proc {
 	 * (proc_env_unread); the user owning it.
 	 */
 	bool running;
+	/*
+	 * ps asked the machine's driver itself (ct_proc_set_driver): the
+	 * process's own cuInit is not in /proc. cuinit_probed: cudatrace
+	 * asked the very driver file the process maps, and cuinit (when
+	 * ncuinit) is cudatrace's cuInit of it;
+	 * driver_unasked: that file could not be asked (cudatrace's own
+	 * libcuda.so.1 is another file, or none), its GPUs are not known.
+	 */
+	bool cuinit_probed;
+	bool driver_unasked;
 	size_t proc_unverified;
 	const char *proc_left_out[CT_PROC_LEFT_OUT_NAMED];
 	bool proc_other_mnt;
@@ -299,14 +309,18 @@ void ct_trace_init(struct ct_trace *t);
 void ct_trace_release(struct ct_trace *t);
 
 /*
- * ps: the machine's driver as ct_driver_probe asked it (gpu.h), for a
- * running process that maps libcuda.so.1: the driver it uses reports
- * those GPUs. Its cuInit stays unknown. Nothing when the probe could not
- * open the driver or p has a driver record already.
+ * ps: the driver a running process maps (its libcuda file), judged by
+ * the machine's driver as ct_driver_probe asked it (gpu.h). same: the
+ * probe opened that very file; then its cuInit is the process's as a run
+ * would record it (cuinit_probed), and a failed cuInit stands. A probe
+ * of another file lends its version and GPUs only when its cuInit worked
+ * (the machine's GPUs); else, as when no probe opened a driver, the
+ * driver is named and nothing more is known (driver_unasked). Nothing
+ * when p maps no libcuda or has a driver record already.
  */
 struct ct_driver_probe;
 void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p,
-			const struct ct_driver_probe *probe);
+			const struct ct_driver_probe *probe, bool same);
 
 /*
  * Read every *.jsonl file in dir (not recursive) into t, and every run
