@@ -3,8 +3,9 @@
  * (maps, exe, cmdline, environ) without attaching to them or restarting
  * them. Without PIDs, a line per process that maps one; with PIDs, each
  * process's block of a run's report: its library tree with the rule that
- * most likely found each object, its device code against the GPUs (or
- * --arch), and the findings that need no trace.
+ * found each object where the replay of its start-up proves it (dlopen
+ * for the rest), the driver it maps judged as a run judges it, its device
+ * code against the GPUs (or --arch), and the findings that need no trace.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,8 +35,9 @@ static void usage(FILE *out)
 		"or restarting them. Without PID: every process of yours (every process, as\n"
 		"root) that maps a CUDA library or libcuda.so.1, with its CUDA runtime,\n"
 		"cuBLAS, cuDNN and driver. With PIDs: each one's library tree as a run's\n"
-		"report shows it (the rule that most likely found each library), its device\n"
-		"code against the GPUs, and the findings that need no trace.\n"
+		"report shows it (the rule that found each library where a replay of its\n"
+		"start-up proves it, else dlopen), its driver, its device code against the\n"
+		"GPUs, and the findings that need no trace.\n"
 		"(To trace the program ps itself: cudatrace run ps.)\n"
 		"\n"
 		"  --json        one JSON document on stdout (with PIDs: the report's)\n"

@@ -325,7 +325,21 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_kv_string(j, "soname", o->soname);
 		ct_json_kv_string(j, "found_via", o->via ? ct_rule_id(o->via) : NULL);
 		ct_json_kv_string(j, "requested_by", o->request ? o->request->caller : o->by);
-		ct_json_kv_string(j, "api", o->request ? o->request->api : "needed");
+		ct_json_kv_string(j, "api", o->request ? o->request->api
+					    : o->run_time ? "dlopen"
+							  : "needed");
+		/* ps: a library loaded at run time, whose rule /proc does not say. */
+		if (o->run_time) {
+			ct_json_key(j, "found_by_name");
+			if (o->name_via) {
+				ct_json_object_begin(j);
+				ct_json_kv_string(j, "via", ct_rule_id(o->name_via));
+				ct_json_kv_string(j, "path", o->name_path);
+				ct_json_object_end(j);
+			} else {
+				ct_json_null(j);
+			}
+		}
 		ct_json_kv_bool(j, "cuda", ct_cuda_library(o->path));
 		ct_json_kv_string(j, "version", ct_cuda_library(o->path) ? version_of(memo, o->path)
 									    : NULL);

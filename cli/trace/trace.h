@@ -60,6 +60,17 @@ struct ct_loaded {
 					program: not the program's (ct_search.audit) */
 	const struct ct_search *search;
 	const struct ct_request *request; /* the dlopen that loaded it */
+	/*
+	 * ps (a process read from /proc): mapped, but not by the start-up
+	 * the loader model replays: loaded at run time (a dlopen, or what
+	 * one brought in), by a rule /proc does not say (via unknown);
+	 * name_via and name_path: a dlopen of its soname from the program
+	 * finds this same file there, by that rule (CT_RULE_UNKNOWN and
+	 * NULL: it does not).
+	 */
+	bool run_time;
+	enum ct_rule name_via;
+	const char *name_path;
 };
 
 struct ct_search {
