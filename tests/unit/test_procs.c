@@ -241,6 +241,9 @@ static void test_unreadable(void **state)
 	}
 	assert_int_equal(ct_trace_read_pid(&t, root, 45, false, why, sizeof(why)), 0);
 	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 0);
+	/* The line longer than any the kernel writes: left out, said. */
+	assert_non_null(t.procs[t.nprocs - 1].proc_limit);
+	assert_int_equal(t.procs[t.nprocs - 1].proc_limited, 1);
 	/* An environment that cannot be read: said, not fatal. */
 	assert_true(t.procs[t.nprocs - 1].proc_env_unread);
 	/* A zombie: empty maps. No CUDA: not listed with cuda_only. */
