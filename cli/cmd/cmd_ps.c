@@ -3,8 +3,9 @@
  * (maps, exe, cmdline, environ) without attaching to them or restarting
  * them. Without PIDs, a line per process that maps one; with PIDs, each
  * process's block of a run's report: its library tree with the rule that
- * most likely found each object, its device code against the GPUs (or
- * --arch), and the findings that need no trace.
+ * found each object where the replay of its start-up proves it (dlopen
+ * for the rest), the driver it maps judged as a run judges it, its device
+ * code against the GPUs (or --arch), and the findings that need no trace.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -33,8 +35,9 @@ static void usage(FILE *out)
 		"or restarting them. Without PID: every process of yours (every process, as\n"
 		"root) that maps a CUDA library or libcuda.so.1, with its CUDA runtime,\n"
 		"cuBLAS, cuDNN and driver. With PIDs: each one's library tree as a run's\n"
-		"report shows it (the rule that most likely found each library), its device\n"
-		"code against the GPUs, and the findings that need no trace.\n"
+		"report shows it (the rule that found each library where a replay of its\n"
+		"start-up proves it, else dlopen), its driver, its device code against the\n"
+		"GPUs, and the findings that need no trace.\n"
 		"(To trace the program ps itself: cudatrace run ps.)\n"
 		"\n"
 		"  --json        one JSON document on stdout (with PIDs: the report's)\n"
@@ -107,38 +110,63 @@ static bool maps_driver(const struct ct_proc *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nobjects; i++) {
-		const char *b = ct_path_base(p->objects[i].path);
-
+	for (i = 0; i < p->nobjects; i++)
 		if ((p->objects[i].soname &&
 		     ct_driver_library(p->objects[i].soname) == CT_DRIVER_LIB_CUDA) ||
-		    (strncmp(b, "libcuda.so", 10) == 0 && (b[10] == '\0' || b[10] == '.')))
+		    ct_driver_file(p->objects[i].path))
 			return true;
-	}
 	return false;
 }
 
 /*
- * Without --arch, device code is judged for the machine's GPUs, as the
- * driver reports them to cudatrace (doctor's probe): a process that maps
- * libcuda.so.1 uses that driver, so its block names them as a run's
- * would; when none does, they are the targets.
+ * Is the driver file p maps the one cudatrace's probe opened (probe_st)?
+ * Then the probe's cuInit is what the process's own gives.
  */
-static void machine_gpus(struct ct_trace *t, struct elfscan_target *targets, size_t *ntargets)
+static bool maps_probed(const struct ct_proc *p, const struct stat *probe_st)
+{
+	size_t i;
+
+	for (i = 0; i < p->nobjects; i++)
+		if (ct_driver_file(p->objects[i].path))
+			return p->objects[i].dev == (uint64_t)probe_st->st_dev &&
+			       p->objects[i].ino == (uint64_t)probe_st->st_ino;
+	return false;
+}
+
+/*
+ * The driver a process maps, judged as a run would judge it, and
+ * without --arch the GPUs device code is judged for. /proc does not show
+ * a process's cuInit, so the machine's driver is asked as doctor asks it
+ * (dlopen of libcuda.so.1, cuInit, the devices): a process that maps
+ * that very file gets its answer, a failed cuInit included (no-device);
+ * a process that maps another file gets the machine's GPUs when cuInit
+ * worked, else only its driver's name. When no process maps the driver,
+ * the machine's GPUs are the targets.
+ */
+static void machine_gpus(struct ct_trace *t, struct elfscan_target *targets, size_t *ntargets,
+			 bool want_targets)
 {
 	struct ct_driver_probe probe;
+	struct stat probe_st;
+	bool any = false, asked;
 	size_t i;
-	bool any = false;
 	int g;
 
 	ct_driver_probe(&probe);
-	if (!probe.opened || probe.ngpus <= 0)
-		return;
+	/*
+	 * A cuInit that failed for cudatrace's own CUDA_VISIBLE_DEVICES says
+	 * nothing of the process's: no failure is lent then.
+	 */
+	asked = probe.opened && probe.path[0] && stat(probe.path, &probe_st) == 0 &&
+		!(probe.init_result != 0 && getenv("CUDA_VISIBLE_DEVICES"));
 	for (i = 0; i < t->nprocs; i++)
 		if (t->procs[i].running && maps_driver(&t->procs[i])) {
-			ct_proc_set_driver(t, &t->procs[i], &probe);
+			ct_proc_set_driver(t, &t->procs[i], &probe,
+					   asked && maps_probed(&t->procs[i], &probe_st));
 			any = true;
 		}
+	if (!want_targets || !probe.opened)
+		return;
 	for (g = 0; !any && g < probe.ngpus && *ntargets < CT_MAX_TARGETS; g++) {
 		char cc[32];
 
@@ -240,8 +268,7 @@ int ct_cmd_ps(int argc, char **argv)
 		ct_cmd_flush(stdout, "stdout");
 		return CT_EXIT_BAD_INPUT;
 	}
-	if (!ntargets)
-		machine_gpus(&t, targets, &ntargets);
+	machine_gpus(&t, targets, &ntargets, ntargets == 0);
 	ct_machine_open(&machine);
 	ct_trace_guess_rules(&t, &machine);
 	o.targets = ntargets ? targets : NULL;

@@ -84,6 +84,14 @@ enum ct_driver_lib ct_driver_library(const char *name)
 	return CT_DRIVER_LIB_NONE;
 }
 
+bool ct_driver_file(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return strncmp(b, "libcuda.so", 10) == 0 && (b[10] == '\0' || b[10] == '.');
+}
+
 const char *ct_driver_soname(enum ct_driver_lib lib)
 {
 	return lib == CT_DRIVER_LIB_CUDA   ? "libcuda.so.1"

@@ -19,6 +19,12 @@ enum ct_driver_lib {
 enum ct_driver_lib ct_driver_library(const char *name);
 /* Its soname: "libcuda.so.1", "libnvidia-ml.so.1", or NULL. */
 const char *ct_driver_soname(enum ct_driver_lib lib);
+/*
+ * Is the file name (a path) the driver's libcuda by any of its names:
+ * libcuda.so, libcuda.so.1, or the real file they lead to, which a
+ * process's maps name (libcuda.so.580.159.04)?
+ */
+bool ct_driver_file(const char *path);
 
 /* Is this a library whose loading cudatrace reports (CUDA's own)? */
 bool ct_cuda_library(const char *path);

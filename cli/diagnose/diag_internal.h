@@ -1,6 +1,6 @@
 /*
  * Shared by the parts of the diagnosis engine (diagnose.c, diag_libs.c,
- * diag_symbols.c):
+ * diag_symbols.c, diag_proc.c):
  * the process under judgement and the helpers every rule uses. Not for
  * other callers: diagnose.h is the interface.
  */
@@ -181,5 +181,7 @@ void ct_dx_rule_mixed(struct ctx *c);
 void ct_dx_rule_symbol_versions(struct ctx *c);
 void ct_dx_rule_symbol_missing(struct ctx *c);
 void ct_dx_rule_builds(struct ctx *c);
+/* diag_proc.c: what a process read from /proc (ps) left out. */
+void ct_dx_rule_proc_read(struct ctx *c);
 
 #endif

@@ -1053,8 +1053,16 @@ static void rule_driver(struct ctx *c)
 	ct_finding_evidence(f, "driver: %s%s%s%s, supports CUDA %s", dpath, dver[0] ? " (" : "",
 			    dver, dver[0] ? ")" : "",
 			    ct_cuda_version_words((int)version, have, sizeof(have)));
+	/* ps: /proc does not show the process's cuInit; cudatrace asked the same file. */
+	if (p->cuinit_probed)
+		ct_finding_evidence(f, "cuInit asked by cudatrace of the driver file the process "
+				       "maps, with every GPU visible (/proc does not show the "
+				       "process's own)");
 	if (cvd)
 		ct_finding_evidence(f, "CUDA_VISIBLE_DEVICES=%s", cvd);
+	/* Not its CUDA_VISIBLE_DEVICES when cudatrace's cuInit saw every GPU and failed. */
+	if (p->cuinit_probed)
+		cvd = NULL;
 	if (cvd && p->cuinit == 100 && hides_every_gpu(cvd) && ct_dx_clean_end(c)) {
 		/* Asked to run without a GPU, and it did: worth knowing, not a failure. */
 		f->severity = CT_SEV_INFO;
@@ -1405,6 +1413,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		describe_proc(&c);
 		ct_dx_mapped_init(&c);
 		rule_incomplete(&c);
+		ct_dx_rule_proc_read(&c);
 		rule_driver_missing(&c);
 		rule_driver(&c);
 		ct_dx_rule_not_found(&c);

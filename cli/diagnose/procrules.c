@@ -1,5 +1,6 @@
 /*
- * The likely rule behind each object of a running process (procrules.h).
+ * The rule behind each object of a running process, where the replay of
+ * its start-up proves it (procrules.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,23 +30,27 @@ static const struct ct_lobj *model_object(const struct ct_loader *L, const struc
 	return NULL;
 }
 
-/* Does a dlopen of o's soname from the program find o itself? Its rule, or CT_RULE_DIRECT. */
-static enum ct_rule dlopen_rule(struct ct_loader *L, struct ct_lobj *program, const char *soname,
-				const struct ct_loaded *o)
+/*
+ * Where else the loader would find o: does a dlopen of its soname from
+ * the program find o itself? Its rule and path into o (name_via,
+ * name_path), else nothing. Not how o was found: /proc does not say.
+ */
+static void found_by_name(struct ct_trace *t, struct ct_loader *L, struct ct_lobj *program,
+			  const char *soname, struct ct_loaded *o)
 {
 	struct ct_lookup *k;
-	enum ct_rule via = CT_RULE_DIRECT;
 	struct stat st;
 
 	if (!program || !soname)
-		return via;
+		return;
 	k = ct_loader_search(L, program, soname, false);
 	if (k && k->path && stat(k->path, &st) == 0 && (uint64_t)st.st_dev == o->dev &&
-	    (uint64_t)st.st_ino == o->ino)
-		via = k->found_via;
+	    (uint64_t)st.st_ino == o->ino) {
+		o->name_via = k->found_via;
+		o->name_path = ct_intern(&t->strings, k->path);
+	}
 	if (k)
 		ct_lookup_free(k);
-	return via;
 }
 
 static void guess_process(struct ct_trace *t, struct ct_proc *p, const struct ct_loader *machine)
@@ -86,10 +91,13 @@ static void guess_process(struct ct_trace *t, struct ct_proc *p, const struct ct
 				o->soname = ct_intern(&t->strings, m->info.soname);
 			continue;
 		}
+		/* Mapped after start-up: a dlopen's, by a rule no replay proves. */
 		ct_elfinfo_init(&info);
 		if (ct_elfinfo_read(&info, o->path) == 0 && info.soname)
 			o->soname = ct_intern(&t->strings, info.soname);
-		o->via = dlopen_rule(&L, start, info.soname, o);
+		o->run_time = true;
+		o->via = CT_RULE_UNKNOWN;
+		found_by_name(t, &L, start, info.soname, o);
 		ct_elfinfo_release(&info);
 		/* The asker of a dlopen is not in /proc: the program, most likely. */
 		o->by = program ? program->path : NULL;

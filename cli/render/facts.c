@@ -645,9 +645,12 @@ static void print_driver(FILE *out, const struct ct_proc *p)
 		ct_tprintf(out, ", supports CUDA %lld.%lld", (long long)(v / 1000),
 			(long long)(v % 1000 / 10));
 	if (p->ncuinit)
-		ct_tprintf(out, "; cuInit: %s (%lld)",
+		ct_tprintf(out, "; cuInit%s: %s (%lld)", p->cuinit_probed ? " (cudatrace's)" : "",
 			p->cuinit == 0 ? "ok" : ct_cu_error_text((int)p->cuinit),
 			(long long)p->cuinit);
+	/* ps: what the process's driver says is known only when cudatrace could ask it. */
+	if (p->driver_unasked)
+		ct_tprintf(out, " (not asked: cudatrace's own libcuda.so.1 is another file, or none)");
 	ct_tprintf(out, "\n");
 	for (i = 0; i < d->ngpus; i++) {
 		const struct ct_gpu_rec *g = &d->gpus[i];

@@ -103,6 +103,7 @@ static void print_text(FILE *out, const char *indent, const struct ct_trace *t, 
 
 	for (i = 0; i < t->nprocs; i++) {
 		const struct ct_proc *p = &t->procs[i];
+		size_t n = p->proc_unverified;
 
 		ct_proc_command(p, cmd, sizeof(cmd), 60);
 		ct_tprintf(out, "%s%lld  %s\n", indent, (long long)p->pid, cmd);
@@ -114,10 +115,21 @@ static void print_text(FILE *out, const char *indent, const struct ct_trace *t, 
 				ct_tprintf(out, "%s  %-13s %-12s %s\n", indent, families[f].words,
 					   v[0] ? v : "?", o->path);
 		}
-		if (p->proc_unverified)
-			ct_tprintf(out, "%s  (%zu mapped file%s left out: not the file at %s path now)\n",
-				   indent, p->proc_unverified, p->proc_unverified == 1 ? "" : "s",
-				   p->proc_unverified == 1 ? "its" : "their");
+		if (p->proc_unverified && p->proc_other_mnt)
+			ct_tprintf(out, "%s  (%zu mapped file%s left out: the process runs in another "
+				   "mount namespace, where %s path%s name%s other files than here; run "
+				   "cudatrace ps inside the container)\n",
+				   indent, n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+				   n == 1 ? "" : "s", n == 1 ? "s" : "");
+		else if (p->proc_unverified)
+			ct_tprintf(out, "%s  (%zu mapped file%s left out: not the file at %s path now; "
+				   "cudatrace ps %lld names %s)\n",
+				   indent, n, n == 1 ? "" : "s", n == 1 ? "its" : "their",
+				   (long long)p->pid, n == 1 ? "it" : "them");
+		if (p->proc_limit)
+			ct_tprintf(out, "%s  (its maps was not read in full: %s; %zu mapping%s left out)\n",
+				   indent, p->proc_limit, p->proc_limited,
+				   p->proc_limited == 1 ? "" : "s");
 	}
 	for (i = 0; i < nunread; i++)
 		ct_tprintf(out, "%s%lld  cannot be read: %s\n", indent, unread[i].pid, unread[i].why);
@@ -146,6 +158,9 @@ static void print_json(FILE *out, const struct ct_trace *t, struct memo *m,
 		ct_json_kv_string(j, "command", cmd);
 		ct_json_kv_string(j, "exe", p->exe);
 		ct_json_kv_u64(j, "unverified", p->proc_unverified);
+		ct_json_kv_bool(j, "other_mount_namespace", p->proc_other_mnt);
+		ct_json_kv_string(j, "maps_limit", p->proc_limit);
+		ct_json_kv_u64(j, "maps_left_out", p->proc_limited);
 		for (f = 0; f < NFAMILIES; f++) {
 			const struct ct_loaded *o = family_object(p, f);
 			const char *v;

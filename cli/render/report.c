@@ -302,6 +302,16 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	else
 		ct_json_null(j);
 	ct_json_kv_string(j, "untraced", p->untraced);
+	/* Read from /proc (ps): what was left out, as the list says it. */
+	if (p->running) {
+		ct_json_key(j, "read_from_proc");
+		ct_json_object_begin(j);
+		ct_json_kv_u64(j, "unverified", p->proc_unverified);
+		ct_json_kv_bool(j, "other_mount_namespace", p->proc_other_mnt);
+		ct_json_kv_string(j, "maps_limit", p->proc_limit);
+		ct_json_kv_u64(j, "maps_left_out", p->proc_limited);
+		ct_json_object_end(j);
+	}
 	ct_json_key(j, "libraries");
 	ct_json_array_begin(j);
 	for (i = 0; i < p->nobjects; i++) {
@@ -315,7 +325,21 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_kv_string(j, "soname", o->soname);
 		ct_json_kv_string(j, "found_via", o->via ? ct_rule_id(o->via) : NULL);
 		ct_json_kv_string(j, "requested_by", o->request ? o->request->caller : o->by);
-		ct_json_kv_string(j, "api", o->request ? o->request->api : "needed");
+		ct_json_kv_string(j, "api", o->request ? o->request->api
+					    : o->run_time ? "dlopen"
+							  : "needed");
+		/* ps: a library loaded at run time, whose rule /proc does not say. */
+		if (o->run_time) {
+			ct_json_key(j, "found_by_name");
+			if (o->name_via) {
+				ct_json_object_begin(j);
+				ct_json_kv_string(j, "via", ct_rule_id(o->name_via));
+				ct_json_kv_string(j, "path", o->name_path);
+				ct_json_object_end(j);
+			} else {
+				ct_json_null(j);
+			}
+		}
 		ct_json_kv_bool(j, "cuda", ct_cuda_library(o->path));
 		ct_json_kv_string(j, "version", ct_cuda_library(o->path) ? version_of(memo, o->path)
 									    : NULL);
@@ -360,6 +384,11 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			ct_json_i64(j, p->cuinit);
 		else
 			ct_json_null(j);
+		/* ps: asked by cudatrace itself, not recorded from the process. */
+		if (p->running)
+			ct_json_kv_string(j, "asked", p->driver_unasked ? "no"
+						      : p->cuinit_probed ? "same-file"
+									 : "machine");
 		ct_json_key(j, "devices");
 		ct_json_array_begin(j);
 		for (k = 0; k < p->driver.ngpus; k++) {

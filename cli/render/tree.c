@@ -345,6 +345,31 @@ static struct child **children_of(const struct index *x, size_t o, size_t *n)
 }
 
 /*
+ * How o was found, in words: its rule, or for a library ps saw mapped
+ * after start-up (run_time), "dlopen": /proc does not say by which rule.
+ */
+static const char *rule_of(const struct ct_loaded *o)
+{
+	return o->run_time ? "dlopen" : ct_rule_words(o->via);
+}
+
+/*
+ * Where else the loader finds a run_time library: "; its name NAME finds
+ * it too, through RULE" and the path it finds it at when that is another
+ * name for the file; "" when its name does not find it.
+ */
+static void name_words(const struct ct_loaded *o, char *buf, size_t size)
+{
+	bool other = o->name_path && strcmp(o->name_path, o->path) != 0;
+
+	buf[0] = '\0';
+	if (o->run_time && o->name_via)
+		snprintf(buf, size, "; its name %s finds it too, through %s%s%s",
+			 o->soname ? o->soname : o->name, ct_rule_words(o->name_via),
+			 other ? ", as " : "", other ? o->name_path : "");
+}
+
+/*
  * Lines of the tree still to print (the default report stays on one
  * screen; -v prints all), and the libraries left out.
  */
@@ -366,11 +391,12 @@ static void print_node(FILE *out, const struct index *x, size_t o, struct ct_tre
 		size_t ci = (size_t)(c - x->p->objects);
 		const struct words *w = said_of(tr, c);
 		const char *ver = w->ver, *what = w->what;
-		char next[256], how[128], times[48] = "";
+		char next[256], how[128], times[48] = "", also[512];
 		bool last = i + 1 == n;
 
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
 			 c->request ? ", " : "");
+		name_words(c, also, sizeof(also));
 		if (kids[i]->times > 1)
 			snprintf(times, sizeof(times), ", loaded %zu times", kids[i]->times);
 		/* Past the budget, what a finding is about still shows, with the way to it. */
@@ -382,12 +408,13 @@ static void print_node(FILE *out, const struct index *x, size_t o, struct ct_tre
 			continue;
 		}
 		b->left -= b->left > 0;
-		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
-			how, ct_rule_words(c->via), what,
+		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
+			how, rule_of(c), what,
 			ver[0] && !what[0] && w->cuda ? ", version " : "",
 			w->cuda && !what[0] ? ver : "",
 			c->lmid ? ", another namespace" : "", times,
-			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "");
+			c->closed && c->request && c->request->error ? ", unloaded: the dlopen failed" : "",
+			also);
 		snprintf(next, sizeof(next), "%s%s", prefix, last ? "    " : "|   ");
 		print_node(out, x, ci, tr, next, depth + 1, b);
 		free(kids[i]);
@@ -398,6 +425,7 @@ static void print_node(FILE *out, const struct index *x, size_t o, struct ct_tre
 void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool verbose)
 {
 	struct budget b = { verbose ? (size_t)-1 : CT_FACTS_TREE_LINES, 0 };
+	char also[512];
 	size_t i, orphans = 0, main_obj = NONE;
 	struct index x;
 
@@ -405,6 +433,13 @@ void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool
 	for (i = 0; i < p->nobjects; i++)
 		if (p->objects[i].main)
 			main_obj = i;
+	if ((main_obj == NONE || !x.shown[main_obj]) && p->running &&
+	    (p->proc_unverified || p->proc_limit)) {
+		/* ps left files out: none among those read is not none at all. */
+		ct_tprintf(out, "  CUDA libraries: none among the mapped files read (%s)\n",
+			   p->proc_limit ? "its maps was not read in full" : "some were left out");
+		goto out;
+	}
 	if (main_obj == NONE || !x.shown[main_obj]) {
 		ct_tprintf(out, "  CUDA libraries: none loaded\n");
 		goto out;
@@ -421,7 +456,8 @@ void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool
 			continue;
 		if (!orphans++)
 			ct_tprintf(out, "  also loaded:\n");
-		ct_tprintf(out, "    %s [%s]\n", o->path, ct_rule_words(o->via));
+		name_words(o, also, sizeof(also));
+		ct_tprintf(out, "    %s [%s%s]\n", o->path, rule_of(o), also);
 	}
 out:
 	index_release(&x);

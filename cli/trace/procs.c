@@ -15,14 +15,27 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 #include "libnames.h"
 #include "procs.h"
 #include "files.h"
 #include "util.h"
 
-/* What is read of one /proc file at most: a maps of 64k mappings, a long command line. */
+/* What is read of one small /proc file at most (cmdline, environ, stat); the arguments kept. */
 #define PROC_FILE_MAX ((size_t)16 << 20)
 #define PROC_ARGS_MAX 4096
+/*
+ * maps is read a line at a time, whatever its size. A line holds a path
+ * of PATH_MAX bytes at most, each escaped in four ("\012") at worst; the
+ * files kept (those with code) and their paths are bounded: a process
+ * maps a few thousand libraries, not 65,536 (the words in scan_line).
+ */
+#define MAPS_LINE_MAX ((size_t)20 << 10)
+#define MAPS_CHUNK ((size_t)64 << 10)
+#define PROC_FILES_MAX 65536
+#define PROC_PATHS_MAX ((size_t)16 << 20)
 
 static const char *const env_names[] = {
 #define CT_ENV(name) name,
@@ -82,11 +95,24 @@ static char *read_at(int dfd, const char *name, size_t *len)
 	return buf;
 }
 
-/* One mapped file: the first line that names it, with an executable mapping somewhere. */
-struct mapped {
-	char *path;
+/* A mapped file's identity: its device and inode as maps gives them. */
+struct file_key {
 	uint64_t dev, ino;
-	uint64_t start, end;          /* its first mapping, for map_files */
+};
+
+/* One mapped file kept: its first executable mapping (the program's: its first). */
+struct mapped {
+	struct file_key key;
+	char *path;
+	uint64_t start, end;          /* that mapping, for map_files */
+	UT_hash_handle hh;            /* by key */
+};
+
+/* A maps line's fields; path points into the line. */
+struct maps_line {
+	struct file_key key;
+	const char *path;
+	uint64_t start, end;
 	bool exec;
 };
 
@@ -96,13 +122,13 @@ struct mapped {
  * blanks; " (deleted)" ends a file no longer at its path). 1 when it is
  * a file's, 0 otherwise.
  */
-static int parse_maps_line(char *line, struct mapped *m)
+static int parse_maps_line(const char *line, struct maps_line *m)
 {
 	unsigned long long start, end, off, ino;
 	unsigned maj, min;
 	char perms[8];
 	int used = 0;
-	char *path;
+	const char *path;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
 		   &ino, &used) < 7 || used == 0)
@@ -111,12 +137,138 @@ static int parse_maps_line(char *line, struct mapped *m)
 	if (ino == 0 || path[0] != '/')
 		return 0;
 	m->path = path;
-	m->dev = (uint64_t)makedev(maj, min);
-	m->ino = (uint64_t)ino;
+	m->key.dev = (uint64_t)makedev(maj, min);
+	m->key.ino = (uint64_t)ino;
 	m->start = (uint64_t)start;
 	m->end = (uint64_t)end;
 	m->exec = strchr(perms, 'x') != NULL;
 	return 1;
+}
+
+/*
+ * The files of one process's maps, read a line at a time: memory grows
+ * with the files kept (those with code), never with the maps' size (a
+ * process with 60,000 mappings of shared tensors and data shards), and
+ * each file is found again by a hash of its device and inode.
+ */
+struct maps_scan {
+	struct mapped *set;           /* by device and inode */
+	struct mapped **order;        /* in address order */
+	size_t n, path_bytes;
+	struct file_key exe;          /* the program's file; exe_known when stat'ed */
+	bool exe_known;
+	bool cuda;                    /* it maps a CUDA library or the driver (code or data) */
+	const char *limit;            /* the first limit it went past, in words; NULL: none */
+	size_t limited;               /* mappings left out by a limit */
+};
+
+static void maps_scan_release(struct maps_scan *s)
+{
+	struct mapped *e, *tmp;
+
+	HASH_ITER(hh, s->set, e, tmp) {
+		HASH_DEL(s->set, e);
+		free(e->path);
+		free(e);
+	}
+	free(s->order);
+}
+
+static void past_limit(struct maps_scan *s, const char *why)
+{
+	if (!s->limit)
+		s->limit = why;
+	s->limited++;
+}
+
+static void scan_line(struct maps_scan *s, const char *line)
+{
+	struct maps_line m;
+	struct mapped *e;
+	size_t len;
+
+	if (!parse_maps_line(line, &m))
+		return;
+	/* CUDA's libraries, the driver's real file (libcuda.so.580.159.04) among them. */
+	if (!s->cuda && ct_cuda_library(m.path))
+		s->cuda = true;
+	/* Data (locale archives, fonts, tensors, shards) is no loaded object. */
+	if (!m.exec && !(s->exe_known && s->exe.dev == m.key.dev && s->exe.ino == m.key.ino))
+		return;
+	HASH_FIND(hh, s->set, &m.key, sizeof(m.key), e);
+	if (e)
+		return;
+	len = strlen(m.path);
+	if (s->n == PROC_FILES_MAX) {
+		past_limit(s, "more than 65536 mapped files with code");
+		return;
+	}
+	if (s->path_bytes + len > PROC_PATHS_MAX) {
+		past_limit(s, "the paths of its mapped files hold more than 16 MiB");
+		return;
+	}
+	e = ct_xcalloc(1, sizeof(*e));
+	e->key = m.key;
+	e->path = ct_xstrdup(m.path);
+	e->start = m.start;
+	e->end = m.end;
+	HASH_ADD(hh, s->set, key, sizeof(e->key), e);
+	*PUSH(s->order, s->n) = e;
+	s->path_bytes += len;
+}
+
+/*
+ * Read dfd's maps whole into s, a line at a time. A line longer than any
+ * the kernel writes (MAPS_LINE_MAX) is left out, counted. Returns 0 or
+ * -1 with errno.
+ */
+static int scan_maps(int dfd, struct maps_scan *s)
+{
+	int fd = openat(dfd, "maps", O_RDONLY | O_CLOEXEC | O_NOFOLLOW), ret = -1, e;
+	size_t cap = MAPS_LINE_MAX + MAPS_CHUNK, len = 0, start;
+	bool skipping = false;
+	char *buf, *nl;
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	buf = ct_xmalloc(cap + 1);
+	for (;;) {
+		r = read(fd, buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto out;
+		if (r == 0)
+			break;
+		len += (size_t)r;
+		for (start = 0; (nl = memchr(buf + start, '\n', len - start)); start = (size_t)(nl - buf) + 1) {
+			*nl = '\0';
+			if (!skipping)
+				scan_line(s, buf + start);
+			skipping = false;
+		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
+		if (len >= MAPS_LINE_MAX) {
+			if (!skipping)
+				past_limit(s, "a line of its maps is longer than any the kernel writes");
+			skipping = true;
+			len = 0;
+		}
+	}
+	/* The last line, without its newline. */
+	if (len && !skipping) {
+		buf[len] = '\0';
+		scan_line(s, buf);
+	}
+	ret = 0;
+out:
+	e = errno;
+	free(buf);
+	close(fd);
+	errno = e;
+	return ret;
 }
 
 /*
@@ -132,11 +284,11 @@ static bool still_there(int dfd, const struct mapped *m)
 
 	if (stat(m->path, &st) != 0 || !S_ISREG(st.st_mode))
 		return false;
-	if ((uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino)
+	if ((uint64_t)st.st_dev == m->key.dev && (uint64_t)st.st_ino == m->key.ino)
 		return true;
 	snprintf(link, sizeof(link), "map_files/%" PRIx64 "-%" PRIx64, m->start, m->end);
 	return fstatat(dfd, link, &mf, 0) == 0 && mf.st_dev == st.st_dev &&
-	       mf.st_ino == st.st_ino && (uint64_t)mf.st_ino == m->ino;
+	       mf.st_ino == st.st_ino && (uint64_t)mf.st_ino == m->key.ino;
 }
 
 /*
@@ -163,11 +315,11 @@ static bool pinned_there(int dfd, const struct mapped *m)
 		close(fd);
 		return false;
 	}
-	same = (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
+	same = (uint64_t)st.st_dev == m->key.dev && (uint64_t)st.st_ino == m->key.ino;
 	if (!same) {
 		snprintf(link, sizeof(link), "map_files/%" PRIx64 "-%" PRIx64, m->start, m->end);
 		same = fstatat(dfd, link, &mf, 0) == 0 && mf.st_dev == st.st_dev &&
-		       mf.st_ino == st.st_ino && (uint64_t)mf.st_ino == m->ino;
+		       mf.st_ino == st.st_ino && (uint64_t)mf.st_ino == m->key.ino;
 	}
 	if (!same) {
 		close(fd);
@@ -249,28 +401,32 @@ static int64_t read_ppid(int dfd)
 	return ppid;
 }
 
-static bool maps_cuda(const struct mapped *m, size_t n)
+/*
+ * Does the process live in another mount namespace than cudatrace (a
+ * container)? Its paths then name other files here. Only stat'ed.
+ */
+static bool other_mount_ns(const char *root, int dfd)
 {
-	size_t i;
+	char self[4200];
+	struct stat its, mine;
 
-	for (i = 0; i < n; i++)
-		if (ct_cuda_library(m[i].path) || ct_driver_library(m[i].path) == CT_DRIVER_LIB_CUDA)
-			return true;
-	return false;
+	snprintf(self, sizeof(self), "%s/self/ns/mnt", root);
+	return fstatat(dfd, "ns/mnt", &its, 0) == 0 && stat(self, &mine) == 0 &&
+	       (its.st_dev != mine.st_dev || its.st_ino != mine.st_ino);
 }
 
 int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda_only,
 		      char *why, size_t size)
 {
-	struct mapped *files = NULL;
-	size_t nfiles = 0, len = 0, i, k;
-	char dir[4200], exe[4096], *maps = NULL, *line, *save = NULL, *args;
+	struct maps_scan scan;
+	size_t len = 0, i;
+	char dir[4200], exe[4096], *args;
 	struct stat exe_st, dir_st;
-	bool exe_ok;
 	struct ct_proc *p;
 	ssize_t el;
 	int dfd, ret = 0;
 
+	memset(&scan, 0, sizeof(scan));
 	snprintf(dir, sizeof(dir), "%s/%lld", root, (long long)pid);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || fstat(dfd, &dir_st) != 0) {
@@ -279,8 +435,13 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 			 ret == -ESRCH ? "no such process" : strerror(-ret));
 		goto out;
 	}
-	maps = read_at(dfd, "maps", &len);
-	if (!maps) {
+	/* The program's file first: its mappings without code count too. */
+	if (fstatat(dfd, "exe", &exe_st, 0) == 0) {
+		scan.exe.dev = (uint64_t)exe_st.st_dev;
+		scan.exe.ino = (uint64_t)exe_st.st_ino;
+		scan.exe_known = true;
+	}
+	if (scan_maps(dfd, &scan) != 0) {
 		ret = errno == ENOENT || errno == ESRCH ? -ESRCH : -errno;
 		snprintf(why, size, "process %lld: %s", (long long)pid,
 			 ret == -ESRCH ? "no such process (it ended)"
@@ -293,22 +454,7 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 					  : strerror(-ret));
 		goto out;
 	}
-	/* Each file once, in address order; executable mappings only mark it a loaded object. */
-	for (line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct mapped m;
-
-		if (!parse_maps_line(line, &m))
-			continue;
-		for (k = 0; k < nfiles; k++)
-			if (files[k].dev == m.dev && files[k].ino == m.ino)
-				break;
-		if (k < nfiles) {
-			files[k].exec |= m.exec;
-			continue;
-		}
-		*PUSH(files, nfiles) = m;
-	}
-	if (cuda_only && !maps_cuda(files, nfiles)) {
+	if (cuda_only && !scan.cuda) {
 		ret = 1;
 		goto out;
 	}
@@ -318,8 +464,10 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 	p->ppid = read_ppid(dfd);
 	p->cuinit = -1;
 	p->proc_uid = (int64_t)dir_st.st_uid;
+	p->proc_limit = scan.limit;
+	p->proc_limited = scan.limited;
+	p->proc_other_mnt = other_mount_ns(root, dfd);
 	el = readlinkat(dfd, "exe", exe, sizeof(exe) - 1);
-	exe_ok = el > 0 && fstatat(dfd, "exe", &exe_st, 0) == 0;
 	if (el > 0) {
 		exe[el] = '\0';
 		p->exe = p->image = ct_intern(&t->strings, exe);
@@ -330,29 +478,28 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 		free(args);
 	}
 	read_env(t, p, dfd);
-	for (i = 0; i < nfiles; i++) {
-		struct mapped *m = &files[i];
+	for (i = 0; i < scan.n; i++) {
+		const struct mapped *m = scan.order[i];
 		struct ct_loaded *o;
-		bool is_main = exe_ok && (uint64_t)exe_st.st_dev == m->dev &&
-			       (uint64_t)exe_st.st_ino == m->ino;
+		bool is_main = scan.exe_known && scan.exe.dev == m->key.dev &&
+			       scan.exe.ino == m->key.ino;
 
-		if (!m->exec && !is_main)
-			continue;     /* data: locale archives, fonts, caches */
 		if (cuda_only ? !still_there(dfd, m) : !pinned_there(dfd, m)) {
+			if (p->proc_unverified < CT_PROC_LEFT_OUT_NAMED)
+				p->proc_left_out[p->proc_unverified] = ct_intern(&t->strings, m->path);
 			p->proc_unverified++;
 			continue;
 		}
 		o = PUSH(p->objects, p->nobjects);
 		o->path = ct_intern(&t->strings, m->path);
 		o->name = ct_intern(&t->strings, ct_path_base(m->path));
-		o->dev = m->dev;
-		o->ino = m->ino;
+		o->dev = m->key.dev;
+		o->ino = m->key.ino;
 		o->main = is_main;
 		o->via = is_main ? CT_RULE_DIRECT : CT_RULE_UNKNOWN;
 	}
 out:
-	free(files);
-	free(maps);
+	maps_scan_release(&scan);
 	if (dfd >= 0)
 		close(dfd);
 	return ret;

@@ -9,7 +9,10 @@
  * process mapped (the device and inode of its maps line, or of its
  * /proc/PID/map_files link), so that a process cannot make cudatrace
  * (root) read a file it swapped in at that path; the rest is counted in
- * ct_proc.limited with ct_proc.limit saying why. Only the environment
+ * ct_proc.proc_unverified. maps is read whole, a line at a time, in
+ * memory bounded by the files kept (those with code); past a limit the
+ * rest is counted in ct_proc.proc_limited with ct_proc.proc_limit
+ * saying why. Only the environment
  * variables a trace keeps are read; their values are shown escaped and
  * masked by the printers, as a trace's are.
  *

@@ -1918,24 +1918,29 @@ const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t si
 
 /* ---- the machine's driver, for ps --------------------------------------------- */
 
-void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p, const struct ct_driver_probe *probe)
+void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p, const struct ct_driver_probe *probe,
+			bool same)
 {
 	struct ct_driver_rec *d = &p->driver;
+	const char *mapped = NULL;
 	int i;
 
-	if (!probe->opened || d->present)
+	for (i = 0; (size_t)i < p->nobjects && !mapped; i++)
+		if (ct_driver_file(p->objects[i].path))
+			mapped = p->objects[i].path;
+	if (!mapped || d->present)
 		return;
 	d->present = true;
 	/* The file the process maps is its driver; the probe's is cudatrace's own. */
-	d->path = probe->path[0] ? ct_intern(&t->strings, probe->path) : NULL;
-	for (i = 0; (size_t)i < p->nobjects; i++) {
-		const char *b = strrchr(p->objects[i].path, '/');
-
-		b = b ? b + 1 : p->objects[i].path;
-		if (strncmp(b, "libcuda.so", 10) == 0 && (b[10] == '\0' || b[10] == '.')) {
-			d->path = p->objects[i].path;
-			break;
-		}
+	d->path = mapped;
+	if (!probe->opened || (!same && probe->init_result != 0)) {
+		p->driver_unasked = true;
+		return;
+	}
+	p->cuinit_probed = same;
+	if (same && probe->init_result >= 0) {
+		p->cuinit = probe->init_result;
+		p->ncuinit = 1;
 	}
 	d->version = probe->version > 0 ? probe->version : 0;
 	d->ngpus = 0;
@@ -1959,5 +1964,5 @@ void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p, const struct ct_d
 			  : ct_intern(&t->strings, strncmp(g->uuid, "GPU-", 4) == 0 ? g->uuid + 4
 										 : g->uuid);
 	}
-	d->has_devices = d->ngpus > 0;
+	d->has_devices = probe->init_result == 0;
 }

@@ -60,6 +60,17 @@ struct ct_loaded {
 					program: not the program's (ct_search.audit) */
 	const struct ct_search *search;
 	const struct ct_request *request; /* the dlopen that loaded it */
+	/*
+	 * ps (a process read from /proc): mapped, but not by the start-up
+	 * the loader model replays: loaded at run time (a dlopen, or what
+	 * one brought in), by a rule /proc does not say (via unknown);
+	 * name_via and name_path: a dlopen of its soname from the program
+	 * finds this same file there, by that rule (CT_RULE_UNKNOWN and
+	 * NULL: it does not).
+	 */
+	bool run_time;
+	enum ct_rule name_via;
+	const char *name_path;
 };
 
 struct ct_search {
@@ -165,6 +176,9 @@ enum ct_cuda_event {
 	CT_CUDA_EV_DRIVER,           /* the driver record, before any cuInit */
 };
 
+/* The mapped files left out of a process read from /proc that it names. */
+#define CT_PROC_LEFT_OUT_NAMED 4
+
 struct ct_proc {
 	const char *file;            /* the trace file */
 	bool started;                /* a start record was read */
@@ -249,8 +263,13 @@ struct ct_proc {
 	 * Read from /proc while it runs (cudatrace ps, procs.h), not from a
 	 * trace: it has not ended; its objects are the files it maps, in
 	 * address order; proc_unverified mapped files were left out, since
-	 * what is at their paths now is not what it mapped; its environment
-	 * could not be read (proc_env_unread); the user owning it.
+	 * what is at their paths now is not what it mapped (the first
+	 * CT_PROC_LEFT_OUT_NAMED of them in proc_left_out); it lives in
+	 * another mount namespace than cudatrace (proc_other_mnt: a
+	 * container, where its paths name other files); its maps went past
+	 * a limit (proc_limit, in words; NULL: none) and proc_limited
+	 * mappings were left out; its environment could not be read
+	 * (proc_env_unread); the user owning it.
 	 */
 	bool running;
 	/*
@@ -258,7 +277,21 @@ struct ct_proc {
 	 * here as the same process (ct_trace_find_running): no exit record yet.
 	 */
 	bool still_running;
+	/*
+	 * ps asked the machine's driver itself (ct_proc_set_driver): the
+	 * process's own cuInit is not in /proc. cuinit_probed: cudatrace
+	 * asked the very driver file the process maps, and cuinit (when
+	 * ncuinit) is cudatrace's cuInit of it;
+	 * driver_unasked: that file could not be asked (cudatrace's own
+	 * libcuda.so.1 is another file, or none), its GPUs are not known.
+	 */
+	bool cuinit_probed;
+	bool driver_unasked;
 	size_t proc_unverified;
+	const char *proc_left_out[CT_PROC_LEFT_OUT_NAMED];
+	bool proc_other_mnt;
+	const char *proc_limit;
+	size_t proc_limited;
 	bool proc_env_unread;
 	int64_t proc_uid;
 };
@@ -304,14 +337,18 @@ void ct_trace_init(struct ct_trace *t);
 void ct_trace_release(struct ct_trace *t);
 
 /*
- * ps: the machine's driver as ct_driver_probe asked it (gpu.h), for a
- * running process that maps libcuda.so.1: the driver it uses reports
- * those GPUs. Its cuInit stays unknown. Nothing when the probe could not
- * open the driver or p has a driver record already.
+ * ps: the driver a running process maps (its libcuda file), judged by
+ * the machine's driver as ct_driver_probe asked it (gpu.h). same: the
+ * probe opened that very file; then its cuInit is the process's as a run
+ * would record it (cuinit_probed), and a failed cuInit stands. A probe
+ * of another file lends its version and GPUs only when its cuInit worked
+ * (the machine's GPUs); else, as when no probe opened a driver, the
+ * driver is named and nothing more is known (driver_unasked). Nothing
+ * when p maps no libcuda or has a driver record already.
  */
 struct ct_driver_probe;
 void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p,
-			const struct ct_driver_probe *probe);
+			const struct ct_driver_probe *probe, bool same);
 
 /*
  * Read every *.jsonl file in dir (not recursive) into t, and every run

@@ -21,6 +21,7 @@
  */
 #include <ftw.h>
 #include <limits.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "world.h"
@@ -29,6 +30,7 @@
 #include "diagnose.h"
 #include "findings.h"
 #include "findings_out.h"
+#include "procs.h"
 #include "resolve.h"
 #include "trace.h"
 
@@ -2645,6 +2647,93 @@ static void test_fork_other_rules(void **state)
 	expect_total(w, 2);
 }
 
+/* ---- a running process read from /proc (ps) ------------------------------------- */
+
+/* A maps line for rel (under the root) as mapped: its device and inode, or ino_delta off. */
+static size_t proc_maps_line(const struct world *w, char *buf, size_t size, unsigned long start,
+			     const char *rel, long ino_delta)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	assert_int_equal(stat(path, &st), 0);
+	return (size_t)snprintf(buf, size, "%lx-%lx r-xp 00000000 %x:%x %llu   %s\n", start,
+				start + 0x1000, major(st.st_dev), minor(st.st_dev),
+				(unsigned long long)((long)st.st_ino + ino_delta), path);
+}
+
+/*
+ * What ps could not read of a process is never a clean bill (issue 31,
+ * points 5 and 6): a mapped file replaced since, one in another mount
+ * namespace (a container), and a maps past the limit on files kept, each
+ * a trace-incomplete with what to do; a process read whole has none.
+ */
+static void test_proc_read(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+	char root[PATH_MAX], why[256], line[PATH_MAX + 128], *big;
+	size_t n, cap = 70000 * 80, i;
+
+	snprintf(root, sizeof(root), "%s/proc", w->root);
+	touch(w, "lib/libcudart.so.13");
+	touch(w, "proc/self/ns/mnt");
+	/* 42: cudart replaced since it was mapped. */
+	n = proc_maps_line(w, line, sizeof(line), 0x1000, "lib/libcudart.so.13", 1000);
+	line[n] = '\0';
+	write_file(w, "proc/42/maps", line, false);
+	/* 43: the same, in another mount namespace. */
+	write_file(w, "proc/43/maps", line, false);
+	touch(w, "proc/43/ns/mnt");
+	/* 44: past the limit on files kept, then cudart. */
+	big = malloc(cap);
+	assert_non_null(big);
+	for (i = 0, n = 0; i < 65536 + 4; i++)
+		n += (size_t)snprintf(big + n, cap - n, "7f%010zx-7f%010zx r-xp 00000000 00:1a %zu "
+				      "/nowhere/lib%zu.so\n", i * 16, i * 16 + 16, 1000000 + i, i);
+	n += proc_maps_line(w, big + n, cap - n, 0x7ff000000000ul, "lib/libcudart.so.13", 0);
+	write_file(w, "proc/44/maps", big, false);
+	free(big);
+	/* 45: cudart, read whole. */
+	n = proc_maps_line(w, line, sizeof(line), 0x1000, "lib/libcudart.so.13", 0);
+	line[n] = '\0';
+	write_file(w, "proc/45/maps", line, false);
+
+	ct_trace_init(&w->t);
+	assert_int_equal(ct_trace_read_pid(&w->t, root, 42, false, why, sizeof(why)), 0);
+	assert_int_equal(ct_trace_read_pid(&w->t, root, 43, false, why, sizeof(why)), 0);
+	assert_int_equal(ct_trace_read_pid(&w->t, root, 44, false, why, sizeof(why)), 0);
+	assert_int_equal(ct_trace_read_pid(&w->t, root, 45, false, why, sizeof(why)), 0);
+	ct_diagnose(&w->d, &w->t, NULL, 0, &w->machine);
+	w->judged = true;
+
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "1 mapped file left out: the file at its path now is not the one the "
+			   "process mapped");
+	expect_evidence(w, f, "left out: @R/lib/libcudart.so.13");
+	expect_fix(w, f, "restart it");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 42);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "the process runs in another mount namespace (a container): 1 mapped file "
+			   "left out, not the file at its path here");
+	expect_evidence(w, f, "left out: @R/lib/libcudart.so.13");
+	expect_fix(w, f, "run cudatrace ps inside the container");
+	assert_int_equal(f->where[0].pid, 43);
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
+			   "the process's maps was not read in full: more than 65536 mapped files "
+			   "with code");
+	expect_evidence(w, f, "5 mappings left out");
+	assert_int_equal(f->where[0].pid, 44);
+	/* 44's files kept are not there either: left out, named, counted. */
+	f = expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING, "65536 mapped files left out");
+	expect_evidence(w, f, "left out: /nowhere/lib0.so");
+	expect_evidence(w, f, "and 65532 more");
+	expect_clean(w, 45);
+	expect_count(w, CT_F_TRACE_INCOMPLETE, 4);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, world_setup, world_close)
 
 int main(void)
@@ -2697,6 +2786,7 @@ int main(void)
 		T(test_fork_inherits_link_map),
 		T(test_fork_inherits_only_earlier),
 		T(test_fork_other_rules),
+		T(test_proc_read),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

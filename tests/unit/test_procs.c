@@ -4,7 +4,9 @@
  * deleted, one whose device and inode no longer match, data mappings),
  * its command line, the variables a trace keeps and no other, its parent
  * from a stat whose command holds ')'; a gone process, maps that cannot
- * be read, garbage and empty maps (a zombie), and the process list.
+ * be read, garbage and empty maps (a zombie), and the process list; a
+ * maps far past 16 MiB (60,000 mappings of data files, then cudart), and
+ * one past the limit on files kept, said.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -65,6 +67,7 @@ static int setup(void **state)
 	put("files/lib dir/libx.so", "ELF", 3);
 	put("files/locale-archive", "data", 4);
 	put("files/swapped.so", "ELF", 3);
+	put("files/libcuda.so.550.54.15", "ELF", 3);
 	return 0;
 }
 
@@ -239,6 +242,9 @@ static void test_unreadable(void **state)
 	}
 	assert_int_equal(ct_trace_read_pid(&t, root, 45, false, why, sizeof(why)), 0);
 	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 0);
+	/* The line longer than any the kernel writes: left out, said. */
+	assert_non_null(t.procs[t.nprocs - 1].proc_limit);
+	assert_int_equal(t.procs[t.nprocs - 1].proc_limited, 1);
 	/* An environment that cannot be read: said, not fatal. */
 	assert_true(t.procs[t.nprocs - 1].proc_env_unread);
 	/* A zombie: empty maps. No CUDA: not listed with cuda_only. */
@@ -247,6 +253,12 @@ static void test_unreadable(void **state)
 	assert_int_equal(ct_trace_read_pid(&t, root, 46, true, why, sizeof(why)), 1);
 	assert_int_equal(ct_trace_read_pid(&t, root, 46, false, why, sizeof(why)), 0);
 	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 0);
+	/* The driver alone, by its real file's name (maps names no libcuda.so.1): listed. */
+	mk("50");
+	n = maps_line(maps, sizeof(maps), 0x1000, "r-xp", "files/libcuda.so.550.54.15", 0);
+	put("50/maps", maps, (size_t)n);
+	assert_int_equal(ct_trace_read_pid(&t, root, 50, true, why, sizeof(why)), 0);
+	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 1);
 	/* No exe link: no program among the objects, the rest still read. */
 	mk("47");
 	n = maps_line(maps, sizeof(maps), 0x1000, "r-xp", "files/libcudart.so.13", 0);
@@ -255,6 +267,80 @@ static void test_unreadable(void **state)
 	assert_null(t.procs[t.nprocs - 1].exe);
 	assert_int_equal(t.procs[t.nprocs - 1].nobjects, 1);
 	assert_false(t.procs[t.nprocs - 1].objects[0].main);
+	ct_trace_release(&t);
+}
+
+/*
+ * Process 48: 60,000 mappings of distinct data files (tensors shared
+ * between DataLoader workers, memory-mapped shards), their paths long
+ * enough that maps holds over 16 MiB, then libcudart's code: read whole,
+ * cudart found, the process listed. Each file is found again by a hash
+ * (60,000 distinct files once took seconds, compared with every other).
+ */
+static void test_big_maps(void **state)
+{
+	const size_t nmaps = 60000;
+	size_t cap = nmaps * 400 + 1024, n = 0, i;
+	char *maps = malloc(cap), pad[300], why[256];
+	const struct ct_proc *p;
+	struct ct_trace t;
+
+	(void)state;
+	assert_non_null(maps);
+	memset(pad, 'd', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (i = 0; i < nmaps; i++)
+		n += (size_t)snprintf(maps + n, cap - n,
+				      "7f%010zx-7f%010zx rw-s 00000000 00:1a %zu    "
+				      "/dev/shm/shard-%06zu-%s\n",
+				      i * 0x10, i * 0x10 + 0x10, 1000000 + i, i, pad);
+	assert_true(n > ((size_t)16 << 20));
+	n += (size_t)maps_line(maps + n, cap - n, 0x7ff000000000ul, "r-xp", "files/libcudart.so.13", 0);
+	mk("48");
+	put("48/maps", maps, n);
+	free(maps);
+	ct_trace_init(&t);
+	assert_int_equal(ct_trace_read_pid(&t, root, 48, true, why, sizeof(why)), 0);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+	assert_non_null(object(p, "libcudart.so.13"));
+	assert_int_equal(p->nobjects, 1);
+	assert_int_equal(p->proc_unverified, 0);
+	assert_null(p->proc_limit);
+	ct_trace_release(&t);
+}
+
+/*
+ * Past the limit on files kept (65,536 with code): the rest is left out,
+ * counted, and the limit said; cudart past it still makes the process
+ * one that maps CUDA (the list).
+ */
+static void test_maps_limit(void **state)
+{
+	const size_t nmaps = 65536 + 10;
+	size_t cap = nmaps * 80 + 1024, n = 0, i;
+	char *maps = malloc(cap), why[256];
+	const struct ct_proc *p;
+	struct ct_trace t;
+
+	(void)state;
+	assert_non_null(maps);
+	for (i = 0; i < nmaps; i++)
+		n += (size_t)snprintf(maps + n, cap - n,
+				      "7f%010zx-7f%010zx r-xp 00000000 00:1a %zu /nowhere/lib%zu.so\n",
+				      i * 0x10, i * 0x10 + 0x10, 1000000 + i, i);
+	n += (size_t)maps_line(maps + n, cap - n, 0x7ff000000000ul, "r-xp", "files/libcudart.so.13", 0);
+	mk("49");
+	put("49/maps", maps, n);
+	free(maps);
+	ct_trace_init(&t);
+	assert_int_equal(ct_trace_read_pid(&t, root, 49, true, why, sizeof(why)), 0);
+	p = &t.procs[0];
+	assert_non_null(p->proc_limit);
+	assert_non_null(strstr(p->proc_limit, "65536"));
+	assert_int_equal(p->proc_limited, 11);
+	/* The files kept are not there: left out, counted. */
+	assert_int_equal(p->proc_unverified, 65536);
 	ct_trace_release(&t);
 }
 
@@ -287,6 +373,8 @@ int main(void)
 		cmocka_unit_test(test_process),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_big_maps),
+		cmocka_unit_test(test_maps_limit),
 		cmocka_unit_test(test_pids),
 	};
 
