@@ -119,6 +119,26 @@ static bool items_ok(const struct ct_jv *v, const struct field *list, size_t n)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Does no object in v hold a key twice (but skip, whose members may)? A
+ * script's JSON reader takes the last of two, cudatrace the first: a
+ * record that can be read two ways is read neither way.
+ */
+static bool keys_once(const struct ct_jv *v, const struct ct_jv *skip1,
+		      const struct ct_jv *skip2)
+{
+	size_t i;
+
+	if (v->type != CT_J_OBJ && v->type != CT_J_ARR)
+		return true;
+	if (v->type == CT_J_OBJ && v->u.c.dup && v != skip1 && v != skip2)
+		return false;
+	for (i = 0; i < v->u.c.n; i++)
+		if (!keys_once(v->u.c.items[i], skip1, skip2))
+			return false;
+	return true;
+}
+
 bool ct_record_well_typed(const struct ct_jv *v)
 {
 	const struct ct_jv *ev = ct_jget(v, "ev");
@@ -128,6 +148,14 @@ bool ct_record_well_typed(const struct ct_jv *v)
 	if (!ev || ev->type != CT_J_STR)
 		return false;
 	e = ev->u.str.s;
+	/*
+	 * A start record's env and ranks are the environment's strings as the
+	 * shim found them, and an environment may set a name twice: read as
+	 * the program's getenv reads it, the first (ct_proc_env).
+	 */
+	if (strcmp(e, "start") == 0 ? !keys_once(v, ct_jget(v, "env"), ct_jget(v, "ranks"))
+				    : !keys_once(v, NULL, NULL))
+		return false;
 	if (!members_ok(v, e, fields, COUNT(fields)))
 		return false;
 	/* A start record's argv holds strings, its env and ranks string values. */

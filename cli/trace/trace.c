@@ -970,7 +970,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		}
 		/* The record's values live as long as its line. */
 		ct_arena_reset(&scratch);
-		v = ct_json_parse_inplace(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
+		v = ct_json_parse_record(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
 		if (!v && err == ct_json_too_many) {
 			limited(&proc, "a record holds more than 524288 values");
 			proc.limited++;

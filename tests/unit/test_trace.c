@@ -785,6 +785,45 @@ static void test_wrong_types(void **state)
 }
 
 /* Arrays and objects of the right type holding items of the wrong one: bad records too. */
+/*
+ * Issue 31, point 9: a record holding a key twice was read by its first
+ * one, a script's JSON reader takes the last: refused whole, as a bad
+ * line. A start record's env and ranks copy the environment, where a name
+ * may be set twice: read as getenv reads it, the first. A run record with
+ * a key twice is no run record.
+ */
+static void test_duplicate_keys(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "h-9-a.jsonl",
+		"{'ev':'start','t':1,'tid':9,'v':1,'pid':9,'host':'h','image':'a','run':'0a0a',"
+		"'ranks':{'RANK':'0','RANK':'1'},'env':{'PATH':'/bin','PATH':'/usr/bin'}}\n"
+		"{'ev':'search','t':2,'tid':9,'id':1,'name':'liba.so','name':'libb.so','by':'/p'}\n"
+		"{'ev':'search','t':3,'tid':9,'id':2,'id':3,'name':'libc.so','by':'/p'}\n"
+		"{'ev':'driver','t':4,'tid':9,'path':'/l/libcuda.so.1','version':12040,"
+		"'devices':[{'index':0,'index':1,'name':'H100','cc':'9.0'}]}\n"
+		"{'ev':'exit','t':5,'tid':9,'api':'exit','status':0,'status':1}\n"
+		"{'ev':'search','t':6,'tid':9,'id':4,'name':'libd.so','by':'/p','x':{'k':1,'k':2}}\n"
+		"{'ev':'search','t':7,'tid':9,'id':5,'name':'libe.so','by':'/p'}\n");
+	write_records(d, "h-1.run.json", "{'ev':'run','run':'0a0a','host':'h','pid':9,"
+		"'job':'7','job_from':'SLURM_JOB_ID','job':'8'}");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.nruns, 0);
+	p = proc_of(&t, "h-9-a.jsonl");
+	assert_int_equal(p->bad_lines, 5);
+	assert_int_equal(p->nsearches, 1);
+	assert_string_equal(p->searches[0].name, "libe.so");
+	assert_false(p->driver.present);
+	assert_false(p->exited);
+	assert_string_equal(ct_proc_rank(p), "0");
+	assert_string_equal(ct_proc_env(p, "PATH"), "/bin");
+	ct_trace_release(&t);
+}
+
 static void test_wrong_typed_items(void **state)
 {
 	struct tdir *d = *state;
@@ -1809,6 +1848,7 @@ int main(void)
 		T(test_bad_lines),
 		T(test_wrong_types),
 		T(test_wrong_typed_items),
+		T(test_duplicate_keys),
 		T(test_duplicates),
 		T(test_other_auditor),
 		T(test_switch),
