@@ -831,7 +831,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 
 	if (t->nprocs == 0) {
 		ct_tprintf(out, "no process was traced%s\n",
-			t->bad_files ? " (the trace files are unreadable)" : "");
+			t->bad_files || t->unstarted_files ? " (the trace files are unreadable)" : "");
 		return;
 	}
 	ctx_init(&c, d);
@@ -898,6 +898,10 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	if (t->bad_files)
 		ct_tprintf(out, "%zu trace file%s held no record\n", t->bad_files,
 			t->bad_files == 1 ? "" : "s");
+	if (t->unstarted_files)
+		ct_tprintf(out, "%zu trace file%s without a start record left out (the shim writes "
+			     "one first in every file: its records name no process)\n",
+			t->unstarted_files, t->unstarted_files == 1 ? "" : "s");
 	if (t->foreign_files)
 		ct_tprintf(out, "%zu trace file%s of another user left out (not written by this run)\n",
 			t->foreign_files, t->foreign_files == 1 ? "" : "s");

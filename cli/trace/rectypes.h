@@ -16,7 +16,11 @@
 
 #include "jsonparse.h"
 
-/* Does every field of the record v (an object with an "ev") have its type? */
+/*
+ * Does every field of the record v (an object with an "ev") have its type,
+ * and has it the fields its type must have (a start record's pid above 0,
+ * a search's name not empty)?
+ */
 bool ct_record_well_typed(const struct ct_jv *v);
 
 #endif

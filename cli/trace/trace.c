@@ -886,6 +886,7 @@ enum file_outcome {
 	FILE_FOREIGN,                /* another user's, left out unread */
 	FILE_OTHER_RUN,              /* another run's (its first record says) */
 	FILE_EMPTY,                  /* no record at all: a bad file */
+	FILE_NO_START,               /* records, but no start record: no process */
 	FILE_PROC,                   /* a process */
 };
 
@@ -916,7 +917,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 	bool unterminated;
 	uint64_t left = bytes_before < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - bytes_before : 0;
 	size_t max_bytes = CT_TRACE_FILE_BYTES_MAX;
-	bool total_bytes = false, other_run = false;
+	bool total_bytes = false, other_run = false, run_known = false;
 
 	memset(res, 0, sizeof(*res));
 	res->done = true;
@@ -989,11 +990,16 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		}
 		records++;
 		on_record(&rd, v);
-		/* Another run's file (its first record says): not read further. */
-		if (records == 1 && t->only_run &&
-		    strcmp(ct_proc_run(&proc), t->only_run) != 0) {
-			other_run = true;
-			break;
+		/*
+		 * Another run's file (its start record, the first one, says):
+		 * not read further.
+		 */
+		if (t->only_run && !run_known && proc.started) {
+			run_known = true;
+			if (strcmp(ct_proc_run(&proc), t->only_run) != 0) {
+				other_run = true;
+				break;
+			}
 		}
 	}
 	if (lines.too_long) {
@@ -1012,6 +1018,13 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		proc_release(&proc);
 	} else if (records == 0) {
 		res->what = FILE_EMPTY;
+		proc_release(&proc);
+	} else if (!proc.started) {
+		/*
+		 * The shim makes every file with its start record in it: records
+		 * without one name no process (they would read as "process 0").
+		 */
+		res->what = FILE_NO_START;
 		proc_release(&proc);
 	} else {
 		finish(&rd);
@@ -1044,6 +1057,9 @@ static void count_file(struct ct_trace *t, struct file_result *res)
 		break;
 	case FILE_EMPTY:
 		t->bad_files++;
+		break;
+	case FILE_NO_START:
+		t->unstarted_files++;
 		break;
 	case FILE_PROC:
 		*PUSH(t->procs, t->nprocs) = res->proc;

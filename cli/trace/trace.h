@@ -8,7 +8,9 @@
  * Every record is decoded here, once, into the typed records below; a
  * record with a field of the wrong type (rectypes.h) is not read but
  * counted as a bad line, and an absent field reads as absent (NULL
- * strings, 0 numbers, empty arrays). No layer above sees JSON.
+ * strings, 0 numbers, empty arrays). A file without a start record (the
+ * shim writes one first in every file) is no process: left out, counted
+ * in unstarted_files. No layer above sees JSON.
  *
  * Traces are untrusted: the reader streams each file a line at a time and
  * keeps within the limits below (docs/trace-format.md, "Limits"). Past a
@@ -252,6 +254,8 @@ struct ct_trace {
 	struct ct_run *runs;         /* the run records read (of only_run, when set) */
 	size_t nruns;
 	size_t bad_files;            /* files that held no record at all */
+	size_t unstarted_files;      /* files left out: records, but no start record
+					(the shim writes one first in every file) */
 	bool only_owner;             /* read only files owned by owner (set before reading) */
 	bool one_link;               /* read only files with one link, as the shim's
 					(set before reading): a hard link planted in a

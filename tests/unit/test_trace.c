@@ -824,6 +824,68 @@ static void test_duplicate_keys(void **state)
 	ct_trace_release(&t);
 }
 
+/*
+ * Issue 31, point 12: a start record refused (a pid of the wrong type, or
+ * twice) left its file's other records a process of their own, "process
+ * 0", and a search with a null name a library with an empty name. A start
+ * record must name its pid (above 0) and a search its library; a file
+ * without a start record (the shim writes one first in every file) is no
+ * process: left out, and counted.
+ */
+static void test_no_start(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char why[256];
+
+	write_records(d, "h-1-a.jsonl",
+		"{'ev':'start','t':5,'tid':5,'v':1,'pid':'1234','ppid':1,'host':'h','image':'a'}\n"
+		"{'ev':'open','t':5,'tid':5,'path':'/usr/bin/m','lmid':0,'main':true}\n"
+		"{'ev':'search','t':6,'tid':5,'id':1,'name':'libx.so','by':'m'}\n"
+		"{'ev':'exit','t':10,'tid':5,'api':'exit','status':1}\n");
+	write_records(d, "h-2-b.jsonl",
+		"{'ev':'start','t':1,'tid':8,'v':1,'pid':8,'pid':80,'host':'h','image':'b'}\n"
+		"{'ev':'main','t':2,'tid':8}\n");
+	write_records(d, "h-3-c.jsonl",
+		"{'ev':'start','t':1,'tid':8,'v':1,'pid':0,'host':'h','image':'c'}\n"
+		"{'ev':'start','t':1,'tid':8,'v':1,'pid':-3,'host':'h','image':'c'}\n"
+		"{'ev':'start','t':1,'tid':8,'v':1,'host':'h','image':'c'}\n"
+		"{'ev':'main','t':2,'tid':8}\n");
+	/* A good start; searches without a name are refused, whole. */
+	write_records(d, "h-4-d.jsonl", START(4, 1, "h", "d", 100)
+		"{'ev':'search','t':101,'tid':4,'id':1,'name':null,'by':'m'}\n"
+		"{'ev':'try','t':101,'tid':4,'search':1,'path':'/x/liby.so','via':'default'}\n"
+		"{'ev':'search','t':102,'tid':4,'id':2,'name':'','by':'m'}\n"
+		"{'ev':'search','t':103,'tid':4,'id':3,'by':'m'}\n"
+		"{'ev':'exit','t':110,'tid':4,'api':'exit','status':0}\n");
+	/* The start after another record (a thread that wrote first): still a process. */
+	write_records(d, "h-5-e.jsonl",
+		"{'ev':'main','t':199,'tid':6}\n"
+		"{'ev':'start','t':200,'tid':5,'v':1,'pid':5,'ppid':1,'host':'h','image':'e','run':'0e0e'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	assert_int_equal(t.unstarted_files, 3);
+	assert_int_equal(t.bad_files, 0);
+	p = proc_of(&t, "h-4-d.jsonl");
+	assert_int_equal(p->pid, 4);
+	assert_int_equal(p->nsearches, 0);
+	assert_int_equal(p->bad_lines, 3);
+	p = proc_of(&t, "h-5-e.jsonl");
+	assert_int_equal(p->pid, 5);
+	assert_true(p->reached_main);
+	ct_trace_release(&t);
+
+	/* One run's files: the one whose start came second is that run's. */
+	ct_trace_init(&t);
+	t.only_run = "0e0e";
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.procs[0].pid, 5);
+	ct_trace_release(&t);
+}
+
 static void test_wrong_typed_items(void **state)
 {
 	struct tdir *d = *state;
@@ -1849,6 +1911,7 @@ int main(void)
 		T(test_wrong_types),
 		T(test_wrong_typed_items),
 		T(test_duplicate_keys),
+		T(test_no_start),
 		T(test_duplicates),
 		T(test_other_auditor),
 		T(test_switch),
