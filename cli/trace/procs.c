@@ -316,6 +316,7 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 	p->pid = pid;
 	p->ppid = read_ppid(dfd);
 	p->cuinit = -1;
+	p->owner = -1; /* no trace file: a running process's runs are not counted by user */
 	p->proc_uid = (int64_t)dir_st.st_uid;
 	el = readlinkat(dfd, "exe", exe, sizeof(exe) - 1);
 	exe_ok = el > 0 && fstatat(dfd, "exe", &exe_st, 0) == 0;
