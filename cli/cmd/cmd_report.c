@@ -65,7 +65,8 @@ int ct_cmd_read_traces(struct ct_trace *t, char *const *dirs, int n, bool trust_
 		t->one_link = true;
 	}
 	for (i = 0; i < n; i++) {
-		size_t before = t->nprocs, bad = t->bad_files, other = t->other_run_files;
+		size_t before = t->nprocs, bad = t->bad_files + t->unstarted_files;
+		size_t other = t->other_run_files;
 		size_t foreign = t->foreign_files;
 
 		if (ct_trace_read_dir(t, dirs[i], why, size) != 0)
@@ -78,9 +79,11 @@ int ct_cmd_read_traces(struct ct_trace *t, char *const *dirs, int n, bool trust_
 				 t->foreign_files - foreign == 1 ? "" : "s");
 		/* With --run, a folder may hold none of it: said once, below. */
 		if (t->nprocs == before && t->other_run_files == other) {
+			bool junk = t->bad_files + t->unstarted_files > bad;
+
 			snprintf(why, size, "'%s' holds no trace%s", dirs[i],
 				 t->foreign_files > foreign ? " of root's"
-				 : t->bad_files > bad	    ? " (its .jsonl files are not trace records)"
+				 : junk			    ? " (its .jsonl files are not trace records)"
 							    : " (no .jsonl file)");
 			return -1;
 		}

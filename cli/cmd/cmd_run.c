@@ -758,6 +758,8 @@ int ct_cmd_run(int argc, char **argv)
 	rec.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 	rec.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	rec.untraced = untraceable ? "static" : NULL;
+	/* Its file, and the traces read back, are this user's (run_dir.h reads only those). */
+	rec.owner = (int64_t)geteuid();
 	/* One rank of srun, torchrun or mpirun: the job its launcher says. */
 	if (ct_job_from_env(environ, &job)) {
 		rec.job = job.id;

@@ -319,7 +319,12 @@ void ct_diagnosis_release(struct ct_diagnosis *d)
 
 static void describe_proc(struct ctx *c)
 {
-	c->rank = ct_proc_rank(c->p);
+	/*
+	 * A rank says where in its job a finding was seen; of a job id that
+	 * several users' runs name, "rank 1" would pin one user's finding on
+	 * another's rank: the process is named instead (trace.h, job_notes).
+	 */
+	c->rank = c->p->job_shared ? NULL : ct_proc_rank(c->p);
 	ct_proc_command(c->p, c->program, sizeof(c->program), 60);
 }
 

@@ -752,7 +752,8 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 /*
  * What alike and ended_alike compare but the program (a process that
- * names none is like any), hashed: equal for processes that fold.
+ * names none is like any), and whose trace it is (another user's process
+ * never folds into this user's), hashed: equal for processes that fold.
  */
 static uint64_t kind_key(const struct ct_proc *p)
 {
@@ -766,6 +767,7 @@ static uint64_t kind_key(const struct ct_proc *p)
 	h = mix(h, p->nmodules);
 	h = mix(h, (uint64_t)p->cuinit);
 	h = mix(h, p->driver.present);
+	h = mix(h, (uint64_t)p->owner);
 	for (i = 0; i < p->nobjects; i++)
 		for (h = mix(h, '/'), c = p->objects[i].path; *c; c++)
 			h = mix(h, (unsigned char)*c);
@@ -796,7 +798,8 @@ static bool folds(struct kind **kinds, const struct ct_trace *t, size_t i)
 		HASH_ADD(hh, *kinds, key, sizeof(e->key), e);
 	}
 	for (k = 0; k < e->n; k++)
-		if (alike(&t->procs[e->procs[k]], p) && ended_alike(&t->procs[e->procs[k]], p))
+		if (t->procs[e->procs[k]].owner == p->owner && alike(&t->procs[e->procs[k]], p) &&
+		    ended_alike(&t->procs[e->procs[k]], p))
 			break;
 	e->procs = ct_xrealloc(e->procs, (e->n + 1) * sizeof(*e->procs));
 	e->procs[e->n++] = i;
@@ -823,18 +826,33 @@ static bool many_hosts(const struct ct_trace *t)
 	return n > 1;
 }
 
+/*
+ * Do the trace's files belong to several users (root's report of a shared
+ * folder, --trust-owner)? Then each process says whose it is: another
+ * user's rank 1 is not this user's.
+ */
+static bool many_owners(const struct ct_trace *t)
+{
+	size_t i;
+
+	for (i = 1; i < t->nprocs; i++)
+		if (t->procs[i].owner != t->procs[0].owner)
+			return true;
+	return false;
+}
+
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
 		    bool verbose)
 {
 	size_t i, quiet = 0, shown = 0, similar = 0;
 	/* Name the host in headings only when the trace spans several. */
-	bool hosts = many_hosts(t), *active;
+	bool hosts = many_hosts(t), owners = many_owners(t), *active;
 	struct kind *kinds = NULL, *e, *tmp;
 	struct ctx c;
 
 	if (t->nprocs == 0) {
 		ct_tprintf(out, "no process was traced%s\n",
-			t->bad_files ? " (the trace files are unreadable)" : "");
+			t->bad_files || t->unstarted_files ? " (the trace files are unreadable)" : "");
 		return;
 	}
 	ctx_init(&c, d);
@@ -858,9 +876,12 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		}
 		if (shown++)
 			fputc('\n', out);
-		ct_tprintf(out, "process %lld%s%s%s%s: %s", (long long)p->pid,
+		ct_tprintf(out, "process %lld%s%s%s%s", (long long)p->pid,
 			hosts && p->host ? " on " : "", hosts && p->host ? p->host : "",
-			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "", cmd);
+			ct_proc_rank(p) ? ", rank " : "", ct_proc_rank(p) ? ct_proc_rank(p) : "");
+		if (owners && p->owner >= 0)
+			ct_tprintf(out, ", uid %lld", (long long)p->owner);
+		ct_tprintf(out, ": %s", cmd);
 		if (p->parent && p->parent->pid == p->pid)
 			ct_tprintf(out, " (exec'd by %s)",
 				p->parent->exe ? base(p->parent->exe) : "?");
@@ -903,6 +924,10 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 	if (t->bad_files)
 		ct_tprintf(out, "%zu trace file%s held no record\n", t->bad_files,
 			t->bad_files == 1 ? "" : "s");
+	if (t->unstarted_files)
+		ct_tprintf(out, "%zu trace file%s without a start record left out (the shim writes "
+			     "one first in every file: its records name no process)\n",
+			t->unstarted_files, t->unstarted_files == 1 ? "" : "s");
 	if (t->foreign_files)
 		ct_tprintf(out, "%zu trace file%s of another user left out (not written by this run)\n",
 			t->foreign_files, t->foreign_files == 1 ? "" : "s");

@@ -26,6 +26,55 @@ bool ct_want_colour(FILE *f)
 	return isatty(fileno(f)) && !(nc && *nc);
 }
 
+/* At most this many lines about ranks claimed twice; --json has them all. */
+#define RANK_NOTES_MAX 8
+
+/* "0a0a, 0b0b and 3 more": a note's runs, the first few. */
+static void print_runs(FILE *out, const struct ct_job_note *n)
+{
+	size_t i, shown = n->nruns > 4 ? 3 : n->nruns;
+
+	for (i = 0; i < shown; i++)
+		ct_tprintf(out, "%s%s", i == 0 ? "" : i + 1 == n->nruns ? " and " : ", ", n->runs[i]);
+	if (shown < n->nruns)
+		ct_tprintf(out, " and %zu more", n->nruns - shown);
+}
+
+/*
+ * What the jobs hold beyond their count (trace.h, job_notes): a job id
+ * the runs of several users name (anyone who may write to the folder can
+ * name a job: each user's runs are a job of their own, never merged
+ * silently), and a rank two runs of one job claim on one host.
+ */
+static void job_notes(FILE *out, const struct ct_trace *t)
+{
+	size_t i, k, ranks = 0;
+
+	for (i = 0; i < t->njob_notes; i++) {
+		const struct ct_job_note *n = &t->job_notes[i];
+
+		if (n->kind == CT_JOB_NOTE_USERS) {
+			ct_tprintf(out, "job %s (%s) is named by the runs of %zu users, a job for "
+				     "each: ", n->job, n->from, n->nowners);
+			for (k = 0; k < n->nowners; k++)
+				ct_tprintf(out, "%suid %lld (%zu run%s)", k ? ", " : "",
+					   (long long)n->owners[k], n->owner_runs[k],
+					   n->owner_runs[k] == 1 ? "" : "s");
+			ct_tprintf(out, "\n");
+			continue;
+		}
+		if (ranks++ >= RANK_NOTES_MAX)
+			continue;
+		ct_tprintf(out, "rank %s of job %s (%s)%s%s is claimed by %zu runs: ", n->rank,
+			   n->job, n->from, n->host ? " on " : "", n->host ? n->host : "", n->nruns);
+		print_runs(out, n);
+		ct_tprintf(out, "\n");
+	}
+	if (ranks > RANK_NOTES_MAX)
+		ct_tprintf(out, "%zu more ranks claimed by several runs of one job\n",
+			   ranks - RANK_NOTES_MAX);
+}
+
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
 	size_t i, runs = ct_trace_runs(t), jobs = ct_trace_jobs(t), untraced = 0, notes = 0;
@@ -65,6 +114,7 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_findings_tally(out, &d->findings, colour);
 	}
 	ct_tprintf(out, "\n");
+	job_notes(out, t);
 	ct_endings_print(out, t);
 	if (d->ntargets && ct_diagnosis_has_code(d)) {
 		ct_tprintf(out, "device code judged for ");
@@ -259,6 +309,12 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_kv_string(j, "host", p->host);
 	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "job", ct_proc_job(p, NULL));
+	/* Whose its trace is: a job's runs are grouped by user too (job_notes). */
+	ct_json_key(j, "uid");
+	if (p->owner >= 0)
+		ct_json_i64(j, p->owner);
+	else
+		ct_json_null(j);
 	ct_json_kv_string(j, "exe", p->exe);
 	/*
 	 * The variables the trace kept that shape loading (docs/trace-format.md,
@@ -429,6 +485,41 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	ct_json_object_end(j);
 }
 
+static void json_job_notes(struct ct_json *j, const struct ct_trace *t)
+{
+	size_t i, k;
+
+	ct_json_key(j, "job_notes");
+	ct_json_array_begin(j);
+	for (i = 0; i < t->njob_notes; i++) {
+		const struct ct_job_note *n = &t->job_notes[i];
+
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "kind", n->kind == CT_JOB_NOTE_USERS ? "users" : "rank");
+		ct_json_kv_string(j, "job", n->job);
+		ct_json_kv_string(j, "job_from", n->from);
+		ct_json_kv_string(j, "host", n->host);
+		ct_json_kv_string(j, "rank", n->rank);
+		ct_json_key(j, "users");
+		ct_json_array_begin(j);
+		for (k = 0; k < n->nowners; k++) {
+			ct_json_object_begin(j);
+			ct_json_key(j, "uid");
+			ct_json_i64(j, n->owners[k]);
+			ct_json_kv_u64(j, "runs", n->owner_runs[k]);
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
+		ct_json_key(j, "runs");
+		ct_json_array_begin(j);
+		for (k = 0; k < n->nruns; k++)
+			ct_json_string(j, n->runs[k]);
+		ct_json_array_end(j);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
 static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
 {
 	struct json_memo memo = { NULL, NULL, NULL };
@@ -441,6 +532,7 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_kv_u64(&j, "version", 1);
 	ct_json_kv_u64(&j, "runs", ct_trace_runs(t));
 	ct_json_kv_u64(&j, "jobs", ct_trace_jobs(t));
+	json_job_notes(&j, t);
 	ct_json_key(&j, "device");
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "from", d->ntargets ? (d->targets_from_trace ? "trace" : "arch")
@@ -473,6 +565,9 @@ void ct_report_json_error(FILE *out, const char *error)
 	ct_json_kv_u64(&j, "version", 1);
 	ct_json_kv_u64(&j, "runs", 0);
 	ct_json_kv_u64(&j, "jobs", 0);
+	ct_json_key(&j, "job_notes");
+	ct_json_array_begin(&j);
+	ct_json_array_end(&j);
 	ct_json_key(&j, "device");
 	ct_json_object_begin(&j);
 	ct_json_kv_string(&j, "from", NULL);

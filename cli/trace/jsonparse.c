@@ -18,6 +18,7 @@ struct parser {
 	int depth;
 	size_t nvalues, max_values;
 	bool inplace;                /* the text is the caller's to write (ct_json_parse_inplace) */
+	bool mark_dups;              /* a key twice marks its object (ct_json_parse_record) */
 };
 
 static void skip_ws(struct parser *ps)
@@ -340,6 +341,63 @@ static void *grow(struct parser *ps, void *old, size_t n, size_t *cap,
 	return p;
 }
 
+static int cmp_keys(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A key the object v holds twice, or NULL. A few keys are compared pair by
+ * pair; more are sorted (a copy): a forged object of many keys costs
+ * n log n, never n squared.
+ */
+static const char *twice(const struct ct_jv *v)
+{
+	const char *const *k = v->u.c.keys;
+	const char **sorted, *dup = NULL;
+	size_t n = v->u.c.n, i, j;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++)
+			for (j = 0; j < i; j++)
+				if (strcmp(k[i], k[j]) == 0)
+					return k[i];
+		return NULL;
+	}
+	sorted = ct_xmalloc(n * sizeof(*sorted));
+	memcpy(sorted, k, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_keys);
+	for (i = 1; i < n && !dup; i++)
+		if (strcmp(sorted[i], sorted[i - 1]) == 0)
+			dup = sorted[i];
+	free(sorted);
+	return dup;
+}
+
+/*
+ * An object that holds a key twice: readers disagree on which one counts
+ * (ct_jget reads the first, Python's json the last), so a forged document
+ * could say one thing to cudatrace and another to a script. Refused, the
+ * key named (cut to 64 bytes) in a reason kept in the arena; with
+ * mark_dups only marked.
+ */
+static struct ct_jv *duplicate(struct parser *ps, struct ct_jv *v, const char *key)
+{
+	static const char head[] = "duplicate key '";
+	size_t n = strlen(key) > 64 ? 64 : strlen(key);
+	char *why;
+
+	if (ps->mark_dups) {
+		v->u.c.dup = true;
+		return v;
+	}
+	why = ct_arena_alloc(ps->a, sizeof(head) + n + 1);
+	memcpy(why, head, sizeof(head) - 1);
+	memcpy(why + sizeof(head) - 1, key, n);
+	memcpy(why + sizeof(head) - 1 + n, "'", 2);
+	return fail(ps, why);
+}
+
 static struct ct_jv *container(struct parser *ps, bool object)
 {
 	struct ct_jv *v = new_value(ps, object ? CT_J_OBJ : CT_J_ARR);
@@ -367,6 +425,12 @@ static struct ct_jv *container(struct parser *ps, bool object)
 				return fail(ps, "expected a key");
 			if (!(k = string(ps, &klen)))
 				return NULL;
+			/*
+			 * A key holding a NUL would read as the shorter key it
+			 * starts with ("pid\u0000x" as "pid"): no record has one.
+			 */
+			if (strlen(k) != klen)
+				return fail(ps, "a key holds a NUL");
 			skip_ws(ps);
 			if (ps->p >= ps->end || *ps->p != ':')
 				return fail(ps, "expected ':'");
@@ -386,8 +450,12 @@ static struct ct_jv *container(struct parser *ps, bool object)
 			continue;
 		}
 		if (ps->p < ps->end && *ps->p == close) {
+			const char *dup;
+
 			ps->p++;
 			ps->depth--;
+			if (object && (dup = twice(v)))
+				return duplicate(ps, v, dup);
 			return v;
 		}
 		return fail(ps, object ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -437,9 +505,9 @@ struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 }
 
 static struct ct_jv *parse(struct ct_arena *a, const char *text, size_t len,
-			   size_t max_values, bool inplace, const char **err)
+			   size_t max_values, bool inplace, bool mark_dups, const char **err)
 {
-	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values, inplace };
+	struct parser ps = { a, text, text + len, NULL, 0, 0, max_values, inplace, mark_dups };
 	struct ct_jv *v = value(&ps);
 
 	if (v) {
@@ -455,13 +523,19 @@ static struct ct_jv *parse(struct ct_arena *a, const char *text, size_t len,
 struct ct_jv *ct_json_parse_max(struct ct_arena *a, const char *text, size_t len,
 				size_t max_values, const char **err)
 {
-	return parse(a, text, len, max_values, false, err);
+	return parse(a, text, len, max_values, false, false, err);
 }
 
 struct ct_jv *ct_json_parse_inplace(struct ct_arena *a, char *text, size_t len,
 				    size_t max_values, const char **err)
 {
-	return parse(a, text, len, max_values, true, err);
+	return parse(a, text, len, max_values, true, false, err);
+}
+
+struct ct_jv *ct_json_parse_record(struct ct_arena *a, char *text, size_t len,
+				   size_t max_values, const char **err)
+{
+	return parse(a, text, len, max_values, true, true, err);
 }
 
 const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key)

@@ -32,14 +32,20 @@ struct ct_jv {
 			struct ct_jv **items; /* arrays: values; objects: values */
 			const char **keys;    /* objects only */
 			size_t n;
+			bool dup;             /* an object holding a key twice
+						 (ct_json_parse_record only) */
 		} c;
 	} u;
 };
 
 /*
  * Parse one JSON value from text[0..len). Returns the value (allocated in
- * a), or NULL with a short reason in *err. Trailing whitespace is allowed,
- * anything else after the value is an error. Nesting is limited to 64.
+ * a), or NULL with a short reason in *err (a static string, or one kept in
+ * a: "duplicate key 'schema'"). Trailing whitespace is allowed, anything
+ * else after the value is an error. Nesting is limited to 64. An object
+ * that holds a key twice is refused (readers disagree on which one counts:
+ * ct_jget reads the first, Python's json the last), and so is a key that
+ * holds a NUL (it would read as the key before the NUL).
  */
 struct ct_jv *ct_json_parse(struct ct_arena *a, const char *text, size_t len,
 			    const char **err);
@@ -60,6 +66,14 @@ extern const char ct_json_too_many[];
  */
 struct ct_jv *ct_json_parse_inplace(struct ct_arena *a, char *text, size_t len,
 				    size_t max_values, const char **err);
+/*
+ * ct_json_parse_inplace for a trace record: an object that holds a key
+ * twice is not refused but marked (c.dup), and its caller decides (a start
+ * record's env and ranks copy the environment, where a name may be set
+ * twice; rectypes.h refuses every other). ct_jget reads the first.
+ */
+struct ct_jv *ct_json_parse_record(struct ct_arena *a, char *text, size_t len,
+				   size_t max_values, const char **err);
 
 /* Member lookup; NULL when absent or when v is not an object. */
 const struct ct_jv *ct_jget(const struct ct_jv *v, const char *key);

@@ -463,6 +463,7 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 	p->pid = pid;
 	p->ppid = read_ppid(dfd);
 	p->cuinit = -1;
+	p->owner = -1; /* no trace file: a running process's runs are not counted by user */
 	p->proc_uid = (int64_t)dir_st.st_uid;
 	p->proc_limit = scan.limit;
 	p->proc_limited = scan.limited;

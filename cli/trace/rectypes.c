@@ -11,6 +11,8 @@ enum {
 	B = 1 << 3, /* true or false */
 	A = 1 << 4, /* array */
 	O = 1 << 5, /* object */
+	MUST = 1 << 6, /* present in every record of its type */
+	SOME = 1 << 7, /* a string of at least one byte, an integer above 0 */
 };
 
 struct field {
@@ -19,16 +21,21 @@ struct field {
 	unsigned types;
 };
 
-/* One line per field the schema gives (docs/schema/trace-record.schema.json). */
+/*
+ * One line per field the schema gives (docs/schema/trace-record.schema.json).
+ * A start record names its process (pid), and a search the library it
+ * looks for: the shim always writes both, and without them a record would
+ * read as "process 0" or a library with no name.
+ */
 static const struct field fields[] = {
 	{ "", "ev", S }, { "", "t", I }, { "", "tid", I }, { "", "truncated", B },
-	{ "start", "v", I }, { "start", "shim", S | N }, { "start", "pid", I },
+	{ "start", "v", I }, { "start", "shim", S | N }, { "start", "pid", I | MUST | SOME },
 	{ "start", "ppid", I }, { "start", "host", S | N }, { "start", "image", S | N },
 	{ "start", "run", S }, { "start", "auditor", B }, { "start", "exe", S | N },
 	{ "start", "cwd", S | N }, { "start", "uid", I }, { "start", "euid", I },
 	{ "start", "secure", B }, { "start", "argv", A }, { "start", "argv_cut", B },
 	{ "start", "ranks", O }, { "start", "env", O },
-	{ "search", "id", I }, { "search", "name", S | N }, { "search", "by", S | N },
+	{ "search", "id", I }, { "search", "name", S | MUST | SOME }, { "search", "by", S | N },
 	{ "try", "search", I }, { "try", "path", S | N }, { "try", "via", S | N },
 	{ "open", "path", S | N }, { "open", "lmid", I }, { "open", "soname", S | N },
 	{ "open", "search", I }, { "open", "name", S | N }, { "open", "by", S | N },
@@ -87,7 +94,16 @@ static unsigned bit(const struct ct_jv *v)
 	}
 }
 
-/* Does each listed member of the object v have its type? */
+/* Is m, of a type its field may have, empty: "", or an integer below 1? */
+static bool empty(const struct ct_jv *m)
+{
+	return (m->type == CT_J_STR && m->u.str.len == 0) || (m->type == CT_J_INT && m->u.i < 1);
+}
+
+/*
+ * Does each listed member of the object v have its type, and is each one
+ * a record must have there, and not empty where it must not be?
+ */
 static bool members_ok(const struct ct_jv *v, const char *ev, const struct field *list,
 		       size_t n)
 {
@@ -99,7 +115,12 @@ static bool members_ok(const struct ct_jv *v, const char *ev, const struct field
 		if (list[i].ev[0] && strcmp(list[i].ev, ev) != 0)
 			continue;
 		m = ct_jget(v, list[i].key);
-		if (m && !(bit(m) & list[i].types))
+		if (!m) {
+			if (list[i].types & MUST)
+				return false;
+			continue;
+		}
+		if (!(bit(m) & list[i].types) || ((list[i].types & SOME) && empty(m)))
 			return false;
 	}
 	return true;
@@ -119,6 +140,26 @@ static bool items_ok(const struct ct_jv *v, const struct field *list, size_t n)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * Does no object in v hold a key twice (but skip, whose members may)? A
+ * script's JSON reader takes the last of two, cudatrace the first: a
+ * record that can be read two ways is read neither way.
+ */
+static bool keys_once(const struct ct_jv *v, const struct ct_jv *skip1,
+		      const struct ct_jv *skip2)
+{
+	size_t i;
+
+	if (v->type != CT_J_OBJ && v->type != CT_J_ARR)
+		return true;
+	if (v->type == CT_J_OBJ && v->u.c.dup && v != skip1 && v != skip2)
+		return false;
+	for (i = 0; i < v->u.c.n; i++)
+		if (!keys_once(v->u.c.items[i], skip1, skip2))
+			return false;
+	return true;
+}
+
 bool ct_record_well_typed(const struct ct_jv *v)
 {
 	const struct ct_jv *ev = ct_jget(v, "ev");
@@ -128,6 +169,14 @@ bool ct_record_well_typed(const struct ct_jv *v)
 	if (!ev || ev->type != CT_J_STR)
 		return false;
 	e = ev->u.str.s;
+	/*
+	 * A start record's env and ranks are the environment's strings as the
+	 * shim found them, and an environment may set a name twice: read as
+	 * the program's getenv reads it, the first (ct_proc_env).
+	 */
+	if (strcmp(e, "start") == 0 ? !keys_once(v, ct_jget(v, "env"), ct_jget(v, "ranks"))
+				    : !keys_once(v, NULL, NULL))
+		return false;
 	if (!members_ok(v, e, fields, COUNT(fields)))
 		return false;
 	/* A start record's argv holds strings, its env and ranks string values. */

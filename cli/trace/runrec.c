@@ -55,6 +55,7 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 	if (n < 1 || n > 32 || run[n] != '\0')
 		goto out;
 	r->run = ct_arena_strdup(a, run);
+	r->owner = (int64_t)lines.owner;
 	r->host = kstr(a, v, "host");
 	r->command = kstr(a, v, "command");
 	argv = ct_jget(v, "argv");

@@ -38,6 +38,13 @@ struct ct_run {
 					id, "123"); NULL: none said */
 	const char *job_from;        /* the variable that gave job (a jobs.def name, a
 					static string); NULL with job */
+	/*
+	 * The user who owns its file: who wrote it, since no other user can
+	 * make a file theirs (what the record says of itself, any user can
+	 * write). -1: not read from a file. A run is its id and this user:
+	 * another user's record or trace with the same id is another run's.
+	 */
+	int64_t owner;
 };
 
 /*
@@ -46,7 +53,7 @@ struct ct_run {
  * another user owns is left out; with one_link, a file with more than one
  * link. 0, or -1
  * when it is not a run record (unreadable, another user's, no "run"
- * record with a run id).
+ * record with a run id, a key twice). r->owner is the file's owner.
  */
 int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t owner,
 		   bool one_link, struct ct_run *r, uint64_t *nbytes);

@@ -60,6 +60,7 @@ void ct_trace_release(struct ct_trace *t)
 		proc_release(&t->procs[i]);
 	free(t->procs);
 	free(t->runs); /* their strings are in the arena */
+	free(t->job_notes); /* their lists too */
 	HASH_CLEAR(hh, t->stats); /* the entries are in the arena */
 	ct_intern_release(&t->strings);
 	ct_arena_release(&t->arena);
@@ -886,6 +887,7 @@ enum file_outcome {
 	FILE_FOREIGN,                /* another user's, left out unread */
 	FILE_OTHER_RUN,              /* another run's (its first record says) */
 	FILE_EMPTY,                  /* no record at all: a bad file */
+	FILE_NO_START,               /* records, but no start record: no process */
 	FILE_PROC,                   /* a process */
 };
 
@@ -916,7 +918,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 	bool unterminated;
 	uint64_t left = bytes_before < CT_TRACE_BYTES_MAX ? CT_TRACE_BYTES_MAX - bytes_before : 0;
 	size_t max_bytes = CT_TRACE_FILE_BYTES_MAX;
-	bool total_bytes = false, other_run = false;
+	bool total_bytes = false, other_run = false, run_known = false;
 
 	memset(res, 0, sizeof(*res));
 	res->done = true;
@@ -944,6 +946,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 	ct_arena_init(&scratch);
 	proc.file = ct_arena_strdup(k->arena, path);
 	proc.cuinit = -1;
+	proc.owner = (int64_t)lines.owner;
 	rd.k = k;
 	rd.p = &proc;
 	rd.arena = k->arena;
@@ -970,7 +973,7 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		}
 		/* The record's values live as long as its line. */
 		ct_arena_reset(&scratch);
-		v = ct_json_parse_inplace(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
+		v = ct_json_parse_record(&scratch, line, len, CT_TRACE_VALUES_MAX, &err);
 		if (!v && err == ct_json_too_many) {
 			limited(&proc, "a record holds more than 524288 values");
 			proc.limited++;
@@ -989,11 +992,16 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		}
 		records++;
 		on_record(&rd, v);
-		/* Another run's file (its first record says): not read further. */
-		if (records == 1 && t->only_run &&
-		    strcmp(ct_proc_run(&proc), t->only_run) != 0) {
-			other_run = true;
-			break;
+		/*
+		 * Another run's file (its start record, the first one, says):
+		 * not read further.
+		 */
+		if (t->only_run && !run_known && proc.started) {
+			run_known = true;
+			if (strcmp(ct_proc_run(&proc), t->only_run) != 0) {
+				other_run = true;
+				break;
+			}
 		}
 	}
 	if (lines.too_long) {
@@ -1012,6 +1020,13 @@ static void read_file(const struct sink *k, const char *path, size_t records_bef
 		proc_release(&proc);
 	} else if (records == 0) {
 		res->what = FILE_EMPTY;
+		proc_release(&proc);
+	} else if (!proc.started) {
+		/*
+		 * The shim makes every file with its start record in it: records
+		 * without one name no process (they would read as "process 0").
+		 */
+		res->what = FILE_NO_START;
 		proc_release(&proc);
 	} else {
 		finish(&rd);
@@ -1044,6 +1059,9 @@ static void count_file(struct ct_trace *t, struct file_result *res)
 		break;
 	case FILE_EMPTY:
 		t->bad_files++;
+		break;
+	case FILE_NO_START:
+		t->unstarted_files++;
 		break;
 	case FILE_PROC:
 		*PUSH(t->procs, t->nprocs) = res->proc;
@@ -1112,6 +1130,7 @@ static void untraced_process(struct ct_trace *t, const struct ct_run *r)
 	p->argc = r->argc;
 	p->cuinit = -1;
 	p->untraced = r->untraced;
+	p->owner = r->owner;
 }
 
 void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r)
@@ -1122,8 +1141,9 @@ void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r)
 
 	if (!r->run || (t->only_run && strcmp(r->run, t->only_run) != 0))
 		return;
+	/* Another user's record of the same id is another run: it cannot replace this one. */
 	for (i = 0; i < t->nruns; i++)
-		if (strcmp(t->runs[i].run, r->run) == 0)
+		if (strcmp(t->runs[i].run, r->run) == 0 && t->runs[i].owner == r->owner)
 			return;
 	if (r->argc) {
 		argv = ct_arena_alloc(&t->arena, r->argc * sizeof(*argv));
@@ -1409,7 +1429,7 @@ static void join_run(struct ct_trace *t, const struct by_pid *e, const struct ct
 	for (k = 0; e && r->pid > 0 && k < e->n; k++) {
 		struct ct_proc *q = &t->procs[e->procs[k]];
 
-		if (q->run && strcmp(q->run, r->run) == 0 &&
+		if (q->run && strcmp(q->run, r->run) == 0 && q->owner == r->owner &&
 		    (!q->host || !r->host || strcmp(q->host, r->host) == 0))
 			top = q; /* ascending: the last is the latest */
 	}
@@ -1417,12 +1437,19 @@ static void join_run(struct ct_trace *t, const struct by_pid *e, const struct ct
 		top->launched = r;
 }
 
+/* Runs by id, then owner: a run is both (another user's file cannot be this user's run's). */
 static int cmp_run_ids(const void *a, const void *b)
 {
-	return strcmp((*(const struct ct_run *const *)a)->run, (*(const struct ct_run *const *)b)->run);
+	const struct ct_run *x = *(const struct ct_run *const *)a, *y = *(const struct ct_run *const *)b;
+	int c = strcmp(x->run, y->run);
+
+	return c ? c : (x->owner > y->owner) - (x->owner < y->owner);
 }
 
-/* Each process to its run's record (run ids are unique among t->runs): a sort and a search each. */
+/*
+ * Each process to its run's record, of the same id and owner (unique
+ * among t->runs): a sort and a search each.
+ */
 static void join_run_records(struct ct_trace *t)
 {
 	const struct ct_run **by_id;
@@ -1436,7 +1463,7 @@ static void join_run_records(struct ct_trace *t)
 	qsort(by_id, t->nruns, sizeof(*by_id), cmp_run_ids);
 	for (i = 0; i < t->nprocs; i++) {
 		struct ct_proc *p = &t->procs[i];
-		struct ct_run key = { .run = p->run };
+		struct ct_run key = { .run = p->run, .owner = p->owner };
 		const struct ct_run *kp = &key, **found;
 
 		if (!p->run)
@@ -1505,29 +1532,26 @@ struct by_start {
 	UT_hash_handle hh;
 };
 
-static int cmp_ptr_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /*
  * only_job: the processes of the runs whose record names that job, the
  * others left out as another run's files are. A process's run is known
- * by its run id, on every host: a sort of the job's run ids, a search each.
+ * by its run id and owner, on every host: a sort of the job's runs, a
+ * search each.
  */
 static void keep_job(struct ct_trace *t)
 {
-	const char **ids = ct_xcalloc(t->nruns ? t->nruns : 1, sizeof(*ids));
+	const struct ct_run **ids = ct_xcalloc(t->nruns ? t->nruns : 1, sizeof(*ids));
 	size_t i, n = 0, nids = 0;
 
 	for (i = 0; i < t->nruns; i++)
 		if (t->runs[i].job && strcmp(t->runs[i].job, t->only_job) == 0)
-			ids[nids++] = t->runs[i].run;
-	qsort(ids, nids, sizeof(*ids), cmp_ptr_str);
+			ids[nids++] = &t->runs[i];
+	qsort(ids, nids, sizeof(*ids), cmp_run_ids);
 	for (i = 0; i < t->nprocs; i++) {
-		const char *run = t->procs[i].run;
+		struct ct_run key = { .run = t->procs[i].run, .owner = t->procs[i].owner };
+		const struct ct_run *kp = &key;
 
-		if (run && nids && bsearch(&run, ids, nids, sizeof(*ids), cmp_ptr_str)) {
+		if (key.run && nids && bsearch(&kp, ids, nids, sizeof(*ids), cmp_run_ids)) {
 			t->procs[n++] = t->procs[i];
 		} else {
 			/* A process made from its record has no file to count. */
@@ -1555,7 +1579,9 @@ static void drop_duplicates(struct ct_trace *t)
 
 		if (!p->started)
 			continue;
-		snprintf(head, sizeof(head), "%lld %lld ", (long long)p->pid, (long long)p->t);
+		/* Another user's copy is not this user's process (nor can it replace it). */
+		snprintf(head, sizeof(head), "%lld %lld %lld ", (long long)p->pid, (long long)p->t,
+			 (long long)p->owner);
 		len = strlen(head) + strlen(p->host ? p->host : "") +
 		      strlen(p->image ? p->image : "") + strlen(ct_proc_run(p)) + 3;
 		key = ct_arena_alloc(&keys, len);
@@ -1590,6 +1616,8 @@ static void drop_duplicates(struct ct_trace *t)
 	ct_arena_release(&keys);
 	free(gone);
 }
+
+static void note_jobs(struct ct_trace *t);
 
 void ct_trace_link(struct ct_trace *t)
 {
@@ -1696,6 +1724,7 @@ void ct_trace_link(struct ct_trace *t)
 		if (state[i] == UNKNOWN)
 			inherit_auditor(t, state, i);
 	free(state);
+	note_jobs(t);
 }
 
 /* The first member of that name, as the JSON reader's lookups took it. */
@@ -1714,25 +1743,89 @@ const char *ct_proc_run(const struct ct_proc *p)
 	return p->run ? p->run : CT_TRACE_RUN_UNKNOWN;
 }
 
-static int cmp_str(const void *a, const void *b)
+/*
+ * A process's place among runs and jobs: its job (the variable and id;
+ * "" and its run outside a job), the user who owns its files, its host
+ * and rank (for job_notes; "" otherwise), and its run. Sorted by all of
+ * them in that order, so that each level groups the ones under it.
+ */
+struct job_key {
+	const char *from, *id;
+	int64_t owner;
+	const char *host, *rank, *run;
+	size_t proc;                 /* its index in t->procs */
+};
+
+enum { BY_FROM = 1, BY_JOB, BY_OWNER, BY_HOST, BY_RANK, BY_RUN };
+
+/* x and y compared on their first level fields. */
+static int cmp_keys_upto(const struct job_key *x, const struct job_key *y, int level)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const char *const xs[] = { x->from, x->id, NULL, x->host, x->rank, x->run };
+	const char *const ys[] = { y->from, y->id, NULL, y->host, y->rank, y->run };
+	int i, c;
+
+	for (i = 0; i < level; i++) {
+		if (i + 1 == BY_OWNER)
+			c = (x->owner > y->owner) - (x->owner < y->owner);
+		else
+			c = strcmp(xs[i], ys[i]);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int cmp_job_keys(const void *a, const void *b)
+{
+	return cmp_keys_upto(a, b, BY_RUN);
+}
+
+/* Each process's key: its job (with_job) or its run; host and rank with with_rank. */
+static struct job_key *job_keys(const struct ct_trace *t, bool with_job, bool with_rank)
+{
+	struct job_key *keys = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*keys));
+	size_t i;
+
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+		struct job_key *k = &keys[i];
+
+		k->id = with_job ? ct_proc_job(p, &k->from) : NULL;
+		if (!k->id) {
+			k->from = "";
+			k->id = ct_proc_run(p);
+		}
+		k->owner = p->owner;
+		k->host = with_rank && p->host ? p->host : "";
+		k->rank = with_rank && ct_proc_rank(p) ? ct_proc_rank(p) : "";
+		k->run = ct_proc_run(p);
+		k->proc = i;
+	}
+	qsort(keys, t->nprocs, sizeof(*keys), cmp_job_keys);
+	return keys;
+}
+
+/* How many distinct keys, on their first level fields. */
+static size_t distinct_keys(const struct job_key *keys, size_t n, int level)
+{
+	size_t i, count = 0;
+
+	for (i = 0; i < n; i++)
+		count += i == 0 || cmp_keys_upto(&keys[i], &keys[i - 1], level) != 0;
+	return count;
 }
 
 size_t ct_trace_runs(const struct ct_trace *t)
 {
-	const char **names;
-	size_t i, n = 0;
+	struct job_key *keys;
+	size_t n;
 
 	if (!t->nprocs)
 		return 0;
-	names = ct_xcalloc(t->nprocs, sizeof(*names));
-	for (i = 0; i < t->nprocs; i++)
-		names[i] = ct_proc_run(&t->procs[i]);
-	qsort(names, t->nprocs, sizeof(*names), cmp_str);
-	for (i = 0; i < t->nprocs; i++)
-		n += i == 0 || strcmp(names[i], names[i - 1]) != 0;
-	free(names);
+	keys = job_keys(t, false, false);
+	n = distinct_keys(keys, t->nprocs, BY_OWNER);
+	free(keys);
 	return n;
 }
 
@@ -1745,39 +1838,95 @@ const char *ct_proc_job(const struct ct_proc *p, const char **from)
 	return r ? r->job : NULL;
 }
 
-/* A process's job for counting: (variable, id), or ("", its run) outside a job. */
-struct job_key {
-	const char *from, *id;
-};
-
-static int cmp_job_keys(const void *a, const void *b)
-{
-	const struct job_key *x = a, *y = b;
-	int c = strcmp(x->from, y->from);
-
-	return c ? c : strcmp(x->id, y->id);
-}
-
 size_t ct_trace_jobs(const struct ct_trace *t)
 {
 	struct job_key *keys;
-	size_t i, n = 0;
+	size_t n;
 
 	if (!t->nprocs)
 		return 0;
-	keys = ct_xcalloc(t->nprocs, sizeof(*keys));
-	for (i = 0; i < t->nprocs; i++) {
-		keys[i].id = ct_proc_job(&t->procs[i], &keys[i].from);
-		if (!keys[i].id) {
-			keys[i].from = "";
-			keys[i].id = ct_proc_run(&t->procs[i]);
-		}
-	}
-	qsort(keys, t->nprocs, sizeof(*keys), cmp_job_keys);
-	for (i = 0; i < t->nprocs; i++)
-		n += i == 0 || cmp_job_keys(&keys[i], &keys[i - 1]) != 0;
+	keys = job_keys(t, true, false);
+	n = distinct_keys(keys, t->nprocs, BY_OWNER);
 	free(keys);
 	return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A note about keys[0..n) (one group), its runs each once; its lists in t's arena. */
+static struct ct_job_note *add_note(struct ct_trace *t, enum ct_job_note_kind kind,
+				    const struct job_key *keys, size_t n)
+{
+	struct ct_job_note *note;
+	size_t i;
+
+	t->job_notes = grow(t->job_notes, t->njob_notes, sizeof(*t->job_notes));
+	note = &t->job_notes[t->njob_notes++];
+	memset(note, 0, sizeof(*note));
+	note->kind = kind;
+	note->job = keys[0].id;
+	note->from = keys[0].from;
+	note->host = kind == CT_JOB_NOTE_RANK && keys[0].host[0] ? keys[0].host : NULL;
+	note->rank = kind == CT_JOB_NOTE_RANK ? keys[0].rank : NULL;
+	note->owners = ct_arena_alloc(&t->arena, distinct_keys(keys, n, BY_OWNER) *
+							 sizeof(*note->owners));
+	note->owner_runs = ct_arena_alloc(&t->arena, distinct_keys(keys, n, BY_OWNER) *
+							     sizeof(*note->owner_runs));
+	note->runs = ct_arena_alloc(&t->arena, n * sizeof(*note->runs));
+	for (i = 0; i < n; i++) {
+		if (i == 0 || cmp_keys_upto(&keys[i], &keys[i - 1], BY_OWNER) != 0) {
+			note->owners[note->nowners] = keys[i].owner;
+			note->owner_runs[note->nowners++] = 0;
+		}
+		if (i == 0 || cmp_keys_upto(&keys[i], &keys[i - 1], BY_RUN) != 0) {
+			note->runs[note->nruns++] = keys[i].run;
+			note->owner_runs[note->nowners - 1]++;
+		}
+	}
+	/* The runs by id, whoever owns them (the users' runs are counted above). */
+	qsort(note->runs, note->nruns, sizeof(*note->runs), cmp_str);
+	return note;
+}
+
+/*
+ * job_notes: a job id that the runs of several users name, and a rank of
+ * a job that several of its runs claim on one host. The jobs of a trace
+ * sorted once for each, then walked group by group.
+ */
+static void note_jobs(struct ct_trace *t)
+{
+	struct job_key *keys;
+	size_t i, j, n;
+
+	free(t->job_notes);
+	t->job_notes = NULL;
+	t->njob_notes = 0;
+	if (!t->nprocs)
+		return;
+	keys = job_keys(t, true, false);
+	for (i = 0; i < t->nprocs; i = j) {
+		for (j = i + 1; j < t->nprocs && cmp_keys_upto(&keys[j], &keys[i], BY_JOB) == 0; j++)
+			;
+		if (!keys[i].from[0] || distinct_keys(keys + i, j - i, BY_OWNER) < 2)
+			continue;
+		add_note(t, CT_JOB_NOTE_USERS, keys + i, j - i);
+		for (n = i; n < j; n++)
+			t->procs[keys[n].proc].job_shared = true;
+	}
+	free(keys);
+	keys = job_keys(t, true, true);
+	for (i = 0; i < t->nprocs; i = j) {
+		for (j = i + 1; j < t->nprocs && cmp_keys_upto(&keys[j], &keys[i], BY_RANK) == 0; j++)
+			;
+		n = j - i;
+		if (keys[i].from[0] && keys[i].rank[0] && distinct_keys(keys + i, n, BY_RUN) > 1)
+			add_note(t, CT_JOB_NOTE_RANK, keys + i, n);
+	}
+	free(keys);
+	t->job_notes = fit(t->job_notes, t->njob_notes, sizeof(*t->job_notes));
 }
 
 const char *ct_proc_env(const struct ct_proc *p, const char *name)

@@ -8,7 +8,9 @@
  * Every record is decoded here, once, into the typed records below; a
  * record with a field of the wrong type (rectypes.h) is not read but
  * counted as a bad line, and an absent field reads as absent (NULL
- * strings, 0 numbers, empty arrays). No layer above sees JSON.
+ * strings, 0 numbers, empty arrays). A file without a start record (the
+ * shim writes one first in every file) is no process: left out, counted
+ * in unstarted_files. No layer above sees JSON.
  *
  * Traces are untrusted: the reader streams each file a line at a time and
  * keeps within the limits below (docs/trace-format.md, "Limits"). Past a
@@ -226,6 +228,13 @@ struct ct_proc {
 	const char *untraced;        /* not traced at all: a process made from its run
 					record (no file, no start record), and why it could
 					not be traced ("static"); NULL: traced */
+	int64_t owner;               /* the user who owns its trace file (who wrote it:
+					no other user can make a file theirs), or its run
+					record's when made from it; -1: not from a file
+					(ps). Its run is its run id and this user */
+	bool job_shared;             /* its job's id is named by the runs of several
+					users too (job_notes): its rank is a rank of one
+					user's job, not of the job the id names */
 	enum ct_cuda_event last_cuda; /* its last CUDA record, and which one */
 	size_t last_cuda_index;
 	size_t records;              /* records read from its file */
@@ -296,12 +305,42 @@ struct ct_proc {
 	int64_t proc_uid;
 };
 
+/*
+ * What the report says of the jobs of a trace beyond counting them
+ * (ct_trace_link): one job id named by the runs of several users (each
+ * user's runs are a job of their own: anyone who may write to a shared
+ * folder can name a job), or one rank of a job claimed by several of its
+ * runs on one host (two runs of one job in the folder: a requeued job, a
+ * forged one).
+ */
+enum ct_job_note_kind {
+	CT_JOB_NOTE_USERS,           /* job, from: named by owners[0..nowners) */
+	CT_JOB_NOTE_RANK,            /* rank of job on host, claimed by runs[0..nruns) */
+};
+
+struct ct_job_note {
+	enum ct_job_note_kind kind;
+	const char *job, *from;      /* the job id and the variable that named it */
+	const char *host;            /* CT_JOB_NOTE_RANK: the host; NULL: not said */
+	const char *rank;            /* CT_JOB_NOTE_RANK: the rank claimed */
+	int64_t *owners;             /* the users, ascending (CT_JOB_NOTE_RANK: the one
+					whose job it is) */
+	size_t *owner_runs;          /* the runs of each user */
+	size_t nowners;
+	const char **runs;           /* the run ids, ascending, each once */
+	size_t nruns;
+};
+
 struct ct_trace {
 	struct ct_proc *procs;       /* ordered by start time */
 	size_t nprocs;
 	struct ct_run *runs;         /* the run records read (of only_run, when set) */
 	size_t nruns;
+	struct ct_job_note *job_notes; /* made by ct_trace_link; owned, its lists in arena */
+	size_t njob_notes;
 	size_t bad_files;            /* files that held no record at all */
+	size_t unstarted_files;      /* files left out: records, but no start record
+					(the shim writes one first in every file) */
 	bool only_owner;             /* read only files owned by owner (set before reading) */
 	bool one_link;               /* read only files with one link, as the shim's
 					(set before reading): a hard link planted in a
@@ -364,8 +403,8 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
 
 /*
  * Add what a run record says, as reading its file does (r and its strings
- * are copied): a run already added (the same run id) is kept as it was,
- * and under only_run another run's is left out. A program that could not
+ * are copied): a run already added (the same run id and owner) is kept as
+ * it was, and under only_run another run's is left out. A program that could not
  * be traced (untraced, with its pid) becomes a process of its own, made
  * from the record: it has no file and no start record. Call before
  * ct_trace_link.
@@ -374,9 +413,10 @@ void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r);
 
 /*
  * Join processes to their parents, the images they exec'd and the run
- * records that started them; call once after reading. A process whose run
- * record says it exited but whose trace stops before its exit path is
- * marked stopped (ct_proc_mark_cut).
+ * records that started them (a record only to processes of its owner);
+ * note what the jobs hold (job_notes); call once after reading. A
+ * process whose run record says it exited but whose trace stops before
+ * its exit path is marked stopped (ct_proc_mark_cut).
  */
 void ct_trace_link(struct ct_trace *t);
 
@@ -452,8 +492,9 @@ enum ct_search_known ct_search_known(const struct ct_proc *p, const struct ct_se
 const char *ct_proc_run(const struct ct_proc *p);
 
 /*
- * How many runs the processes of t belong to (those without a run id are
- * one run, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
+ * How many runs the processes of t belong to: a run is a run id and the
+ * user who owns the files (those without a run id are one run of each
+ * user, CT_TRACE_RUN_UNKNOWN); 0 when there is no process.
  */
 size_t ct_trace_runs(const struct ct_trace *t);
 
@@ -464,10 +505,11 @@ size_t ct_trace_runs(const struct ct_trace *t);
 const char *ct_proc_job(const struct ct_proc *p, const char **from);
 
 /*
- * How many jobs the processes of t belong to: the runs that share a job
- * (the same id from the same variable, whatever their hosts) are one, a
- * run outside any job is one of its own; 0 when there is no process. At
- * most ct_trace_runs.
+ * How many jobs the processes of t belong to: the runs of one user that
+ * share a job (the same id from the same variable, whatever their hosts)
+ * are one, a run outside any job is one of its own; 0 when there is no
+ * process. At most ct_trace_runs. The runs of several users that name one
+ * job are a job for each user (job_notes says it).
  */
 size_t ct_trace_jobs(const struct ct_trace *t);
 

@@ -785,6 +785,107 @@ static void test_wrong_types(void **state)
 }
 
 /* Arrays and objects of the right type holding items of the wrong one: bad records too. */
+/*
+ * Issue 31, point 9: a record holding a key twice was read by its first
+ * one, a script's JSON reader takes the last: refused whole, as a bad
+ * line. A start record's env and ranks copy the environment, where a name
+ * may be set twice: read as getenv reads it, the first. A run record with
+ * a key twice is no run record.
+ */
+static void test_duplicate_keys(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "h-9-a.jsonl",
+		"{'ev':'start','t':1,'tid':9,'v':1,'pid':9,'host':'h','image':'a','run':'0a0a',"
+		"'ranks':{'RANK':'0','RANK':'1'},'env':{'PATH':'/bin','PATH':'/usr/bin'}}\n"
+		"{'ev':'search','t':2,'tid':9,'id':1,'name':'liba.so','name':'libb.so','by':'/p'}\n"
+		"{'ev':'search','t':3,'tid':9,'id':2,'id':3,'name':'libc.so','by':'/p'}\n"
+		"{'ev':'driver','t':4,'tid':9,'path':'/l/libcuda.so.1','version':12040,"
+		"'devices':[{'index':0,'index':1,'name':'H100','cc':'9.0'}]}\n"
+		"{'ev':'exit','t':5,'tid':9,'api':'exit','status':0,'status':1}\n"
+		"{'ev':'search','t':6,'tid':9,'id':4,'name':'libd.so','by':'/p','x':{'k':1,'k':2}}\n"
+		"{'ev':'search','t':7,'tid':9,'id':5,'name':'libe.so','by':'/p'}\n");
+	write_records(d, "h-1.run.json", "{'ev':'run','run':'0a0a','host':'h','pid':9,"
+		"'job':'7','job_from':'SLURM_JOB_ID','job':'8'}");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.nruns, 0);
+	p = proc_of(&t, "h-9-a.jsonl");
+	assert_int_equal(p->bad_lines, 5);
+	assert_int_equal(p->nsearches, 1);
+	assert_string_equal(p->searches[0].name, "libe.so");
+	assert_false(p->driver.present);
+	assert_false(p->exited);
+	assert_string_equal(ct_proc_rank(p), "0");
+	assert_string_equal(ct_proc_env(p, "PATH"), "/bin");
+	ct_trace_release(&t);
+}
+
+/*
+ * Issue 31, point 12: a start record refused (a pid of the wrong type, or
+ * twice) left its file's other records a process of their own, "process
+ * 0", and a search with a null name a library with an empty name. A start
+ * record must name its pid (above 0) and a search its library; a file
+ * without a start record (the shim writes one first in every file) is no
+ * process: left out, and counted.
+ */
+static void test_no_start(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char why[256];
+
+	write_records(d, "h-1-a.jsonl",
+		"{'ev':'start','t':5,'tid':5,'v':1,'pid':'1234','ppid':1,'host':'h','image':'a'}\n"
+		"{'ev':'open','t':5,'tid':5,'path':'/usr/bin/m','lmid':0,'main':true}\n"
+		"{'ev':'search','t':6,'tid':5,'id':1,'name':'libx.so','by':'m'}\n"
+		"{'ev':'exit','t':10,'tid':5,'api':'exit','status':1}\n");
+	write_records(d, "h-2-b.jsonl",
+		"{'ev':'start','t':1,'tid':8,'v':1,'pid':8,'pid':80,'host':'h','image':'b'}\n"
+		"{'ev':'main','t':2,'tid':8}\n");
+	write_records(d, "h-3-c.jsonl",
+		"{'ev':'start','t':1,'tid':8,'v':1,'pid':0,'host':'h','image':'c'}\n"
+		"{'ev':'start','t':1,'tid':8,'v':1,'pid':-3,'host':'h','image':'c'}\n"
+		"{'ev':'start','t':1,'tid':8,'v':1,'host':'h','image':'c'}\n"
+		"{'ev':'main','t':2,'tid':8}\n");
+	/* A good start; searches without a name are refused, whole. */
+	write_records(d, "h-4-d.jsonl", START(4, 1, "h", "d", 100)
+		"{'ev':'search','t':101,'tid':4,'id':1,'name':null,'by':'m'}\n"
+		"{'ev':'try','t':101,'tid':4,'search':1,'path':'/x/liby.so','via':'default'}\n"
+		"{'ev':'search','t':102,'tid':4,'id':2,'name':'','by':'m'}\n"
+		"{'ev':'search','t':103,'tid':4,'id':3,'by':'m'}\n"
+		"{'ev':'exit','t':110,'tid':4,'api':'exit','status':0}\n");
+	/* The start after another record (a thread that wrote first): still a process. */
+	write_records(d, "h-5-e.jsonl",
+		"{'ev':'main','t':199,'tid':6}\n"
+		"{'ev':'start','t':200,'tid':5,'v':1,'pid':5,'ppid':1,'host':'h','image':'e','run':'0e0e'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 2);
+	assert_int_equal(t.unstarted_files, 3);
+	assert_int_equal(t.bad_files, 0);
+	p = proc_of(&t, "h-4-d.jsonl");
+	assert_int_equal(p->pid, 4);
+	assert_int_equal(p->nsearches, 0);
+	assert_int_equal(p->bad_lines, 3);
+	p = proc_of(&t, "h-5-e.jsonl");
+	assert_int_equal(p->pid, 5);
+	assert_true(p->reached_main);
+	ct_trace_release(&t);
+
+	/* One run's files: the one whose start came second is that run's. */
+	ct_trace_init(&t);
+	t.only_run = "0e0e";
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 1);
+	assert_int_equal(t.procs[0].pid, 5);
+	ct_trace_release(&t);
+}
+
 static void test_wrong_typed_items(void **state)
 {
 	struct tdir *d = *state;
@@ -1326,6 +1427,7 @@ static void test_run_records(void **state)
 
 	/* The same run given again (run's own, when its record could not be written) adds nothing. */
 	memset(&r, 0, sizeof(r));
+	r.owner = (int64_t)geteuid(); /* as run's own record: its user's */
 	r.run = "0c0c";
 	r.pid = 31;
 	r.untraced = "static";
@@ -1446,6 +1548,113 @@ static void test_jobs(void **state)
 	ct_trace_link(&t);
 	assert_int_equal(t.nprocs, 0);
 	assert_int_equal(ct_trace_jobs(&t), 0);
+	ct_trace_release(&t);
+}
+
+/*
+ * Issue 31, point 8: a run is its id and the user who owns its files. A
+ * job id that the runs of several users name is a job for each (noted,
+ * and their ranks no ranks of one job); a rank two runs of one job claim
+ * on one host is noted; another user's record or trace with a run id
+ * that is this user's neither joins nor replaces this user's. Files are
+ * given to nobody (65534) with chown: root only.
+ */
+static void test_job_owners(void **state)
+{
+	struct tdir *d = *state;
+	const struct ct_job_note *n;
+	struct ct_trace t;
+	struct ct_proc *p;
+	char why[256];
+	size_t i;
+	static const char *const theirs[] = { "a-20-c.jsonl", "a-6.run.json", "a-21-e.jsonl",
+					      "0-forged.run.json", "a-10-copy.jsonl" };
+
+	if (geteuid() != 0)
+		skip();
+#define JOB_RUN(run, pid, job, from)                                                    \
+	"{'ev':'run','run':'" run "','host':'a','pid':" #pid ",'t':1,'exit':0,"            \
+	"'job':'" job "','job_from':'" from "'}"
+#define RANK_START(run, pid, rank, t)                                                   \
+	"{'ev':'start','t':" #t ",'tid':" #pid ",'v':1,'pid':" #pid ",'ppid':1,"            \
+	"'host':'a','image':'" run "','run':'" run "','ranks':{'SLURM_PROCID':'" rank "'}}\n"
+	/* Root's job 7: ranks 0 and 1, and a second run claiming rank 1 on the same host. */
+	write_records(d, "a-10-a.jsonl", RANK_START("0a0a", 10, "0", 100));
+	write_records(d, "a-9.run.json", JOB_RUN("0a0a", 10, "7", "SLURM_JOB_ID"));
+	write_records(d, "a-11-b.jsonl", RANK_START("0b0b", 11, "1", 101));
+	write_records(d, "a-8.run.json", JOB_RUN("0b0b", 11, "7", "SLURM_JOB_ID"));
+	write_records(d, "a-12-d.jsonl", RANK_START("0d0d", 12, "1", 102));
+	write_records(d, "a-7.run.json", JOB_RUN("0d0d", 12, "7", "SLURM_JOB_ID"));
+	/* Nobody's run naming job 7 and its rank 1. */
+	write_records(d, "a-20-c.jsonl", RANK_START("0c0c", 20, "1", 103));
+	write_records(d, "a-6.run.json", JOB_RUN("0c0c", 20, "7", "SLURM_JOB_ID"));
+	/* Nobody's trace and record with root's run id, the record read first. */
+	write_records(d, "a-21-e.jsonl", RANK_START("0a0a", 21, "5", 104));
+	write_records(d, "0-forged.run.json", JOB_RUN("0a0a", 10, "9", "PBS_JOBID"));
+	/* Nobody's copy of root's trace, with more records. */
+	write_records(d, "a-10-copy.jsonl", RANK_START("0a0a", 10, "0", 100)
+		"{'ev':'main','t':105,'tid':10}\n");
+#undef JOB_RUN
+#undef RANK_START
+	for (i = 0; i < ARRAY_LEN(theirs); i++) {
+		char *path = dir_file(d, theirs[i]);
+
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		free(path);
+	}
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 6);
+	assert_int_equal(t.duplicate_files, 0);
+	assert_int_equal(t.nruns, 5);
+	assert_int_equal(ct_trace_runs(&t), 5);
+	assert_int_equal(ct_trace_jobs(&t), 3);
+	/* Root's own run keeps its record and job; nobody's same id gets nobody's. */
+	p = proc_of(&t, "a-10-a.jsonl");
+	assert_int_equal(p->owner, 0);
+	assert_int_equal(p->run_rec->owner, 0);
+	assert_string_equal(ct_proc_job(p, NULL), "7");
+	assert_true(p->launched && p->launched->exited && p->launched->owner == 0);
+	p = proc_of(&t, "a-21-e.jsonl");
+	assert_int_equal(p->owner, 65534);
+	assert_string_equal(ct_proc_job(p, NULL), "9");
+	assert_false(p->job_shared);
+	assert_string_equal(ct_proc_job(proc_of(&t, "a-10-copy.jsonl"), NULL), "9");
+	assert_true(proc_of(&t, "a-20-c.jsonl")->job_shared);
+	assert_true(proc_of(&t, "a-11-b.jsonl")->job_shared);
+
+	assert_int_equal(t.njob_notes, 2);
+	n = &t.job_notes[0];
+	assert_int_equal(n->kind, CT_JOB_NOTE_USERS);
+	assert_string_equal(n->job, "7");
+	assert_string_equal(n->from, "SLURM_JOB_ID");
+	assert_int_equal(n->nowners, 2);
+	assert_int_equal(n->owners[0], 0);
+	assert_int_equal(n->owner_runs[0], 3);
+	assert_int_equal(n->owners[1], 65534);
+	assert_int_equal(n->owner_runs[1], 1);
+	assert_int_equal(n->nruns, 4);
+	assert_string_equal(n->runs[0], "0a0a");
+	assert_string_equal(n->runs[3], "0d0d");
+	n = &t.job_notes[1];
+	assert_int_equal(n->kind, CT_JOB_NOTE_RANK);
+	assert_string_equal(n->rank, "1");
+	assert_string_equal(n->host, "a");
+	assert_int_equal(n->nowners, 1);
+	assert_int_equal(n->owners[0], 0);
+	assert_int_equal(n->nruns, 2);
+	assert_string_equal(n->runs[0], "0b0b");
+	assert_string_equal(n->runs[1], "0d0d");
+	ct_trace_release(&t);
+
+	/* --job 7: both users' job 7, not nobody's processes of run id 0a0a (job 9). */
+	ct_trace_init(&t);
+	t.only_job = "7";
+	assert_int_equal(ct_trace_read_dir(&t, d->path, why, sizeof(why)), 0);
+	ct_trace_link(&t);
+	assert_int_equal(t.nprocs, 4);
+	assert_int_equal(ct_trace_jobs(&t), 2);
+	for (i = 0; i < t.nprocs; i++)
+		assert_string_equal(ct_proc_job(&t.procs[i], NULL), "7");
 	ct_trace_release(&t);
 }
 
@@ -1809,6 +2018,8 @@ int main(void)
 		T(test_bad_lines),
 		T(test_wrong_types),
 		T(test_wrong_typed_items),
+		T(test_duplicate_keys),
+		T(test_no_start),
 		T(test_duplicates),
 		T(test_other_auditor),
 		T(test_switch),
@@ -1821,6 +2032,7 @@ int main(void)
 		T(test_endings),
 		T(test_run_records),
 		T(test_jobs),
+		T(test_job_owners),
 		T(test_directory),
 		T(test_threads),
 		T(test_fifo),
