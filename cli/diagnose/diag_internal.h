@@ -62,9 +62,10 @@ bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_free(struct ct_memo *all);
 /*
- * ct_library_version and ct_library_release (libnames.h) of path, asked
- * of the file system once per diagnosis: the same libraries' versions
- * are said for every process that maps them.
+ * The version of the library at path (ct_library_version_read, libfacts.h,
+ * with the file's own DT_SONAME), asked of the file system once per
+ * diagnosis: the same libraries' versions are said for every process that
+ * maps them. ct_dx_release: the same, "" for a bare major.
  */
 const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size);
 const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size);
