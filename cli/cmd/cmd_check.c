@@ -46,6 +46,13 @@ struct check_ctx {
 	struct ct_json j;
 	int exit_code;
 	size_t unlisted; /* objects without device code, not listed */
+	/*
+	 * What the walk reached, so that a gate that checked nothing never
+	 * passes in silence: regular files of any kind (ct_walk_options),
+	 * objects handed over (read or not), those read, those of them with
+	 * device code.
+	 */
+	size_t files, reached, objects, with_code;
 };
 
 /* What is known of the object being judged, asked once for all targets. */
@@ -804,8 +811,11 @@ static int on_object(void *p, const struct ct_object *obj)
 {
 	struct check_ctx *ctx = p;
 
+	ctx->reached++;
 	if (obj->error)
 		raise_exit(ctx, CT_EXIT_BAD_INPUT);
+	else
+		ctx->objects++, ctx->with_code += obj->scan->nimages != 0;
 	if (ctx->json) {
 		json_object(ctx, obj);
 	} else if (obj->error && ctx->github) {
@@ -825,6 +835,62 @@ static int on_object(void *p, const struct ct_object *obj)
 		text_object(ctx, obj);
 	}
 	return 0;
+}
+
+/*
+ * Nothing was read at all (an empty folder, a pattern that matched only
+ * folders): no verdict, exit 2. Returns whether it was so.
+ */
+static bool nothing_to_check(struct check_ctx *ctx, char *const *paths, size_t n)
+{
+	char words[4096 + 128];
+	const char *line = words;
+
+	if (ctx->files || ctx->reached)
+		return false;
+	if (n == 1)
+		snprintf(words, sizeof(words), "nothing to check: '%.4096s' holds no file", paths[0]);
+	else
+		snprintf(words, sizeof(words), "nothing to check: the %zu paths given hold no file",
+			 n);
+	if (ctx->github)
+		ct_github_annotation(stdout, "error", NULL, "cudatrace check: nothing to check",
+				     &line, 1);
+	else
+		ct_error("check: %s", words);
+	ctx->exit_code = CT_EXIT_BAD_INPUT;
+	return true;
+}
+
+/*
+ * Files, but no device code in any: the gate passes, and says how little
+ * it judged ("0 of 3 objects carry device code"), in text a line of its
+ * own, in GitHub's format a notice. Otherwise text counts the objects it
+ * did not list.
+ */
+static void say_counts(const struct check_ctx *ctx)
+{
+	char words[256];
+	const char *line = words;
+
+	if (ctx->with_code || ctx->reached > ctx->objects) {
+		if (!ctx->github && ctx->unlisted)
+			ct_cmd_unlisted(ctx->unlisted);
+		return;
+	}
+	if (ctx->objects)
+		snprintf(words, sizeof(words), "0 of %zu object%s carr%s device code%s", ctx->objects,
+			 ctx->objects == 1 ? "" : "s", ctx->objects == 1 ? "ies" : "y",
+			 ctx->unlisted && !ctx->github ? " (-v lists them)" : "");
+	else
+		snprintf(words, sizeof(words), "no object in %zu file%s: none is an ELF file, "
+			 "cubin, fatbin or PTX, nor a wheel holding one", ctx->files,
+			 ctx->files == 1 ? "" : "s");
+	if (ctx->github)
+		ct_github_annotation(stdout, "notice", NULL, "cudatrace check: no device code", &line,
+				     1);
+	else
+		ct_tprintf(stdout, "%s\n", words);
 }
 
 static void usage(FILE *out)
@@ -859,8 +925,9 @@ static void usage(FILE *out)
 		"                    pick kernels per GPU); other fatbins without an\n"
 		"                    image fail anyway\n"
 		"\n"
-		"Exit status: 0 every object can run on every target, 1 one cannot,\n"
-		"2 usage error or an unreadable or damaged input.\n");
+		"Exit status: 0 every object can run on every target (when none carries\n"
+		"device code, the count says so), 1 one cannot, 2 usage error, an\n"
+		"unreadable or damaged input, or no file at all to check.\n");
 }
 
 int ct_cmd_check(int argc, char **argv)
@@ -946,14 +1013,15 @@ int ct_cmd_check(int argc, char **argv)
 		ct_json_array_begin(&ctx->j);
 	}
 	wo.threads = (unsigned)ct_threads(4) - 1;
+	wo.files = &ctx->files;
 	ct_walk(argv + optind, (size_t)(argc - optind), &wo, on_object, ctx);
 	if (ctx->json) {
 		ct_json_array_end(&ctx->j);
 		ct_json_object_end(&ctx->j);
 		ct_json_finish(&ctx->j);
-	} else if (ctx->unlisted) {
-		ct_cmd_unlisted(ctx->unlisted);
 	}
+	if (!nothing_to_check(ctx, argv + optind, (size_t)(argc - optind)) && !ctx->json)
+		say_counts(ctx);
 	rc = ctx->exit_code;
 	free(ctx);
 	return rc;
