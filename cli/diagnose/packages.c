@@ -672,7 +672,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 	bool per_gpu = ct_cuda_library_per_gpu(ct_path_base(m->path));
 	/* Code nobody rebuilds by hand: NVIDIA's libraries and PyTorch's own. */
 	bool prebuilt = per_gpu || ct_framework_library(m->path);
-	char toolkit[128];
+	char toolkit[256];
 
 	elfscan_file_init(&f);
 	o.threads = (unsigned)ct_threads(4) - 1;
@@ -696,7 +696,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 		struct ct_pkg_verdict *pv = &m->verdicts[m->nverdicts++];
 		struct ct_verdict v;
 		struct ct_finding *fd;
-		char gencode[320];
+		char gencode[512];
 
 		ct_verdict_judge(&v, &f, &M->targets[t], per_gpu);
 		snprintf(pv->target, sizeof(pv->target), "%s", M->target_names[t]);
