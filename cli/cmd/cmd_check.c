@@ -596,6 +596,10 @@ static void judge_driver(const struct check_ctx *ctx, struct object_facts *o,
 		snprintf(r->fix, sizeof(r->fix), "upgrade the driver to CUDA %s or newer (Linux %s "
 			 "or newer)", ct_cuda_version_words(up.cuda, cuda, sizeof(cuda)),
 			 up.linux_driver);
+	} else if (runtime[0]) {
+		/* A runtime of a major past the table: its first driver is not known here. */
+		snprintf(r->fix, sizeof(r->fix), "upgrade the driver to one for CUDA %d.0 or newer",
+			 rt->major);
 	}
 	/* The device code's own fix when it fails too (a rebuild; ptx-too-new's upgrade is in up). */
 	if (r->v.verdict == CT_VERDICT_NO_IMAGE && fix[0]) {
