@@ -12,6 +12,7 @@
 #include "arch.h"
 #include "archs.h"
 #include "compat.h"
+#include "cudart_need.h"
 #include "gpu.h"
 #include "util.h"
 #include "inputs.h"
@@ -35,6 +36,11 @@ struct driver_opt {
 	const char *given;  /* as the user wrote it ("550.54", "12.4", "native") */
 	char words[128];    /* "a driver for CUDA 12.4 (550.54)" */
 	bool cuda_known;    /* false for a Linux branch newer than the table */
+	/*
+	 * Its Linux branch (550): as given, or that of its CUDA version
+	 * (ct_cuda_branch); what decides the GPUs it drives.
+	 */
+	unsigned branch;
 };
 
 struct check_ctx {
@@ -46,6 +52,13 @@ struct check_ctx {
 	struct ct_json j;
 	int exit_code;
 	size_t unlisted; /* objects without device code, not listed */
+	/*
+	 * What the walk reached, so that a gate that checked nothing never
+	 * passes in silence: regular files of any kind (ct_walk_options),
+	 * objects handed over (read or not), those read, those of them with
+	 * device code.
+	 */
+	size_t files, reached, objects, with_code;
 };
 
 /* What is known of the object being judged, asked once for all targets. */
@@ -54,6 +67,8 @@ struct object_facts {
 	const char *name; /* the file name: after the last '/' or '!' */
 	int per_gpu;      /* one of NVIDIA's per-GPU libraries: 1, 0, or -1 not asked yet */
 	int torch;        /* links libtorch or libc10: 1, 0, -1 unknown, -2 not asked yet */
+	struct ct_cudart_need runtime; /* the CUDA runtime it needs, once runtime_read */
+	bool runtime_read;
 };
 
 static void object_facts_init(struct object_facts *o, const char *path)
@@ -64,16 +79,33 @@ static void object_facts_init(struct object_facts *o, const char *path)
 	o->name = slash > bang ? slash + 1 : bang ? bang + 1 : path;
 	o->per_gpu = -1;
 	o->torch = -2;
+	o->runtime_read = false;
+}
+
+/* The CUDA runtime the object needs (cudart_need.h), read once from its scan. */
+static const struct ct_cudart_need *runtime_of(struct object_facts *o,
+					       const struct elfscan_file *f)
+{
+	if (!o->runtime_read) {
+		ct_cudart_need_read(&o->runtime, f);
+		o->runtime_read = true;
+	}
+	return &o->runtime;
 }
 
 struct result {
+	/*
+	 * The verdict: the device code's (v.verdict), unless --driver finds
+	 * the driver cannot drive the GPU or run the object's CUDA runtime.
+	 */
+	enum ct_verdict_kind verdict;
 	struct ct_verdict v;
 	bool per_gpu;            /* the object is one of NVIDIA's per-GPU libraries */
 	int torch;               /* it links PyTorch (archs.h: ct_arch_build_words) */
 	const char *name;        /* its file name */
 	char reason[1024];       /* why, in one sentence */
 	char details[5][512];    /* consequences and the other fatbins, one line each */
-	char fix[384];
+	char fix[768];
 	char left_out[256];      /* the fatbins left out, and why; "" when none */
 };
 
@@ -208,10 +240,10 @@ static const char *counts_words(const struct ct_image_count *c, size_t n, unsign
  */
 static void fix_rebuild(struct result *r, const struct elfscan_target *t)
 {
-	char gencode[320];
+	char gencode[512];
 
 	if (r->per_gpu) {
-		char toolkit[128];
+		char toolkit[256];
 
 		ct_arch_toolkit_words(t->major, t->minor, toolkit, sizeof(toolkit));
 		snprintf(r->fix, sizeof(r->fix), "install a release of %s built for %u.%u%s%s",
@@ -224,7 +256,7 @@ static void fix_rebuild(struct result *r, const struct elfscan_target *t)
 
 static void fix_add_sass(struct result *r, const struct elfscan_target *t)
 {
-	char gencode[320];
+	char gencode[512];
 
 	if (r->per_gpu)
 		return;
@@ -370,7 +402,7 @@ static void explain_driver(struct result *r, const struct elfscan_target *t,
 {
 	const struct ct_verdict *v = &r->v;
 	const char *linux_driver;
-	char cuda[16], needs[256], list[400], gencode[256];
+	char cuda[16], needs[256], list[400], gencode[512];
 	int need = min_driver(v, &linux_driver);
 
 	if (!need)
@@ -433,6 +465,150 @@ static void explain_driver(struct result *r, const struct elfscan_target *t,
 	}
 }
 
+/* The driver to upgrade to: the newest of what each check that failed asks. */
+struct upgrade {
+	unsigned branch;    /* 0: none asked */
+	int cuda;           /* its CUDA version */
+	const char *linux_driver;
+};
+
+static void upgrade_to(struct upgrade *u, unsigned branch, int cuda, const char *linux_driver)
+{
+	if (branch > u->branch && linux_driver) {
+		u->branch = branch;
+		u->cuda = cuda;
+		u->linux_driver = linux_driver;
+	}
+}
+
+/* The CUDA version of a branch in the table (570: 12080); 0 when not in it. */
+static int branch_cuda(unsigned branch)
+{
+	char b[16];
+	int cuda = 0;
+
+	snprintf(b, sizeof(b), "%u", branch);
+	return ct_branch_driver(branch) && ct_driver_parse(b, &cuda) == 0 ? cuda : 0;
+}
+
+/*
+ * --driver judges the whole object, each check in its own words: does
+ * that driver branch drive the target GPU at all (cuda_releases.def's
+ * GPU archs), and does it run the CUDA runtime the object needs (its
+ * libcudart soname's major, or a linked-in cudart's)? The PTX ISA was
+ * judged with the device code (ptx-too-new). The first check that fails
+ * gives the verdict (no-gpu-support, then driver-too-old: what fails
+ * first, cuInit, then the runtime's first call, then a module's load);
+ * the others and the device code's own verdict follow as details, and
+ * the fix asks for the newest driver any of them needs.
+ */
+static void judge_driver(const struct check_ctx *ctx, struct object_facts *o,
+			 const struct elfscan_file *f, const struct elfscan_target *t,
+			 struct result *r)
+{
+	const struct driver_opt *d = &ctx->driver;
+	const struct ct_cudart_need *rt;
+	char gpu[384] = "", runtime[512] = "", code[sizeof(r->reason) + 64], fix[sizeof(r->fix)];
+	char cuda[16], need_cuda[16];
+	unsigned first = 0, last = 0;
+	struct upgrade up = { 0 };
+	int gpu_ok;
+
+	if (!d->cuda || r->v.verdict == CT_VERDICT_NO_DEVICE_CODE)
+		return;
+	gpu_ok = ct_branch_gpu(d->branch, t->major, t->minor, &first, &last);
+	if (gpu_ok == 0 && first && d->branch < first) {
+		int c = branch_cuda(first);
+
+		snprintf(gpu, sizeof(gpu), "%s does not drive %u.%u GPUs: they need R%u or newer "
+			 "(CUDA %s)", d->words, t->major, t->minor, first,
+			 ct_cuda_version_words(c, cuda, sizeof(cuda)));
+		upgrade_to(&up, first, c, ct_branch_driver(first));
+	} else if (gpu_ok == 0) {
+		snprintf(gpu, sizeof(gpu), "%s does not drive %u.%u GPUs: R%u was the last driver "
+			 "branch for them", d->words, t->major, t->minor, last);
+	}
+	rt = runtime_of(o, f);
+	/*
+	 * A runtime of a major past the table, on a branch past it, may well
+	 * run: nothing here says it does not.
+	 */
+	if (rt->major > 0 && d->cuda < rt->major * 1000 &&
+	    (d->cuda_known || ct_family_driver(rt->major))) {
+		const char *family = ct_family_driver(rt->major);
+		char family_words[96] = "";
+
+		snprintf(need_cuda, sizeof(need_cuda), "%d.0", rt->major);
+		if (family)
+			snprintf(family_words, sizeof(family_words), " (Linux %s or newer)", family);
+		if (rt->link == CT_CUDART_SHARED)
+			snprintf(runtime, sizeof(runtime), "it needs %s, the CUDA %d runtime, which %s "
+				 "cannot run: CUDA %d needs a driver for CUDA %s or newer%s",
+				 rt->soname, rt->major, d->words, rt->major, need_cuda, family_words);
+		else if (rt->release)
+			snprintf(runtime, sizeof(runtime), "its CUDA runtime is linked in: CUDA %s (the "
+				 "compiler release in its fatbins), which %s cannot run: CUDA %d needs "
+				 "a driver for CUDA %s or newer%s",
+				 ct_cuda_version_words(rt->release, cuda, sizeof(cuda)), d->words,
+				 rt->major, need_cuda, family_words);
+		else
+			snprintf(runtime, sizeof(runtime), "its CUDA runtime is linked in: CUDA %d or "
+				 "newer (by its PTX ISA), which %s cannot run: CUDA %d needs a driver "
+				 "for CUDA %s or newer%s",
+				 rt->major, d->words, rt->major, need_cuda, family_words);
+		upgrade_to(&up, ct_cuda_branch(rt->major * 1000), rt->major * 1000, family);
+	}
+	if (!gpu[0] && !runtime[0])
+		return;
+	if (r->v.verdict == CT_VERDICT_PTX_TOO_NEW) {
+		int need = ct_ptx_isa_cuda(r->v.ptx_isa_major, r->v.ptx_isa_minor), newer;
+
+		if (need > 10000)
+			upgrade_to(&up, ct_cuda_branch(need), need, ct_toolkit_driver(need, &newer));
+	}
+	/* What the device code alone would say, kept whole as one detail. */
+	snprintf(code, sizeof(code), "its device code for %u.%u: %s: %s", t->major, t->minor,
+		 ct_verdict_name(r->v.verdict), r->reason);
+	snprintf(fix, sizeof(fix), "%s", r->fix);
+	memset(r->reason, 0, sizeof(r->reason));
+	memset(r->details, 0, sizeof(r->details));
+	memset(r->fix, 0, sizeof(r->fix));
+	r->verdict = gpu[0] ? CT_VERDICT_NO_GPU_SUPPORT : CT_VERDICT_DRIVER_TOO_OLD;
+	say(r, "%s", gpu[0] ? gpu : runtime);
+	if (gpu[0] && runtime[0])
+		detail(r, "%s", runtime);
+	if (runtime[0])
+		detail(r, "its first CUDA call fails with \"CUDA driver version is insufficient "
+			  "for CUDA runtime version\" (35)");
+	detail(r, "%s", code);
+	if (gpu[0] && !first) {
+		/* A GPU the driver dropped: only an older driver drives it. */
+		int c = branch_cuda(last);
+
+		snprintf(r->fix, sizeof(r->fix), "%u.%u GPUs run only on drivers of R%u or older "
+			 "(CUDA %s): take sm_%u%u off the targets, or check against such a driver",
+			 t->major, t->minor, last, ct_cuda_version_words(c, cuda, sizeof(cuda)),
+			 t->major, t->minor);
+		if (runtime[0])
+			detail(r, "no driver of R%u or older runs the CUDA %d runtime", last,
+			       rt->major);
+	} else if (up.branch) {
+		snprintf(r->fix, sizeof(r->fix), "upgrade the driver to CUDA %s or newer (Linux %s "
+			 "or newer)", ct_cuda_version_words(up.cuda, cuda, sizeof(cuda)),
+			 up.linux_driver);
+	} else if (runtime[0]) {
+		/* A runtime of a major past the table: its first driver is not known here. */
+		snprintf(r->fix, sizeof(r->fix), "upgrade the driver to one for CUDA %d.0 or newer",
+			 rt->major);
+	}
+	/* The device code's own fix when it fails too (a rebuild; ptx-too-new's upgrade is in up). */
+	if (r->v.verdict == CT_VERDICT_NO_IMAGE && fix[0]) {
+		size_t n = strlen(r->fix);
+
+		snprintf(r->fix + n, sizeof(r->fix) - n, "%s%s", n ? "; and " : "", fix);
+	}
+}
+
 static void judge(const struct check_ctx *ctx, struct object_facts *o,
 		  const struct elfscan_file *f, const struct elfscan_target *t,
 		  struct result *r)
@@ -454,6 +630,7 @@ static void judge(const struct check_ctx *ctx, struct object_facts *o,
 		vo.per_gpu_library = true;
 		ct_verdict_judge_opts(&r->v, f, t, &vo);
 	}
+	r->verdict = r->v.verdict;
 	if (r->v.verdict == CT_VERDICT_PTX_JIT || r->v.verdict == CT_VERDICT_NO_IMAGE ||
 	    r->v.verdict == CT_VERDICT_PTX_TOO_NEW)
 		per_gpu_library(o);
@@ -500,12 +677,14 @@ static void judge(const struct check_ctx *ctx, struct object_facts *o,
 	}
 	ct_summary_release(&s);
 	explain_driver(r, t, &ctx->driver);
+	judge_driver(ctx, o, f, t, r);
 }
 
 static bool fails(const struct check_ctx *ctx, const struct result *r)
 {
-	return r->v.verdict == CT_VERDICT_NO_IMAGE || r->v.verdict == CT_VERDICT_PTX_TOO_NEW ||
-	       (ctx->require_sass && r->v.verdict == CT_VERDICT_PTX_JIT) ||
+	return r->verdict == CT_VERDICT_NO_IMAGE || r->verdict == CT_VERDICT_PTX_TOO_NEW ||
+	       r->verdict == CT_VERDICT_NO_GPU_SUPPORT || r->verdict == CT_VERDICT_DRIVER_TOO_OLD ||
+	       (ctx->require_sass && r->verdict == CT_VERDICT_PTX_JIT) ||
 	       (ctx->every_module && r->v.other_gpus);
 }
 
@@ -533,7 +712,7 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 
 		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
 		ct_tprintf(stdout, "  %-8s %-14s %s\n", ctx->target_names[t],
-		       ct_verdict_name(r.v.verdict), r.reason);
+		       ct_verdict_name(r.verdict), r.reason);
 		for (k = 0; k < NDETAILS; k++)
 			if (r.details[k][0])
 				ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.details[k]);
@@ -597,12 +776,12 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 		if (fails(ctx, &r)) {
 			level = "error";
 			raise_exit(ctx, CT_EXIT_FINDING);
-		} else if (r.v.verdict == CT_VERDICT_PTX_JIT) {
+		} else if (r.verdict == CT_VERDICT_PTX_JIT) {
 			level = "warning";
 		}
 		if (level) {
 			snprintf(title, sizeof(title), "cudatrace check: %s on %s",
-				 ct_verdict_name(r.v.verdict), ctx->target_names[t]);
+				 ct_verdict_name(r.verdict), ctx->target_names[t]);
 			snprintf(head, sizeof(head), "%s, %s: %s", obj->path, ctx->target_names[t],
 				 r.reason);
 			lines[n++] = head;
@@ -659,7 +838,8 @@ static void json_result(struct ct_json *j, const char *target, const struct elfs
 
 	ct_json_object_begin(j);
 	ct_json_kv_string(j, "target", target);
-	ct_json_kv_string(j, "verdict", ct_verdict_name(r->v.verdict));
+	ct_json_kv_string(j, "verdict", ct_verdict_name(r->verdict));
+	ct_json_kv_string(j, "code_verdict", ct_verdict_name(r->v.verdict));
 	ct_json_kv_string(j, "image",
 			  r->v.image >= 0 ? elfscan_image_arch_name(&f->images[r->v.image], name,
 								    sizeof(name))
@@ -700,6 +880,42 @@ static void json_result(struct ct_json *j, const char *target, const struct elfs
 	ct_json_object_end(j);
 }
 
+/* "runtime": the CUDA runtime the object needs (cudart_need.h), or null. */
+static void json_runtime(struct ct_json *j, const struct ct_cudart_need *rt)
+{
+	char release[16], cuda[16];
+	const char *family = rt->major > 0 ? ct_family_driver(rt->major) : NULL;
+
+	ct_json_key(j, "runtime");
+	if (rt->link == CT_CUDART_UNKNOWN) {
+		ct_json_null(j);
+		return;
+	}
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "link", rt->link == CT_CUDART_SHARED ? "shared" : "static");
+	ct_json_kv_string(j, "soname", rt->soname[0] ? rt->soname : NULL);
+	ct_json_key(j, "cuda_major");
+	if (rt->major > 0)
+		ct_json_u64(j, (uint64_t)rt->major);
+	else
+		ct_json_null(j);
+	ct_json_kv_string(j, "release",
+			  rt->release ? ct_cuda_version_words(rt->release, release, sizeof(release))
+				      : NULL);
+	ct_json_kv_string(j, "read_from", rt->why);
+	ct_json_key(j, "min_driver");
+	if (rt->major > 0 && family) {
+		snprintf(cuda, sizeof(cuda), "%d.0", rt->major);
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "cuda", cuda);
+		ct_json_kv_string(j, "linux", family);
+		ct_json_object_end(j);
+	} else {
+		ct_json_null(j);
+	}
+	ct_json_object_end(j);
+}
+
 static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 {
 	struct object_facts o;
@@ -713,6 +929,12 @@ static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 	if (obj->scan && damaged(obj->scan)) {
 		ct_json_kv_bool(j, "damaged", true);
 		raise_exit(ctx, CT_EXIT_BAD_INPUT);
+	}
+	if (obj->scan) {
+		json_runtime(j, runtime_of(&o, obj->scan));
+	} else {
+		ct_json_key(j, "runtime");
+		ct_json_null(j);
 	}
 	ct_json_key(j, "results");
 	ct_json_array_begin(j);
@@ -743,8 +965,14 @@ static void json_driver(struct ct_json *j, const struct driver_opt *d)
 	ct_json_kv_string(j, "given", d->given);
 	ct_json_kv_string(j, "cuda",
 			  d->cuda_known ? ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)) : NULL);
+	ct_json_key(j, "branch");
+	if (d->branch && d->branch <= 999)
+		ct_json_u64(j, d->branch);
+	else
+		ct_json_null(j);
 	ct_json_object_end(j);
 }
+
 
 /*
  * --driver VERSION: a Linux driver (550.54.15, 550.54, 550), a CUDA
@@ -770,6 +998,7 @@ static int parse_driver(struct driver_opt *d, const char *arg)
 		if (d->cuda <= 0)
 			return -1;
 		d->cuda_known = true;
+		d->branch = ct_cuda_branch(d->cuda);
 		snprintf(d->words, sizeof(d->words), "this machine's driver (CUDA %s)",
 			 ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)));
 		return 0;
@@ -789,6 +1018,7 @@ static int parse_driver(struct driver_opt *d, const char *arg)
 	linux_driver = strtoul(arg, NULL, 10) >= 100;
 	ct_toolkit_driver(d->cuda, &newer);
 	d->cuda_known = !linux_driver || !newer;
+	d->branch = linux_driver ? (unsigned)strtoul(arg, NULL, 10) : ct_cuda_branch(d->cuda);
 	if (!linux_driver)
 		snprintf(d->words, sizeof(d->words), "a driver for CUDA %s",
 			 ct_cuda_version_words(d->cuda, cuda, sizeof(cuda)));
@@ -804,8 +1034,11 @@ static int on_object(void *p, const struct ct_object *obj)
 {
 	struct check_ctx *ctx = p;
 
+	ctx->reached++;
 	if (obj->error)
 		raise_exit(ctx, CT_EXIT_BAD_INPUT);
+	else
+		ctx->objects++, ctx->with_code += obj->scan->nimages != 0;
 	if (ctx->json) {
 		json_object(ctx, obj);
 	} else if (obj->error && ctx->github) {
@@ -827,6 +1060,62 @@ static int on_object(void *p, const struct ct_object *obj)
 	return 0;
 }
 
+/*
+ * Nothing was read at all (an empty folder, a pattern that matched only
+ * folders): no verdict, exit 2. Returns whether it was so.
+ */
+static bool nothing_to_check(struct check_ctx *ctx, char *const *paths, size_t n)
+{
+	char words[4096 + 128];
+	const char *line = words;
+
+	if (ctx->files || ctx->reached)
+		return false;
+	if (n == 1)
+		snprintf(words, sizeof(words), "nothing to check: '%.4096s' holds no file", paths[0]);
+	else
+		snprintf(words, sizeof(words), "nothing to check: the %zu paths given hold no file",
+			 n);
+	if (ctx->github)
+		ct_github_annotation(stdout, "error", NULL, "cudatrace check: nothing to check",
+				     &line, 1);
+	else
+		ct_error("check: %s", words);
+	ctx->exit_code = CT_EXIT_BAD_INPUT;
+	return true;
+}
+
+/*
+ * Files, but no device code in any: the gate passes, and says how little
+ * it judged ("0 of 3 objects carry device code"), in text a line of its
+ * own, in GitHub's format a notice. Otherwise text counts the objects it
+ * did not list.
+ */
+static void say_counts(const struct check_ctx *ctx)
+{
+	char words[256];
+	const char *line = words;
+
+	if (ctx->with_code || ctx->reached > ctx->objects) {
+		if (!ctx->github && ctx->unlisted)
+			ct_cmd_unlisted(ctx->unlisted);
+		return;
+	}
+	if (ctx->objects)
+		snprintf(words, sizeof(words), "0 of %zu object%s carr%s device code%s", ctx->objects,
+			 ctx->objects == 1 ? "" : "s", ctx->objects == 1 ? "ies" : "y",
+			 ctx->unlisted && !ctx->github ? " (-v lists them)" : "");
+	else
+		snprintf(words, sizeof(words), "no object in %zu file%s: none is an ELF file, "
+			 "cubin, fatbin or PTX, nor a wheel holding one", ctx->files,
+			 ctx->files == 1 ? "" : "s");
+	if (ctx->github)
+		ct_github_annotation(stdout, "notice", NULL, "cudatrace check: no device code", &line,
+				     1);
+	else
+		ct_tprintf(stdout, "%s\n", words);
+}
+
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
@@ -835,8 +1124,9 @@ static void usage(FILE *out)
 		"\n"
 		"For each object with device code and each target GPU arch: what the\n"
 		"driver would pick in each fatbin, counted, and the verdict sass,\n"
-		"ptx-jit, ptx-too-new, no-image or no-device-code, with the reason; for\n"
-		"PTX, the lowest driver that compiles it.\n"
+		"ptx-jit, ptx-too-new, no-image or no-device-code (with --driver also\n"
+		"no-gpu-support or driver-too-old), with the reason; for PTX, the\n"
+		"lowest driver that compiles it.\n"
 		"\n"
 		"  --arch ARCH       sm_90, sm_90a, sm_100f, 9.0, 90, or native (the GPUs\n"
 		"                    the driver reports); repeat or separate with commas\n"
@@ -846,10 +1136,12 @@ static void usage(FILE *out)
 		"                    on a target, a ::warning per one that runs only by\n"
 		"                    JIT from PTX\n"
 		"  --require-sass    fail on ptx-jit too (JIT at first launch)\n"
-		"  --driver VERSION  judge PTX against this driver: a Linux driver\n"
+		"  --driver VERSION  judge against this driver: a Linux driver\n"
 		"                    (550.54.15, 550.54, 550), a CUDA version (12.4), or\n"
-		"                    native (this machine's); PTX it cannot compile is\n"
-		"                    ptx-too-new, which fails\n"
+		"                    native (this machine's); a target GPU its branch does\n"
+		"                    not drive is no-gpu-support, a CUDA runtime newer\n"
+		"                    than it runs driver-too-old, PTX it cannot compile\n"
+		"                    ptx-too-new: each fails\n"
 		"  -v, --verbose     the fatbins left out of a verdict and why (no kernel,\n"
 		"                    -rdc link inputs), and the objects without device\n"
 		"                    code that a directory or wheel holds (else counted\n"
@@ -859,8 +1151,9 @@ static void usage(FILE *out)
 		"                    pick kernels per GPU); other fatbins without an\n"
 		"                    image fail anyway\n"
 		"\n"
-		"Exit status: 0 every object can run on every target, 1 one cannot,\n"
-		"2 usage error or an unreadable or damaged input.\n");
+		"Exit status: 0 every object can run on every target (when none carries\n"
+		"device code, the count says so), 1 one cannot, 2 usage error, an\n"
+		"unreadable or damaged input, or no file at all to check.\n");
 }
 
 int ct_cmd_check(int argc, char **argv)
@@ -946,14 +1239,15 @@ int ct_cmd_check(int argc, char **argv)
 		ct_json_array_begin(&ctx->j);
 	}
 	wo.threads = (unsigned)ct_threads(4) - 1;
+	wo.files = &ctx->files;
 	ct_walk(argv + optind, (size_t)(argc - optind), &wo, on_object, ctx);
 	if (ctx->json) {
 		ct_json_array_end(&ctx->j);
 		ct_json_object_end(&ctx->j);
 		ct_json_finish(&ctx->j);
-	} else if (ctx->unlisted) {
-		ct_cmd_unlisted(ctx->unlisted);
 	}
+	if (!nothing_to_check(ctx, argv + optind, (size_t)(argc - optind)) && !ctx->json)
+		say_counts(ctx);
 	rc = ctx->exit_code;
 	free(ctx);
 	return rc;

@@ -4,6 +4,7 @@
  * sm_35 and sm_37, 13.0 Maxwell, Pascal and Volta (sm_50 to sm_72; its
  * nvcc --list-gpu-arch starts at compute_75) and renamed sm_101 to sm_110.
  */
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "archs.h"
@@ -52,9 +53,25 @@ unsigned ct_arch_renamed(unsigned major, unsigned minor)
 	return i < 0 ? 0 : gone[i].renamed;
 }
 
+/*
+ * Does no driver of the newest CUDA major in the table drive major.minor
+ * GPUs any more (Kepler: R470 was their last branch, CUDA 13 starts at
+ * 580)? *branch: that last branch. Maxwell to Volta, whose last branch
+ * (580) is CUDA 13's first, are not yet.
+ */
+static bool out_of_support(unsigned major, unsigned minor, unsigned *branch)
+{
+	unsigned first;
+
+	*branch = 0;
+	ct_branch_gpu(0, major, minor, &first, branch);
+	return *branch && *branch < ct_cuda_branch(ct_newest_cuda() / 1000 * 1000);
+}
+
 char *ct_arch_toolkit_words(unsigned major, unsigned minor, char *buf, size_t size)
 {
 	char last[16], dropped[16];
+	unsigned branch;
 	int d, l = ct_arch_last_toolkit(major, minor, &d);
 	unsigned renamed = ct_arch_renamed(major, minor);
 
@@ -68,6 +85,10 @@ char *ct_arch_toolkit_words(unsigned major, unsigned minor, char *buf, size_t si
 	if (renamed)
 		snprintf(buf, size, "CUDA %s or older (CUDA %s renamed sm_%u%u to sm_%u)", last,
 			 dropped, major, minor, renamed);
+	else if (out_of_support(major, minor, &branch))
+		snprintf(buf, size, "CUDA %s or older (CUDA %s and later cannot build for %u.%u; "
+			 "%u.%u GPUs are out of support: R%u was the last driver branch for them)",
+			 last, dropped, major, minor, major, minor, branch);
 	else
 		snprintf(buf, size, "CUDA %s or older (CUDA %s and later cannot build for %u.%u)",
 			 last, dropped, major, minor);
@@ -76,7 +97,7 @@ char *ct_arch_toolkit_words(unsigned major, unsigned minor, char *buf, size_t si
 
 char *ct_arch_gencode_words(unsigned major, unsigned minor, char *buf, size_t size)
 {
-	char toolkit[128];
+	char toolkit[256];
 
 	ct_arch_toolkit_words(major, minor, toolkit, sizeof(toolkit));
 	snprintf(buf, size, "%s%s-gencode arch=compute_%u%u,code=sm_%u%u", toolkit,
@@ -86,7 +107,7 @@ char *ct_arch_gencode_words(unsigned major, unsigned minor, char *buf, size_t si
 
 char *ct_arch_build_words(unsigned major, unsigned minor, int torch, char *buf, size_t size)
 {
-	char gencode[192];
+	char gencode[384];
 
 	ct_arch_gencode_words(major, minor, gencode, sizeof(gencode));
 	/* Nothing in an object says CMake built it: its setting is named beside nvcc's flag. */

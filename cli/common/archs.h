@@ -26,8 +26,12 @@ unsigned ct_arch_renamed(unsigned major, unsigned minor);
 /*
  * The toolkit to build for an arch current toolkits no longer build:
  * "CUDA 12.9 or older (CUDA 13.0 and later cannot build for 7.0)", or
- * "CUDA 12.9 or older (CUDA 13.0 renamed sm_101 to sm_110)"; "" for an
- * arch they build. Into buf; returns buf.
+ * "CUDA 12.9 or older (CUDA 13.0 renamed sm_101 to sm_110)"; for an arch
+ * no driver of the newest CUDA major drives any more, also that it is out
+ * of support: "CUDA 11.8 or older (CUDA 12.0 and later cannot build for
+ * 3.5; 3.5 GPUs are out of support: R470 was the last driver branch for
+ * them)" (cuda_releases.def). "" for an arch they build. Into buf;
+ * returns buf.
  */
 char *ct_arch_toolkit_words(unsigned major, unsigned minor, char *buf, size_t size);
 

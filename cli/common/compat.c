@@ -7,13 +7,18 @@
 
 #include "compat.h"
 
-/* Every CUDA release from 11.0: its PTX ISA, Linux branch and driver. */
+/*
+ * Every CUDA release from 11.0: its PTX ISA, Linux branch and driver, and
+ * the GPU archs its branch is the first to support, or no longer supports.
+ */
 static const struct release {
 	int cuda;
 	unsigned isa, branch;
 	const char *driver;
+	const char *gpus_new, *gpus_gone;
 } releases[] = {
-#define CT_CUDA_RELEASE(cuda, isa, branch, driver) { cuda, isa, branch, driver },
+#define CT_CUDA_RELEASE(cuda, isa, branch, driver, gpus_new, gpus_gone) \
+	{ cuda, isa, branch, driver, gpus_new, gpus_gone },
 #include "cuda_releases.def"
 #undef CT_CUDA_RELEASE
 };
@@ -118,6 +123,75 @@ int ct_driver_parse(const char *s, int *cuda)
 			return 0;
 		}
 	return -ERANGE;
+}
+
+int ct_newest_cuda(void)
+{
+	return releases[NRELEASES - 1].cuda;
+}
+
+unsigned ct_cuda_branch(int cuda)
+{
+	size_t i;
+
+	if (cuda > releases[NRELEASES - 1].cuda)
+		return releases[NRELEASES - 1].branch + 1;
+	for (i = NRELEASES; i-- > 0;)
+		if (releases[i].cuda <= cuda)
+			return releases[i].branch;
+	return 0;
+}
+
+const char *ct_branch_driver(unsigned branch)
+{
+	size_t i;
+
+	for (i = 0; i < NRELEASES; i++)
+		if (releases[i].branch == branch)
+			return releases[i].driver;
+	return NULL;
+}
+
+/* Is the arch sm (10 * major + minor) in list, space-separated numbers? */
+static bool listed(const char *list, unsigned sm)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (v == sm)
+			return true;
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+	return false;
+}
+
+int ct_branch_gpu(unsigned branch, unsigned major, unsigned minor, unsigned *first,
+		  unsigned *last)
+{
+	unsigned sm = major * 10 + minor, f = 0, l = 0;
+	size_t i;
+
+	for (i = 0; minor < 10 && i < NRELEASES; i++) {
+		if (!f && listed(releases[i].gpus_new, sm))
+			f = releases[i].branch;
+		/* The row before holds the last branch; the table starts after Kepler's first. */
+		if (!l && i > 0 && listed(releases[i].gpus_gone, sm))
+			l = releases[i - 1].branch;
+	}
+	if (first)
+		*first = f;
+	if (last)
+		*last = l;
+	if (!f && !l)
+		return -1;
+	return (!f || branch >= f) && (!l || branch <= l);
 }
 
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size)

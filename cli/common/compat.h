@@ -48,6 +48,33 @@ bool ct_ptx_driver_reads(unsigned major, unsigned minor, int driver);
  */
 int ct_driver_parse(const char *s, int *cuda);
 
+/* The newest CUDA release in the table (13010). */
+int ct_newest_cuda(void);
+
+/*
+ * The Linux driver branch of a driver for CUDA version cuda (12040: 550):
+ * the branch of the newest release in the table not newer than cuda; 0
+ * for one older than every release in it (before 450); the newest branch
+ * plus one for one newer than them all (ct_driver_parse's value for a
+ * branch past the table).
+ */
+unsigned ct_cuda_branch(int cuda);
+
+/* The first Linux driver of a branch in the table ("570.26" for 570), or NULL. */
+const char *ct_branch_driver(unsigned branch);
+
+/*
+ * Does a Linux driver of branch (550; 0: older than the table, from
+ * ct_cuda_branch) drive GPUs of compute capability major.minor at all?
+ * 1 yes, 0 no, -1 unknown: the table names no branch for that arch
+ * (cuda_releases.def's sources name them only for Kepler, Maxwell,
+ * Pascal, Volta and Blackwell). *first (may be NULL): the first branch
+ * that supports it (570 for 12.0), 0 when the table does not say; *last
+ * (may be NULL): the last (470 for 3.5, 580 for 7.0), 0 when none is.
+ */
+int ct_branch_gpu(unsigned branch, unsigned major, unsigned minor, unsigned *first,
+		  unsigned *last);
+
 /* "12.4" from 12040; into buf. */
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size);
 

@@ -545,6 +545,8 @@ static int walk_path(struct walk *w, const char *path, int explicit_arg)
 			return report_error(w, path, "not a regular file");
 		return 0;
 	}
+	if (w->opt->files)
+		(*w->opt->files)++;
 	m = file_magic(path);
 	if (!explicit_arg && m == M_OTHER && !named_device_file(path))
 		return 0;

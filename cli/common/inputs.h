@@ -31,6 +31,13 @@ struct ct_walk_options {
 	 * thread, in walk order; 0: none.
 	 */
 	unsigned threads;
+	/*
+	 * Out, may be NULL: incremented for every regular file the walk
+	 * reaches (a PATH, or a file below a directory, of any kind), so
+	 * that a caller tells "no file at all" (an empty folder) from files
+	 * that hold nothing to scan.
+	 */
+	size_t *files;
 };
 
 /*

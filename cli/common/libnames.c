@@ -155,25 +155,6 @@ static size_t stem_len(const char *b)
 	return so ? (size_t)(so - b) : strlen(b);
 }
 
-const char *ct_library_version_of(const char *path, const char *soname, char *buf, size_t size)
-{
-	char real[PATH_MAX];
-	const char *b;
-
-	ct_library_version(path, buf, size);
-	if (!soname || !soname[0] || !size)
-		return buf;
-	if (!realpath(path, real))
-		snprintf(real, sizeof(real), "%s", path);
-	b = strrchr(real, '/');
-	b = b ? b + 1 : real;
-	/* libcudart.so.13.0.96 carries libcudart.so.13; libcudart.so.12 does not. */
-	if (strncmp(b, soname, strlen(soname)) != 0 ||
-	    (b[strlen(soname)] != '\0' && b[strlen(soname)] != '.'))
-		ct_library_version(soname, buf, size);
-	return buf;
-}
-
 bool ct_library_renamed(const char *name, const char *soname)
 {
 	const char *b;

@@ -40,15 +40,6 @@ bool ct_cuda_library_per_gpu(const char *name);
 const char *ct_library_version(const char *path, char *buf, size_t size);
 
 /*
- * The version of the library at path whose DT_SONAME is soname (NULL or
- * "" when unknown): the real file's name when that name carries the
- * soname (libcudart.so.13 -> libcudart.so.13.0.96 gives "13.0.96"), else
- * the soname's ("13" for a copy of libcudart.so.13 named libcudart.so.12).
- * Never the name it was asked by: a renamed file says nothing true.
- */
-const char *ct_library_version_of(const char *path, const char *soname, char *buf, size_t size);
-
-/*
  * Is a library whose DT_SONAME is soname, loaded under the file name
  * name, another major of itself renamed (libcudart.so.12 that is
  * libcudart.so.13)? Same name, both with a major, the majors differ. A

@@ -8,8 +8,9 @@
 
 const char *ct_verdict_name(enum ct_verdict_kind v)
 {
-	static const char *const names[] = { "sass", "ptx-jit", "no-image", "no-device-code",
-					     "ptx-too-new" };
+	static const char *const names[] = { "sass",        "ptx-jit",        "no-image",
+					     "no-device-code", "ptx-too-new", "no-gpu-support",
+					     "driver-too-old" };
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
 }

@@ -23,9 +23,20 @@ enum ct_verdict_kind {
 	CT_VERDICT_NO_IMAGE,       /* a fatbin (or every one) has no usable image */
 	CT_VERDICT_NO_DEVICE_CODE, /* no SASS, PTX or LTO-IR at all */
 	CT_VERDICT_PTX_TOO_NEW,    /* a fatbin runs only as PTX the driver cannot JIT */
+	/*
+	 * check --driver's judgements of the whole object, never made by
+	 * ct_verdict_judge (device code only): the driver does not drive the
+	 * target GPU at all; the CUDA runtime the object needs is newer than
+	 * the driver runs.
+	 */
+	CT_VERDICT_NO_GPU_SUPPORT,
+	CT_VERDICT_DRIVER_TOO_OLD,
 };
 
-/* "sass", "ptx-jit", "no-image", "no-device-code", "ptx-too-new". */
+/*
+ * "sass", "ptx-jit", "no-image", "no-device-code", "ptx-too-new",
+ * "no-gpu-support", "driver-too-old".
+ */
 const char *ct_verdict_name(enum ct_verdict_kind v);
 
 /* Fatbins counted by one image (kind, arch, variant). */

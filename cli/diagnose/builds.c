@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "cudart_need.h"
 #include "diag_internal.h"
 #include "driver_rule.h"
 #include "elfscan.h"
@@ -33,42 +34,12 @@
 #include "libnames.h"
 #include "util.h"
 
-bool ct_dx_compiler_release(const struct elfscan_file *f, int *cuda)
-{
-	static const char tag[] = "Cuda compilation tools, release ";
-	size_t s;
-	bool found = false;
-
-	*cuda = 0;
-	for (s = 0; f && s < f->nsections; s++) {
-		const struct elfscan_section *sec = &f->sections[s];
-		const char *p, *end;
-		int major, minor;
-
-		if (strcmp(sec->name, ".nv_fatbin") != 0 || sec->offset > f->len ||
-		    sec->size > f->len - sec->offset)
-			continue;
-		p = (const char *)f->buf + sec->offset;
-		end = p + sec->size;
-		/* Every release named: objects linked from several toolkits say so. */
-		while ((p = memmem(p, (size_t)(end - p), tag, sizeof(tag) - 1))) {
-			p += sizeof(tag) - 1;
-			if (end - p > 8 && sscanf(p, "%2d.%2d", &major, &minor) == 2 && major > 0 &&
-			    major * 1000 + minor * 10 > *cuda) {
-				*cuda = major * 1000 + minor * 10;
-				found = true;
-			}
-		}
-	}
-	return found;
-}
-
 bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda)
 {
 	struct ct_file_build *b = ct_dx_file_build(c, path);
 
 	if (!b->release_known) {
-		if (!ct_dx_compiler_release(ct_dx_code_scan(c, path), &b->release))
+		if (!ct_fatbin_compiler_release(ct_dx_code_scan(c, path), &b->release))
 			b->release = 0;
 		b->release_known = true;
 	}
@@ -119,7 +90,7 @@ static void read_build(const struct build_source *src, const char *path, int *cu
 		}
 	/* The device code only when the dynamic section does not say. */
 	f = src->code(src->arg, path);
-	if (ct_dx_compiler_release(f, &v) && v > *cuda) {
+	if (ct_fatbin_compiler_release(f, &v) && v > *cuda) {
 		*cuda = v;
 		snprintf(why, size, "device code compiled by CUDA %s",
 			 ct_cuda_version_words(v, w, sizeof(w)));

@@ -62,9 +62,10 @@ bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_free(struct ct_memo *all);
 /*
- * ct_library_version and ct_library_release (libnames.h) of path, asked
- * of the file system once per diagnosis: the same libraries' versions
- * are said for every process that maps them.
+ * The version of the library at path (ct_library_version_read, libfacts.h,
+ * with the file's own DT_SONAME), asked of the file system once per
+ * diagnosis: the same libraries' versions are said for every process that
+ * maps them. ct_dx_release: the same, "" for a bare major.
  */
 const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size);
 const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size);
@@ -143,11 +144,10 @@ bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o);
 const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path);
 const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path);
 /*
- * The newest "Cuda compilation tools, release X.Y" in f's .nv_fatbin, as
- * CUDA's integer (13010) into *cuda; false when none.
+ * The newest "Cuda compilation tools, release X.Y" in the .nv_fatbin of
+ * the file at path (ct_fatbin_compiler_release, cudart_need.h), as CUDA's
+ * integer (13010) into *cuda, worked out once per file; false when none.
  */
-bool ct_dx_compiler_release(const struct elfscan_file *f, int *cuda);
-/* The same for the file at path, worked out once per file. */
 bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda);
 /*
  * The CUDA o was built for (13000; 13010 when the minor is known), and
@@ -165,7 +165,7 @@ struct ct_file_build {
 	int cuda;                    /* 0: the file does not say */
 	char *why;                   /* its evidence in words; owned by the diagnosis */
 	bool release_known;          /* release worked out */
-	int release;                 /* ct_dx_compiler_release of its device code; 0: none */
+	int release;                 /* ct_fatbin_compiler_release of its device code; 0: none */
 };
 /* path's slot (the file read once, as ct_dx_code_scan does); never NULL. */
 struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path);

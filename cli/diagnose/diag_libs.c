@@ -14,6 +14,7 @@
 #include "diag_internal.h"
 #include "elfinfo.h"
 #include "describe.h"
+#include "libfacts.h"
 #include "libnames.h"
 #include "symvers.h"
 #include "resolve.h"
@@ -1410,7 +1411,7 @@ static void renamed_finding(struct ctx *c, const struct renamed_gap *gaps, size_
 	int minor, cuda;
 	size_t i;
 
-	ct_library_version_of(o->path, really, v, sizeof(v));
+	ct_library_version_read(o->path, really, v, sizeof(v));
 	cuda = ct_library_cuda(really, v, &minor);
 	f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_VERSION_MISSING, o->path,
 			   "%s: %zu librar%s built for %s cannot use it", 

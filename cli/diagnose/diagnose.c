@@ -1210,7 +1210,7 @@ static void rule_device_code(struct ctx *c)
 		const struct ct_devfile *code;
 		const struct elfscan_file *f;
 		const char *archs;
-		char need[32], have[32], gencode[320];
+		char need[32], have[32], gencode[512];
 
 		if (o->shim || !(code = judge_code(d, o->path)))
 			continue;
@@ -1336,7 +1336,7 @@ static void rule_modules(struct ctx *c)
 		struct elfscan_target gpu;
 		const char *gpu_name = NULL;
 		struct ct_finding *f;
-		char archs[256], text[256], gencode[192];
+		char archs[256], text[256], gencode[512];
 		size_t n;
 
 		if (m->registration || m->result == 0)

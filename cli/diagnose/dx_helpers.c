@@ -14,6 +14,8 @@
 
 #include "copies.h"
 #include "diag_internal.h"
+#include "elfinfo.h"
+#include "libfacts.h"
 #include "libnames.h"
 #include "util.h"
 
@@ -143,7 +145,7 @@ const char *ct_dx_mapped_key(struct ctx *c, size_t *len)
 	return c->mapped_key;
 }
 
-/* A library's version from its real file name (ct_library_version), by path. */
+/* A library's version (ct_library_version_read), by path. */
 struct ct_dx_version {
 	char *path;
 	char *version;
@@ -156,12 +158,14 @@ const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t siz
 
 	HASH_FIND_STR(c->d->versions, path, e);
 	if (!e) {
+		const struct ct_elfinfo *info = ct_dx_elfinfo_scan(c, path);
 		char v[PATH_MAX];
 
 		/* realpath: a readlink per part of the path, for every process that maps it. */
 		e = ct_xcalloc(1, sizeof(*e));
 		e->path = ct_xstrdup(path);
-		e->version = ct_xstrdup(ct_library_version(path, v, sizeof(v)));
+		ct_library_version_read(path, info ? info->soname : NULL, v, sizeof(v));
+		e->version = ct_xstrdup(v);
 		HASH_ADD_KEYPTR(hh, c->d->versions, e->path, strlen(e->path), e);
 	}
 	if (size)

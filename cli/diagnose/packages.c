@@ -16,6 +16,7 @@
 #include "elfinfo.h"
 #include "elfscan.h"
 #include "framework.h"
+#include "libfacts.h"
 #include "libnames.h"
 #include "packages.h"
 #include "resolve.h"
@@ -334,8 +335,8 @@ static void shadowed(struct ct_pkg *p, struct ct_loader *L, size_t k0)
 			    (cd->via != CT_RULE_RUNPATH && cd->via != CT_RULE_RPATH) ||
 			    same_file(cd->path, k->object->path))
 				continue;
-			ct_library_version_of(k->object->path, k->object->info.soname, lv, sizeof(lv));
-			ct_library_version_of(cd->path, k->object->info.soname, ov, sizeof(ov));
+			ct_library_version_read(k->object->path, k->object->info.soname, lv, sizeof(lv));
+			ct_library_version_read(cd->path, k->object->info.soname, ov, sizeof(ov));
 			f = ct_finding_add(&p->findings, CT_F_LIB_SHADOWED, req->path,
 					   "LD_LIBRARY_PATH gives %s '%s' instead of '%s', which its "
 					   "%s names",
@@ -371,7 +372,7 @@ static int object_cuda(const struct ct_lobj *o, char *why, size_t size)
 	why[0] = '\0';
 	if (!ct_cuda_library(soname) || strncmp(soname, "libcuda.so", 10) == 0)
 		return 0;
-	ct_library_version_of(o->path, soname, v, sizeof(v));
+	ct_library_version_read(o->path, soname, v, sizeof(v));
 	if ((c = ct_library_cuda(soname, v, NULL)) > 0) {
 		snprintf(why, size, "%s %s", soname, v);
 		return c;
@@ -671,7 +672,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 	bool per_gpu = ct_cuda_library_per_gpu(ct_path_base(m->path));
 	/* Code nobody rebuilds by hand: NVIDIA's libraries and PyTorch's own. */
 	bool prebuilt = per_gpu || ct_framework_library(m->path);
-	char toolkit[128];
+	char toolkit[256];
 
 	elfscan_file_init(&f);
 	o.threads = (unsigned)ct_threads(4) - 1;
@@ -695,7 +696,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 		struct ct_pkg_verdict *pv = &m->verdicts[m->nverdicts++];
 		struct ct_verdict v;
 		struct ct_finding *fd;
-		char gencode[320];
+		char gencode[512];
 
 		ct_verdict_judge(&v, &f, &M->targets[t], per_gpu);
 		snprintf(pv->target, sizeof(pv->target), "%s", M->target_names[t]);
@@ -792,7 +793,7 @@ static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char
 
 		if (ct_runtime_major(so) <= 0)
 			continue;
-		ct_library_version_of(o->path, so, v, sizeof(v));
+		ct_library_version_read(o->path, so, v, sizeof(v));
 		if ((c = ct_library_cuda(so, v, &mn)) <= 0)
 			c = ct_runtime_major(so), mn = -1;
 		if (c > best) {

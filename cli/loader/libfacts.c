@@ -85,26 +85,63 @@ static bool wheel_version(const char *real, const char *soname, char *buf, size_
 	return ok;
 }
 
+/* The major a version or soname part starts with ("11" of "11.8.89"), or -1. */
+static int leading_major(const char *v)
+{
+	return v && v[0] >= '0' && v[0] <= '9' ? atoi(v) : -1;
+}
+
 const char *ct_library_file_version(const char *path, const char *soname, char *buf, size_t size)
 {
 	char real[PATH_MAX], stem[256];
-	const char *major;
+	const char *major, *b;
 
 	buf[0] = '\0';
 	if (!realpath(path, real))
 		snprintf(real, sizeof(real), "%s", path);
+	b = ct_path_base(real);
 	/*
-	 * libcudart.so.12.4.127 says its version; a file named by its soname
-	 * alone (libcudart.so.12, libcudart.so.11.0) says only the major.
+	 * libcudart.so.12.4.127 says its version, and libcudart.so.11.8.89
+	 * says libcudart.so.11.0's (every CUDA 11.1 to 11.8 runtime has that
+	 * soname); a file named by its soname alone (libcudart.so.12,
+	 * libcudart.so.11.0) says only what the soname says. A name of
+	 * another major than the soname's lies (a copy renamed), except the
+	 * driver's: libcuda.so.550.163.01 is libcuda.so.1.
 	 */
-	if (ct_soname_split(soname, stem, sizeof(stem), &major) &&
-	    strcmp(ct_path_base(real), soname) != 0 && strncmp(ct_path_base(real), stem, strlen(stem)) == 0 &&
-	    ct_path_base(real)[strlen(stem)] == '.' && strchr(ct_library_version(real, buf, size), '.'))
+	if (ct_soname_split(soname, stem, sizeof(stem), &major) && strcmp(b, soname) != 0 &&
+	    strncmp(b, stem, strlen(stem)) == 0 && b[strlen(stem)] == '.' &&
+	    strchr(ct_library_version(real, buf, size), '.') &&
+	    (ct_driver_library(soname) != CT_DRIVER_LIB_NONE || !major ||
+	     leading_major(major) == leading_major(buf)))
 		return "file name";
 	buf[0] = '\0';
 	return wheel_version(real, soname, buf, size) ? "dist-info" : NULL;
 }
 
+const char *ct_library_version_read(const char *path, const char *soname, char *buf, size_t size)
+{
+	const char *from, *v;
+
+	if (!size)
+		return NULL;
+	buf[0] = '\0';
+	if (!soname || !soname[0]) {
+		/* No DT_SONAME to weigh the name against: the real file's name says what it says. */
+		ct_library_version(path, buf, size);
+		return buf[0] ? "file name" : NULL;
+	}
+	if ((from = ct_library_file_version(path, soname, buf, size)))
+		return from;
+	/*
+	 * The soname's major alone, never more: libcudart.so.11.0's "11.0"
+	 * names no release (11.8.89 has it too).
+	 */
+	v = strstr(ct_path_base(soname), ".so.");
+	if (!v || leading_major(v + 4) < 0)
+		return NULL;
+	snprintf(buf, size, "%.*s", (int)strspn(v + 4, "0123456789"), v + 4);
+	return "soname";
+}
 
 /*
  * The driver's banner in its libraries' read-only data: "Version
@@ -210,7 +247,7 @@ static void read_facts(struct ct_cuda_facts *c, const char *path, const char *so
 				snprintf(c->soname, sizeof(c->soname), "%s", e.soname);
 			ct_elfinfo_release(&e);
 		}
-		ct_library_version_of(path, c->soname, c->version, sizeof(c->version));
+		ct_library_version_read(path, c->soname, c->version, sizeof(c->version));
 		c->renamed = ct_library_renamed(path, c->soname);
 		c->cuda = ct_library_cuda(c->soname[0] ? c->soname : path, c->version,
 					  &c->cuda_minor);

@@ -9,7 +9,7 @@
 /*
  * A file's CUDA facts: what it is (for CUDA libraries: its DT_SONAME, and
  * whether the name it is found by is another major of it, renamed), its
- * version (from the real file's name or the soname, ct_library_version_of)
+ * version (ct_library_version_read)
  * and device code (every container scan finds, headers only). Filled by
  * ct_cuda_facts_read; ct_cuda_facts_release frees.
  */
@@ -35,13 +35,26 @@ struct ct_cuda_facts {
 
 /*
  * The version a library's own files say: the real file's name when it
- * carries more than the soname (libcudart.so.12 -> libcudart.so.12.4.127,
+ * carries more than the soname and the soname's major (libcudart.so.12 ->
+ * libcudart.so.12.4.127, libcudart.so.11.0 -> libcudart.so.11.8.89,
  * libcuda.so.1 -> libcuda.so.550.163.01), else the .dist-info of the pip
  * wheel it came with. Into buf ("" when neither says); returns where it
- * was read: "file name", "dist-info", or NULL. Doctor's and ldd's one
- * reading of it.
+ * was read: "file name", "dist-info", or NULL.
  */
 const char *ct_library_file_version(const char *path, const char *soname, char *buf, size_t size);
+
+/*
+ * A library's version, the one reading of every command (ldd, why, the
+ * trees of run and report, doctor, ps, the findings):
+ * ct_library_file_version, else the soname's major alone ("11" for
+ * libcudart.so.11.0, never "11.0": every CUDA 11.1 to 11.8 runtime has
+ * that soname). soname is the file's DT_SONAME ("" or NULL when it has
+ * none: then the real file's name, whatever it says). The driver's banner
+ * is not read here (ct_driver_version). Into buf; returns where it was
+ * read: "file name", "dist-info", "soname", or NULL (buf ""). Reads link
+ * targets and a wheel's folder, never the file.
+ */
+const char *ct_library_version_read(const char *path, const char *soname, char *buf, size_t size);
 
 /*
  * The driver version of one of its libraries (soname: libcuda.so.1 or

@@ -8,6 +8,7 @@
 #include "ending.h"
 #include "facts.h"
 #include "json.h"
+#include "libfacts.h"
 #include "markdown.h"
 #include "schema.h"
 #include "mask.h"
@@ -184,7 +185,7 @@ static void memo_release(struct json_memo *memo)
 	}
 }
 
-static const char *version_of(struct json_memo *memo, const char *path)
+static const char *version_of(struct json_memo *memo, const char *path, const char *soname)
 {
 	struct lib_version *v;
 
@@ -193,7 +194,7 @@ static const char *version_of(struct json_memo *memo, const char *path)
 		return v->ver;
 	v = ct_xcalloc(1, sizeof(*v));
 	v->path = path;
-	ct_library_version(path, v->ver, sizeof(v->ver));
+	ct_library_version_read(path, soname, v->ver, sizeof(v->ver));
 	HASH_ADD_KEYPTR(hh, memo->versions, v->path, strlen(v->path), v);
 	return v->ver;
 }
@@ -397,8 +398,11 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 			}
 		}
 		ct_json_kv_bool(j, "cuda", ct_cuda_library(o->path));
-		ct_json_kv_string(j, "version", ct_cuda_library(o->path) ? version_of(memo, o->path)
-									    : NULL);
+		ct_json_kv_string(j, "version",
+				  ct_cuda_library(o->path)
+					  ? version_of(memo, o->path,
+						       d ? ct_diagnosis_soname(d, o) : o->soname)
+					  : NULL);
 		ct_json_kv_bool(j, "closed", o->closed);
 		ct_json_object_end(j);
 	}

@@ -11,6 +11,7 @@
 
 #include "diagnose.h"
 #include "facts.h"
+#include "libfacts.h"
 #include "libnames.h"
 #include "rules.h"
 #include "text.h"
@@ -140,7 +141,7 @@ static const struct words *said_of(struct ct_trees *tr, const struct ct_loaded *
 	w->said = true;
 	w->soname = soname;
 	w->what[0] = '\0';
-	ct_library_version_of(c->path, soname, w->ver, sizeof(w->ver));
+	ct_library_version_read(c->path, soname, w->ver, sizeof(w->ver));
 	if (ct_library_renamed(c->path, soname)) {
 		int minor, cuda = ct_library_cuda(soname, w->ver, &minor);
 

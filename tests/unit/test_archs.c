@@ -48,7 +48,7 @@ static void test_last_toolkit(void **state)
 
 static void test_words(void **state)
 {
-	char buf[256], small[8];
+	char buf[384], small[8];
 
 	(void)state;
 	assert_string_equal(ct_arch_gencode_words(9, 0, buf, sizeof(buf)),
@@ -58,8 +58,10 @@ static void test_words(void **state)
 	assert_string_equal(ct_arch_gencode_words(7, 0, buf, sizeof(buf)),
 			    "CUDA 12.9 or older (CUDA 13.0 and later cannot build for 7.0): "
 			    "-gencode arch=compute_70,code=sm_70");
+	/* Kepler is out of support too: its last driver branch is older than CUDA 13's. */
 	assert_string_equal(ct_arch_gencode_words(3, 5, buf, sizeof(buf)),
-			    "CUDA 11.8 or older (CUDA 12.0 and later cannot build for 3.5): "
+			    "CUDA 11.8 or older (CUDA 12.0 and later cannot build for 3.5; 3.5 GPUs "
+			    "are out of support: R470 was the last driver branch for them): "
 			    "-gencode arch=compute_35,code=sm_35");
 	assert_string_equal(ct_arch_gencode_words(2, 0, buf, sizeof(buf)),
 			    "CUDA 8.0 or older (CUDA 9.0 and later cannot build for 2.0): "

@@ -126,12 +126,69 @@ static void test_driver_parse(void **state)
 	assert_int_equal(cuda, 7);
 }
 
+/* The GPU archs each branch drives (cuda_releases.def's gpus_new and gpus_gone). */
+static void test_branch_gpus(void **state)
+{
+	unsigned first, last;
+
+	(void)state;
+	/* Kepler: R470 was the last branch; 495 the first without it. */
+	assert_int_equal(ct_branch_gpu(470, 3, 5, &first, &last), 1);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 470);
+	assert_int_equal(ct_branch_gpu(450, 3, 7, NULL, NULL), 1);
+	assert_int_equal(ct_branch_gpu(495, 3, 5, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(550, 3, 0, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(0, 3, 2, NULL, NULL), 1);
+	/* Maxwell, Pascal, Volta: R580 the last. */
+	assert_int_equal(ct_branch_gpu(580, 7, 0, &first, &last), 1);
+	assert_int_equal(last, 580);
+	assert_int_equal(ct_branch_gpu(590, 7, 0, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(590, 5, 0, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(610, 6, 1, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(550, 5, 2, NULL, NULL), 1);
+	/* Blackwell: R570 the first. */
+	assert_int_equal(ct_branch_gpu(550, 12, 0, &first, &last), 0);
+	assert_int_equal(first, 570);
+	assert_int_equal(last, 0);
+	assert_int_equal(ct_branch_gpu(565, 10, 0, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(570, 12, 0, NULL, NULL), 1);
+	assert_int_equal(ct_branch_gpu(610, 10, 0, NULL, NULL), 1);
+	/* Archs the sources name no branch for are not judged. */
+	assert_int_equal(ct_branch_gpu(450, 9, 0, &first, &last), -1);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 0);
+	assert_int_equal(ct_branch_gpu(550, 7, 5, NULL, NULL), -1);
+	assert_int_equal(ct_branch_gpu(550, 10, 3, NULL, NULL), -1);
+	assert_int_equal(ct_branch_gpu(550, 12, 1, NULL, NULL), -1);
+	assert_int_equal(ct_branch_gpu(550, 7, 2, NULL, NULL), -1);
+	assert_int_equal(ct_branch_gpu(550, 1, 20, NULL, NULL), -1);
+}
+
+static void test_cuda_branch(void **state)
+{
+	(void)state;
+	assert_int_equal(ct_cuda_branch(12040), 550);
+	assert_int_equal(ct_cuda_branch(13000), 580);
+	assert_int_equal(ct_cuda_branch(11000), 450);
+	assert_int_equal(ct_cuda_branch(12000), 525);
+	/* Older than the table; newer than it. */
+	assert_int_equal(ct_cuda_branch(10020), 0);
+	assert_true(ct_cuda_branch(13020) > 590);
+	assert_int_equal(ct_newest_cuda(), 13010);
+	assert_string_equal(ct_branch_driver(570), "570.26");
+	assert_string_equal(ct_branch_driver(580), "580.65.06");
+	assert_null(ct_branch_driver(540));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_isa_table),
 		cmocka_unit_test(test_ptx_driver_reads),
 		cmocka_unit_test(test_driver_parse),
+		cmocka_unit_test(test_branch_gpus),
+		cmocka_unit_test(test_cuda_branch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

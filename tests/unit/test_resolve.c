@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "describe.h"
+#include "libfacts.h"
 #include "platform.h"
 #include "libnames.h"
 #include "resolve.h"
@@ -359,11 +360,29 @@ static void test_library_renamed(void **state)
 	/* The driver's real files, as a process's maps name them. */
 	assert_false(ct_library_renamed("/usr/lib/libnvidia-ml.so.580.159.04", "libnvidia-ml.so.1"));
 	assert_false(ct_library_renamed("/usr/lib/libcuda.so.580.159.04", "libcuda.so.1"));
-	/* A name that does not exist: the soname's version, never the name's. */
-	assert_string_equal(ct_library_version_of("/nonexistent/libcudart.so.12", "libcudart.so.13",
-						  v, sizeof(v)), "13");
-	assert_string_equal(ct_library_version_of("/nonexistent/libcudart.so.13.0.96",
-						  "libcudart.so.13", v, sizeof(v)), "13.0.96");
+	/* A name that does not exist: the soname's major, never the name's. */
+	assert_string_equal(ct_library_version_read("/nonexistent/libcudart.so.12", "libcudart.so.13",
+						    v, sizeof(v)), "soname");
+	assert_string_equal(v, "13");
+	assert_string_equal(ct_library_version_read("/nonexistent/libcudart.so.13.0.96",
+						    "libcudart.so.13", v, sizeof(v)), "file name");
+	assert_string_equal(v, "13.0.96");
+	/* Every CUDA 11.1 to 11.8 runtime is libcudart.so.11.0: its "11.0" is no version. */
+	ct_library_version_read("/nonexistent/libcudart.so.11.8.89", "libcudart.so.11.0", v,
+				sizeof(v));
+	assert_string_equal(v, "11.8.89");
+	ct_library_version_read("/nonexistent/libcudart.so.11.0", "libcudart.so.11.0", v, sizeof(v));
+	assert_string_equal(v, "11");
+	/* A release of another major than the soname's is a copy renamed: it lies. */
+	ct_library_version_read("/nonexistent/libcudart.so.12.4.127", "libcudart.so.13", v,
+				sizeof(v));
+	assert_string_equal(v, "13");
+	/* The driver's files are named by the driver's version. */
+	ct_library_version_read("/nonexistent/libcuda.so.550.163.01", "libcuda.so.1", v, sizeof(v));
+	assert_string_equal(v, "550.163.01");
+	/* No DT_SONAME: the name, whatever it says. */
+	ct_library_version_read("/nonexistent/libfoo.so.2.1", "", v, sizeof(v));
+	assert_string_equal(v, "2.1");
 	assert_int_equal(ct_library_cuda("libcudart.so.13", "13.0.96", &minor), 13);
 	assert_int_equal(minor, 0);
 	assert_int_equal(ct_library_cuda("libcublas.so.13", "13.1.0.3", &minor), 0);

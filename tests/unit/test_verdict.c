@@ -203,6 +203,9 @@ static void test_no_code(void **state)
 	free_file(f);
 	assert_string_equal(ct_verdict_name(CT_VERDICT_SASS), "sass");
 	assert_string_equal(ct_verdict_name(CT_VERDICT_PTX_JIT), "ptx-jit");
+	/* check --driver's own two. */
+	assert_string_equal(ct_verdict_name(CT_VERDICT_NO_GPU_SUPPORT), "no-gpu-support");
+	assert_string_equal(ct_verdict_name(CT_VERDICT_DRIVER_TOO_OLD), "driver-too-old");
 }
 
 /*
