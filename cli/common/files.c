@@ -6,30 +6,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
+
 #include "files.h"
 #include "util.h"
 
+/* The files pinned, by path: ps PID pins every file a process maps (thousands). */
 static struct pin {
 	char *path;
 	int fd;
 	dev_t dev;
 	ino_t ino;
+	UT_hash_handle hh;
 } *pins;
-static size_t npins;
 
 static const struct pin *pin_of(const char *path)
 {
-	size_t i;
+	struct pin *p = NULL;
 
-	for (i = 0; i < npins; i++)
-		if (strcmp(pins[i].path, path) == 0)
-			return &pins[i];
-	return NULL;
+	HASH_FIND_STR(pins, path, p);
+	return p;
 }
 
 bool ct_pin_file(const char *path, int fd)
 {
 	const struct pin *had = pin_of(path);
+	struct pin *p;
 	struct stat st;
 
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -40,12 +43,12 @@ bool ct_pin_file(const char *path, int fd)
 		close(fd);
 		return had->dev == st.st_dev && had->ino == st.st_ino;
 	}
-	pins = ct_xrealloc(pins, (npins + 1) * sizeof(*pins));
-	pins[npins].path = ct_xstrdup(path);
-	pins[npins].fd = fd;
-	pins[npins].dev = st.st_dev;
-	pins[npins].ino = st.st_ino;
-	npins++;
+	p = ct_xcalloc(1, sizeof(*p));
+	p->path = ct_xstrdup(path);
+	p->fd = fd;
+	p->dev = st.st_dev;
+	p->ino = st.st_ino;
+	HASH_ADD_KEYPTR(hh, pins, p->path, strlen(p->path), p);
 	return true;
 }
 
@@ -129,7 +132,7 @@ static int reopen(int pfd, const char *path, int flags, dev_t dev, ino_t ino)
 
 int ct_open_file(const char *path, int flags)
 {
-	const struct pin *p = npins ? pin_of(path) : NULL;
+	const struct pin *p = pins ? pin_of(path) : NULL;
 	struct stat st;
 	int pfd, fd, err;
 

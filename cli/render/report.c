@@ -358,6 +358,8 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 		ct_json_i64(j, end.signal);
 	else
 		ct_json_null(j);
+	/* No end yet: its pid runs here as the same process (or ps read it). */
+	ct_json_kv_bool(j, "still_running", p->still_running || p->running);
 	ct_json_kv_string(j, "untraced", p->untraced);
 	/* Read from /proc (ps): what was left out, as the list says it. */
 	if (p->running) {
