@@ -185,7 +185,7 @@ int ct_cmd_report(int argc, char **argv)
 	if (ct_cmd_read_traces(&t, argv + optind, argc - optind, trust_owner, why, sizeof(why)) != 0)
 		goto bad;
 	/* Said above, once per folder and for every format: not again in the text. */
-	t.foreign_files = 0;
+	t.foreign_said = true;
 	/*
 	 * The reader's threads are done and nothing else prints at the same
 	 * time: the report's many small writes (the JSON of a job's thousands

@@ -928,7 +928,7 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_tprintf(out, "%zu trace file%s without a start record left out (the shim writes "
 			     "one first in every file: its records name no process)\n",
 			t->unstarted_files, t->unstarted_files == 1 ? "" : "s");
-	if (t->foreign_files)
+	if (t->foreign_files && !t->foreign_said)
 		ct_tprintf(out, "%zu trace file%s of another user left out (not written by this run)\n",
 			t->foreign_files, t->foreign_files == 1 ? "" : "s");
 	if (t->other_run_files)

@@ -557,6 +557,14 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_array_end(&j);
 	ct_json_key(&j, "findings");
 	ct_findings_json(&j, &d->findings);
+	/* What the folder held that is no process of the report: counted, never silent. */
+	ct_json_key(&j, "trace_files_left_out");
+	ct_json_object_begin(&j);
+	ct_json_kv_u64(&j, "no_record", t->bad_files);
+	ct_json_kv_u64(&j, "no_start", t->unstarted_files);
+	ct_json_kv_u64(&j, "other_owner", t->foreign_files);
+	ct_json_kv_u64(&j, "other_run", t->other_run_files);
+	ct_json_object_end(&j);
 	ct_json_object_end(&j);
 	ct_json_finish(&j);
 }

@@ -347,6 +347,7 @@ struct ct_trace {
 					folder is a file made elsewhere */
 	uid_t owner;
 	size_t foreign_files;        /* files left out: another user's */
+	bool foreign_said;           /* the command said them already: not again in the text */
 	const char *only_run;        /* read only the processes of this run (a run id, or
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
