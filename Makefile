@@ -85,7 +85,7 @@ ALL_CFLAGS = $(CFLAGS) $(CT_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(CT_LDFLAGS)
 
 ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c \
-	elfscan/arch.c elfscan/elf.c elfscan/scan.c elfscan/verify.c \
+	elfscan/arch.c elfscan/elf.c elfscan/scan.c elfscan/file.c elfscan/verify.c \
 	elfscan/payload.c elfscan/kernels.c
 
 # cli/ in layers (cli/README): each folder may include its own headers and

@@ -682,8 +682,12 @@ void ct_find_copies(const struct ct_loader *L, const struct ct_lookup *k,
 	f.L = L;
 	f.k = k;
 	f.out = out;
-	/* A loader set up by hand has no cache: one for this lookup. */
-	f.cache = L->copies ? L->copies : ct_copies_cache_new();
+	/* A loader set up by hand has no memo: a cache for this lookup. */
+	if (L->memo && !L->memo->copies) {
+		L->memo->copies = ct_copies_cache_new();
+		L->memo->free_copies = ct_copies_cache_free;
+	}
+	f.cache = L->memo ? L->memo->copies : ct_copies_cache_new();
 	common_dirs(f.cache, L);
 	if (!ct_soname_split(k->name, f.stem, sizeof(f.stem), &f.major))
 		f.stem[0] = '\0';
@@ -741,7 +745,7 @@ void ct_find_copies(const struct ct_loader *L, const struct ct_lookup *k,
 		HASH_DEL(f.seen, e);
 		free(e);
 	}
-	if (f.cache != L->copies)
+	if (!L->memo)
 		ct_copies_cache_free(f.cache);
 }
 

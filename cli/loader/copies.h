@@ -7,14 +7,15 @@
  * present), also in the directories that were searched.
  *
  * Everything asked of the file system is asked once per loader (struct
- * ct_copies_cache in L->copies): the directories where copies live, each
+ * ct_copies_cache in L->memo): the directories where copies live, each
  * directory's entries, each path's stat, type and real name. So a report
  * with thousands of missing names lists each directory once. The answers
  * are those of the first time asked: a loader is a snapshot of a moment.
  *
  * Ownership: struct ct_copies owns its strings; ct_copies_release frees.
- * The cache belongs to the loader (ct_loader_init makes it,
- * ct_loader_release frees it). Not thread-safe.
+ * The cache is kept with the loader (made here on first use, freed by
+ * ct_loader_release through the function left beside it, so that the
+ * model never calls this module). Not thread-safe.
  */
 #ifndef CT_COPIES_H
 #define CT_COPIES_H

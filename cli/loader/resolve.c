@@ -10,7 +10,6 @@
 
 #include "files.h"
 #include "util.h"
-#include "copies.h"
 #include "resolve.h"
 
 static void init_env(struct ct_loader *L, const struct ct_loader_env *env);
@@ -30,7 +29,7 @@ void ct_loader_init_asked(struct ct_loader *L, struct ct_platform_question *q,
 	memset(L, 0, sizeof(*L));
 	ct_platform_answer(&L->plat, q);
 	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
-	L->copies = ct_copies_cache_new();
+	L->memo = ct_xcalloc(1, sizeof(*L->memo));
 	init_env(L, env);
 }
 
@@ -40,7 +39,7 @@ void ct_loader_init_like(struct ct_loader *L, const struct ct_loader *like,
 	memset(L, 0, sizeof(*L));
 	ct_platform_copy(&L->plat, &like->plat);
 	L->cache_ok = ct_ldcache_read(&L->cache, L->plat.cache) == 0;
-	L->copies = ct_copies_cache_new();
+	L->memo = ct_xcalloc(1, sizeof(*L->memo));
 	init_env(L, env);
 }
 
@@ -102,7 +101,9 @@ void ct_loader_release(struct ct_loader *L)
 	free(L->foreign_interp);
 	ct_ldcache_release(&L->cache);
 	ct_platform_release(&L->plat);
-	ct_copies_cache_free(L->copies);
+	if (L->memo && L->memo->free_copies)
+		L->memo->free_copies(L->memo->copies);
+	free(L->memo);
 	memset(L, 0, sizeof(*L));
 }
 

@@ -102,6 +102,18 @@ struct ct_lookup {
 
 struct ct_copies_cache;
 
+/*
+ * What a user of the model keeps with it between lookups: copies.c's
+ * cache (ct_find_copies), made there on first use and freed through the
+ * function it leaves beside it, so that the model never calls copies.c
+ * (copies.c calls the model). Behind a pointer: a model passed const
+ * still keeps it.
+ */
+struct ct_loader_memo {
+	struct ct_copies_cache *copies;
+	void (*free_copies)(struct ct_copies_cache *c);
+};
+
 struct ct_loader {
 	struct ct_platform plat;
 	struct ct_ldcache cache;
@@ -117,7 +129,7 @@ struct ct_loader {
 	size_t nlookups;
 	struct ct_lobj *rtld;     /* the dynamic loader itself, once mapped */
 	const struct ct_lookup *fatal; /* the lookup that ended the load, or NULL */
-	struct ct_copies_cache *copies; /* what ct_find_copies asked once (copies.h) */
+	struct ct_loader_memo *memo; /* owned; NULL in a model set up by hand */
 	/*
 	 * The PT_INTERP of the file set up by ct_loader_open when it is not
 	 * the system's loader (plat.rtld): a conda or Nix ld.so, or any
