@@ -54,13 +54,12 @@ WERROR ?=
 VERSION := 0.1.0
 B := build
 
-# libzip is opened with dlopen when the first wheel is read (cli/common/zipload.h),
-# so only its headers and its soname are needed at build time.
+# zlib inflates wheels' members (cli/common/zip.c, cudatrace's own zip reader).
 # STATIC_DEPS=1 (make wheel) links libelf, liblz4, libzstd and zlib into the
 # binary from Debian's .a files, so that it runs where they are not installed.
-PKGS := libelf liblz4 libzstd
+PKGS := libelf liblz4 libzstd zlib
 STATIC_DEPS ?=
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libzip 2>/dev/null)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 ifeq ($(STATIC_DEPS),1)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --static --libs-only-L $(PKGS) 2>/dev/null) \
 	-Wl,-Bstatic $(filter-out -pthread,$(shell $(PKG_CONFIG) --static --libs-only-l $(PKGS) 2>/dev/null)) \
@@ -68,7 +67,6 @@ DEPS_LIBS := $(shell $(PKG_CONFIG) --static --libs-only-L $(PKGS) 2>/dev/null) \
 else
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
 endif
-LIBZIP_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libzip 2>/dev/null)/libzip.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -76,7 +74,6 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' $(DEPS_CFLAGS) \
-	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
 	-DCT_LIBDIR='"$(LIBDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CT_LDFLAGS := -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE))
