@@ -17,7 +17,8 @@
 #                     git, make), as root under /root and as a user (as root; CI)
 #   make SANITIZE=address,undefined check
 #   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
-#                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, fuzz-diff, one at a time
+#                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, fuzz-diff, fuzz-zip,
+#                     one at a time
 #   make bench        speed against the peers, as ratios
 #
 # The user's CFLAGS/LDFLAGS come first; the flags the project needs are
@@ -54,13 +55,12 @@ WERROR ?=
 VERSION := 0.1.0
 B := build
 
-# libzip is opened with dlopen when the first wheel is read (cli/common/zipload.h),
-# so only its headers and its soname are needed at build time.
+# zlib inflates wheels' members (cli/common/zip.c, cudatrace's own zip reader).
 # STATIC_DEPS=1 (make wheel) links libelf, liblz4, libzstd and zlib into the
 # binary from Debian's .a files, so that it runs where they are not installed.
-PKGS := libelf liblz4 libzstd
+PKGS := libelf liblz4 libzstd zlib
 STATIC_DEPS ?=
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) libzip 2>/dev/null)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 ifeq ($(STATIC_DEPS),1)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --static --libs-only-L $(PKGS) 2>/dev/null) \
 	-Wl,-Bstatic $(filter-out -pthread,$(shell $(PKG_CONFIG) --static --libs-only-l $(PKGS) 2>/dev/null)) \
@@ -68,7 +68,6 @@ DEPS_LIBS := $(shell $(PKG_CONFIG) --static --libs-only-L $(PKGS) 2>/dev/null) \
 else
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -ldl
 endif
-LIBZIP_SONAME := $(shell objdump -p $$($(PKG_CONFIG) --variable=libdir libzip 2>/dev/null)/libzip.so 2>/dev/null | sed -n 's/^ *SONAME *//p')
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
 
@@ -76,7 +75,6 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' $(DEPS_CFLAGS) \
-	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
 	-DCT_LIBDIR='"$(LIBDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CT_LDFLAGS := -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE))
@@ -242,10 +240,11 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
 	-print_final_stats=1
 LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
+ZLIB_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null)
 
-.PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff
-fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo $(B)/fuzz_trace $(B)/fuzz_diff
-	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff
+.PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff fuzz-zip
+fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo $(B)/fuzz_trace $(B)/fuzz_diff $(B)/fuzz_zip
+	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff fuzz-zip
 
 fuzz-scan: $(B)/fuzz_scan
 	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-crashes
@@ -254,7 +253,7 @@ fuzz-scan: $(B)/fuzz_scan
 		tests/fixtures/committed/*.ptx $(B)/fuzz-corpus/
 	$(B)/fuzz_scan $(FUZZ_RUN) $(B)/fuzz-corpus
 
-fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff: fuzz-%: $(B)/fuzz_%
+fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff fuzz-zip: fuzz-%: $(B)/fuzz_%
 	@mkdir -p $(B)/fuzz-crashes
 	@CC="$(CC)" tests/fuzz/seeds $* $(B)/fuzz-corpus-$*
 	$(B)/fuzz_$* $(FUZZ_RUN) $(B)/fuzz-corpus-$* </dev/null
@@ -273,6 +272,12 @@ $(B)/fuzz_elfinfo: tests/fuzz/fuzz_elfinfo.c cli/loader/elfinfo.c cli/common/uti
 		cli/common/files.c cli/loader/elfinfo.h cli/common/util.h cli/common/files.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LIBELF_LIBS)
+
+# The zip reader of wheels: the archive and every member, read through.
+$(B)/fuzz_zip: tests/fuzz/fuzz_zip.c cli/common/zip.c cli/common/util.c cli/common/zip.h \
+		cli/common/util.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(ZLIB_LIBS)
 
 # The reader and the report, whole: everything below the commands.
 $(B)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) \

@@ -19,7 +19,7 @@
 #include "util.h"
 #include "inputs.h"
 #include "elfscan.h"
-#include "zipload.h"
+#include "zip.h"
 
 /*
  * A wheel's member is read whole into memory to be scanned, so its
@@ -32,7 +32,7 @@
  * (docs/scan-and-check.md, "Wheels"); smaller members cost little however
  * they are stored.
  */
-#define BOMB_SIZE ((zip_uint64_t)64 << 20)
+#define BOMB_SIZE ((uint64_t)64 << 20)
 #define BOMB_RATIO 100
 
 struct file_id {
@@ -310,82 +310,127 @@ static int report_now(struct walk *w, const char *path, const char *why)
 }
 
 /* Whole MiB for messages; a few bytes are "1 MiB", never "0 MiB". */
-static unsigned long long mib(zip_uint64_t n)
+static unsigned long long mib(uint64_t n)
 {
 	return n && n < (1 << 20) ? 1 : (unsigned long long)(n >> 20);
 }
 
 /*
- * Why member st may not be read into memory (in why), or NULL. The
- * bytes read are bounded by the size declared, never more (read_member).
+ * Why member m may not be read into memory (in why), or NULL. The bytes
+ * read are bounded by the size declared, never more (ct_zip_file_read).
  */
-static const char *member_refused(const zip_stat_t *st, char *why, size_t size)
+static const char *member_refused(const struct ct_zip_member *m, char *why, size_t size)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	zip_uint64_t ram = pages > 0 && page > 0 ? (zip_uint64_t)pages * (zip_uint64_t)page : 0;
-	zip_uint64_t stored = st->valid & ZIP_STAT_COMP_SIZE ? st->comp_size : 0;
+	uint64_t ram = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
 
-	if (st->size > BOMB_SIZE && (stored == 0 || st->size / stored > BOMB_RATIO)) {
+	if (m->size > BOMB_SIZE && (m->stored == 0 || m->size / m->stored > BOMB_RATIO)) {
 		snprintf(why, size,
 			 "refused as a zip bomb: %llu MiB unpacked from %llu MiB stored "
 			 "(members over %llu MiB are read only up to %d times their stored size)",
-			 mib(st->size), mib(stored), mib(BOMB_SIZE), BOMB_RATIO);
+			 mib(m->size), mib(m->stored), mib(BOMB_SIZE), BOMB_RATIO);
 		return why;
 	}
-	if (ram && st->size > ram) {
+	if (ram && m->size > ram) {
 		snprintf(why, size,
 			 "refused: %llu MiB unpacked, more than this machine's memory (%llu MiB)",
-			 mib(st->size), mib(ram));
+			 mib(m->size), mib(ram));
 		return why;
 	}
 	return NULL;
 }
 
 /*
- * Member st (its first 4 bytes in head, already read from zf) whole into a
- * new buffer: exactly the size declared, whatever the stream holds beyond.
+ * Member m (its first 4 bytes in head, already read from zf) whole into a
+ * new buffer of exactly the size declared: the reader yields no more, and
+ * fails the member if its data holds more or less, or its CRC-32 differs.
  * NULL with why set when it cannot be had.
  */
-static unsigned char *read_member(const struct ct_zip *z, zip_file_t *zf,
-				  const zip_stat_t *st, const unsigned char *head,
-				  char *why, size_t size)
+static unsigned char *read_member(struct ct_zip_file *zf, const struct ct_zip_member *m,
+				  const unsigned char *head, char *why, size_t size)
 {
 	unsigned char *buf;
-	zip_int64_t got;
+	ssize_t got;
 
-	if (member_refused(st, why, size))
+	if (member_refused(m, why, size))
 		return NULL;
 	/* Not ct_xmalloc: a member too big for this process is that member's error. */
-	if (st->size > SIZE_MAX || !(buf = malloc((size_t)st->size))) {
+	if (m->size > SIZE_MAX || m->size > SSIZE_MAX || !(buf = malloc((size_t)m->size))) {
 		snprintf(why, size, "refused: %llu MiB unpacked, more memory than cudatrace can have",
-			 mib(st->size));
+			 mib(m->size));
 		return NULL;
 	}
 	memcpy(buf, head, 4);
-	got = z->zip_fread(zf, buf + 4, st->size - 4);
-	if (got != (zip_int64_t)(st->size - 4)) {
-		snprintf(why, size, "cannot read wheel member: %s", z->zip_file_strerror(zf));
+	got = ct_zip_file_read(zf, buf + 4, (size_t)m->size - 4, why, size);
+	if (got != (ssize_t)(m->size - 4)) {
+		if (got >= 0)
+			snprintf(why, size, "damaged: it ends before its declared size");
 		free(buf);
 		return NULL;
 	}
 	return buf;
 }
 
+/* A wheel's members, each scanned in memory and handed over as PATH!NAME. */
+static int scan_members(struct walk *w, const char *path, const struct ct_zip *za)
+{
+	size_t i;
+	int stop = 0;
+
+	for (i = 0; i < za->n && !stop; i++) {
+		const struct ct_zip_member *m = &za->members[i];
+		struct ct_zip_file zf;
+		unsigned char head[4], *buf = NULL;
+		char *mpath, why[256];
+		struct elfscan_file f;
+		struct elfscan_options o = { .no_magic_scan = w->opt->no_magic_scan };
+		int rc;
+
+		if (has_suffix(m->name, "/") || m->size < 4)
+			continue;
+		mpath = ct_xmalloc(strlen(path) + strlen(m->name) + 2);
+		sprintf(mpath, "%s!%s", path, m->name);
+		if (ct_zip_file_open(&zf, za, i, why, sizeof(why)) < 0) {
+			stop = report_now(w, mpath, why);
+			goto next;
+		}
+		if (ct_zip_file_read(&zf, head, sizeof(head), why, sizeof(why)) != (ssize_t)sizeof(head)) {
+			stop = report_now(w, mpath, why);
+			goto next;
+		}
+		if (classify(head, sizeof(head)) != M_DEVICE && !named_device_file(m->name))
+			goto next;
+		if (!(buf = read_member(&zf, m, head, why, sizeof(why)))) {
+			stop = report_now(w, mpath, why);
+			goto next;
+		}
+		ct_zip_file_close(&zf);
+		elfscan_file_init(&f);
+		rc = elfscan_scan_buffer(&f, buf, (size_t)m->size, &o);
+		if (rc == 0 && w->opt->verify &&
+		    !(f.nproblems && elfscan_problem_is_fatal(f.problems[0].code)))
+			rc = elfscan_verify(&f);
+		stop = deliver(w, mpath, &f, rc, false);
+		elfscan_file_release(&f);
+next:
+		ct_zip_file_close(&zf);
+		free(buf);
+		free(mpath);
+	}
+	return stop;
+}
+
 static int scan_wheel(struct walk *w, const char *path)
 {
-	const struct ct_zip *z;
-	zip_t *za;
-	zip_int64_t n, i;
+	struct ct_zip za;
 	struct stat fst;
-	int err = 0, stop = 0, fd;
-	char why[256];
+	int fd;
+	char why[256], what[300];
 
 	/* Members are handed over here, in order: after every file before. */
 	if (drain(w))
 		return w->stop;
-	if (!(z = ct_zip_load(why, sizeof(why))))
-		return report_now(w, path, why);
-	/* Through the descriptor checked (files.h): libzip never opens the path. */
+	/* Through the descriptor checked (files.h): the path is never opened again. */
 	fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
 		snprintf(why, sizeof(why), "%s", fd < 0 ? strerror(errno) : "not a regular file");
@@ -393,74 +438,15 @@ static int scan_wheel(struct walk *w, const char *path)
 			close(fd);
 		return report_now(w, path, why);
 	}
-	za = z->zip_fdopen(fd, 0, &err);
-	if (!za) {
+	if (ct_zip_open_fd(&za, fd, why, sizeof(why)) < 0) {
 		close(fd);
-		zip_error_t ze;
-
-		z->zip_error_init_with_code(&ze, err);
-		snprintf(why, sizeof(why), "cannot read as a wheel: %s",
-			 z->zip_error_strerror(&ze));
-		z->zip_error_fini(&ze);
-		return report_now(w, path, why);
+		snprintf(what, sizeof(what), "cannot read as a wheel: %s", why);
+		return report_now(w, path, what);
 	}
-	n = z->zip_get_num_entries(za, 0);
-	for (i = 0; i < n && !stop; i++) {
-		const char *name = z->zip_get_name(za, (zip_uint64_t)i, 0);
-		zip_stat_t st;
-		zip_file_t *zf;
-		unsigned char head[4], *buf;
-		zip_int64_t got;
-		char *mpath;
-		struct elfscan_file f;
-		struct elfscan_options o = { .no_magic_scan =
-						     w->opt->no_magic_scan };
-		int rc;
-
-		if (!name || has_suffix(name, "/"))
-			continue;
-		if (z->zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 ||
-		    !(st.valid & ZIP_STAT_SIZE) || st.size < 4)
-			continue;
-		mpath = ct_xmalloc(strlen(path) + strlen(name) + 2);
-		sprintf(mpath, "%s!%s", path, name);
-		zf = z->zip_fopen_index(za, (zip_uint64_t)i, 0);
-		if (!zf) {
-			snprintf(why, sizeof(why), "cannot read wheel member: %s",
-				 z->zip_strerror(za));
-			stop = report_now(w, mpath, why);
-			free(mpath);
-			continue;
-		}
-		got = z->zip_fread(zf, head, sizeof(head));
-		if (got != (zip_int64_t)sizeof(head) ||
-		    (classify(head, sizeof(head)) != M_DEVICE &&
-		     !named_device_file(name))) {
-			z->zip_fclose(zf);
-			free(mpath);
-			continue;
-		}
-		buf = read_member(z, zf, &st, head, why, sizeof(why));
-		if (!buf) {
-			z->zip_fclose(zf);
-			stop = report_now(w, mpath, why);
-			free(mpath);
-			continue;
-		}
-		z->zip_fclose(zf);
-		elfscan_file_init(&f);
-		rc = elfscan_scan_buffer(&f, buf, (size_t)st.size, &o);
-		if (rc == 0 && w->opt->verify &&
-		    !(f.nproblems && elfscan_problem_is_fatal(f.problems[0].code)))
-			rc = elfscan_verify(&f);
-		stop = deliver(w, mpath, &f, rc, false);
-		elfscan_file_release(&f);
-		free(buf);
-		free(mpath);
-	}
-	z->zip_discard(za);
-	w->stop = stop;
-	return stop;
+	w->stop = scan_members(w, path, &za);
+	ct_zip_close(&za);
+	close(fd);
+	return w->stop;
 }
 
 static int walk_path(struct walk *w, const char *path, int explicit_arg);
