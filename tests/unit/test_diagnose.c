@@ -1241,17 +1241,70 @@ static void test_lib_mixed_versions(void **state)
 		   OPENED("@R/fw/lib/libcudart.so.13", "libcudart.so.13", "@R/bin/app", "runpath")
 		   OPENED("@R/fw/lib/libcublas.so.13", "libcublas.so.13", "@R/bin/app",
 			  "runpath"));
+	touch(w, "m11/libcudart.so.11.8.89");
+	link_to(w, "libcudart.so.11.8.89", "m11/libcudart.so.11.0");
+	/*
+	 * A MAGMA for CUDA 11 from LD_LIBRARY_PATH and a llama.cpp for CUDA
+	 * 12: each major asked for under its own soname. Taking a folder off
+	 * the path would fail one of them: one finding for the three
+	 * families, whose fix is a build of one of them for the other's CUDA.
+	 */
+	write_proc(w, "h", 103, NULL, NULL,
+		   OPENED("@R/m11/libmagma.so.2", "libmagma.so.2", "@R/bin/app", "direct")
+		   OPENED("@R/m11/libcudart.so.11.0", "libcudart.so.11.0", "@R/m11/libmagma.so.2",
+			  "ld_library_path")
+		   OPENED("@R/m11/libcublas.so.11", "libcublas.so.11", "@R/m11/libmagma.so.2",
+			  "ld_library_path")
+		   OPENED("@R/m11/libcublasLt.so.11", "libcublasLt.so.11",
+			  "@R/m11/libcublas.so.11", "ld_library_path")
+		   OPENED("@R/ll/libggml-cuda.so", "libggml-cuda.so", "@R/bin/app", "direct")
+		   OPENED("@R/ext/lib/libcudart.so.12", "libcudart.so.12", "@R/ll/libggml-cuda.so",
+			  "runpath")
+		   OPENED("@R/ll/libcublas.so.12", "libcublas.so.12", "@R/ll/libggml-cuda.so",
+			  "runpath")
+		   OPENED("@R/ll/libcublasLt.so.12", "libcublasLt.so.12", "@R/ll/libcublas.so.12",
+			  "runpath"));
+	/* Two files of one soname, pip's wheel and a toolkit: the search path's. */
+	write_proc(w, "h", 104, NULL, NULL,
+		   OPENED("@R/site-packages/nvidia/cublas/lib/libcublas.so.12", "libcublas.so.12",
+			  "@R/bin/app", "runpath")
+		   OPENED("@R/ll/libcublas.so.12", "libcublas.so.12", "@R/bin/app",
+			  "ld_library_path"));
 	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
-			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+			   "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build "
+			   "for its CUDA: libcudart 13.0.96 and 12.4.127");
 	expect_object(w, f, "@R/fw/lib/libcudart.so.13");
 	expect_evidence(w, f, "@R/fw/lib/libcudart.so.13, needed by libframework.so, found via "
 			      "RUNPATH");
 	expect_evidence(w, f, "@R/ext/lib/libcudart.so.12, needed by libext12.so, found via "
 			      "RUNPATH");
-	expect_fix(w, f, "let one installation provide libcudart: align the packages that bring "
-			 "the copies");
+	expect_fix(w, f, "each copy is the one its asker was built for, and taking one off the "
+			 "library path makes that asker fail to load; for one CUDA in the process, "
+			 "use a build of libext12.so for CUDA 13, or of libframework.so for CUDA 12");
 	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "libraries of CUDA 11 and CUDA 12 in one process, each needed by a build "
+			   "for its CUDA: libcudart 11.8.89 and 12.4.127, libcublas 11 and 12, "
+			   "libcublasLt 11 and 12");
+	expect_evidence(w, f, "@R/m11/libcudart.so.11.0, needed by libmagma.so.2, found via "
+			      "LD_LIBRARY_PATH");
+	expect_evidence(w, f, "@R/ll/libcublasLt.so.12, needed by libcublas.so.12, found via "
+			      "RUNPATH");
+	expect_fix(w, f, "use a build of libggml-cuda.so for CUDA 11, or of libmagma.so.2 for "
+			 "CUDA 12");
+	if (contains(w, f->fix, "LD_LIBRARY_PATH") || contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("two majors under their own sonames: a fix of the search path or pip");
+	}
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 103);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "two versions of libcublas in one process");
+	expect_fix(w, f, "let one installation provide libcublas: take the other off "
+			 "LD_LIBRARY_PATH, or align the packages that bring the copies (pip list | "
+			 "grep nvidia)");
+	assert_int_equal(f->where[0].pid, 104);
 	/* cuDNN's pieces of two releases fail outright: an error. */
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_ERROR,
 			   "two versions of cuDNN in one process: 9.1.0 and 9.5.1");
@@ -1259,9 +1312,14 @@ static void test_lib_mixed_versions(void **state)
 	expect_evidence(w, f, "@R/b/libcudnn_graph.so.9, needed by libcudnn.so.9, found via "
 			      "LD_LIBRARY_PATH");
 	expect_fix(w, f, "let one installation provide every cuDNN library: take the other off "
-			 "LD_LIBRARY_PATH");
+			 "LD_LIBRARY_PATH, or align the packages that bring the copies");
+	/* pip's list shows only what pip installed. */
+	if (contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("pip list for copies that pip did not install");
+	}
 	expect_clean(w, 102);
-	expect_total(w, 2);
+	expect_total(w, 4);
 }
 
 /*
@@ -1516,7 +1574,8 @@ static void test_builds_not_raised(void **state)
 	expect_clean(w, 100);
 	expect_clean(w, 101);
 	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
-		       "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+		       "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build for "
+		       "its CUDA: libcudart 13.0.96 and 12.4.127");
 	if (count_saying(w, CT_F_LIB_MIXED_VERSIONS, "builds for CUDA") != 0) {
 		print_findings(w);
 		fail_msg("a finding about builds, expected none");
@@ -2637,7 +2696,8 @@ static void test_fork_other_rules(void **state)
 	world_judge(w, NULL, 0);
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
-			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+			   "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build "
+			   "for its CUDA: libcudart 13.0.96 and 12.4.127");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 401);
 	/* The parent's two libcublas copies: its finding only. */
