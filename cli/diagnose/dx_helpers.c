@@ -468,6 +468,20 @@ bool ct_dx_driver_mapped(const struct ctx *c)
 	return false;
 }
 
+bool ct_dx_python(const struct ctx *c)
+{
+	const char *b = c->p->exe ? ct_dx_base(c->p->exe) : "";
+	size_t i;
+
+	/* python3, python3.11; a Python package's object mapped (an embedded interpreter). */
+	if (strncmp(b, "python", 6) == 0)
+		return true;
+	for (i = 0; i < c->nmapped; i++)
+		if (!c->mapped[i]->shim && ct_python_shipped(c->mapped[i]->path))
+			return true;
+	return false;
+}
+
 const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o)
 {
 	return ct_diagnosis_soname(c->d, o);

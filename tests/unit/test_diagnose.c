@@ -1454,10 +1454,28 @@ static void test_builds_mixed_major(void **state)
 	expect_evidence(w, f, "@R/ext/libuses_rtc.so: built for CUDA 13 (needs libnvrtc.so.13)");
 	expect_evidence(w, f, "the process's CUDA 12: @R/fw/lib/libcudart.so.12, needed by "
 			      "libframework.so");
-	expect_fix(w, f, "use builds of these libraries for CUDA 12 (pip: the -cu12 packages");
-	expect_fix(w, f, "or move the whole process to CUDA 13");
+	/* A C program: no pip package helps it. */
+	expect_fix(w, f, "use builds of these libraries for CUDA 12\n");
+	expect_fix(w, f, "or move the whole process to CUDA 13: builds of all its libraries for it");
 	/* No driver known: nothing about it. */
 	expect_count(w, CT_F_DRIVER_TOO_OLD, 0);
+	expect_total(w, 1);
+	/* The same with a Python package's extension mapped: pip's packages. */
+	reset(w);
+	touch(w, "site-packages/ext/_C.cpython-311-x86_64-linux-gnu.so");
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_12
+		   OPENED("@R/site-packages/ext/_C.cpython-311-x86_64-linux-gnu.so",
+			  "_C.cpython-311-x86_64-linux-gnu.so", "@R/bin/app", "direct")
+		   OPENED("@R/ext/libuses_lt.so", "libuses_lt.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libcublasLt.so.13", "libcublasLt.so.13",
+			  "@R/ext/libuses_lt.so", "default"));
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 12: libuses_lt.so from "
+			   "@R/ext");
+	expect_fix(w, f, "use builds of these libraries for CUDA 12 (pip: the -cu12 packages");
+	expect_fix(w, f, "or move the whole process to CUDA 13: a framework built for it");
 	expect_total(w, 1);
 }
 
@@ -1581,6 +1599,85 @@ static void test_builds_not_raised(void **state)
 		fail_msg("a finding about builds, expected none");
 	}
 	expect_total(w, 1);
+}
+
+/*
+ * cuBLASLt 11 dlopens "libnvrtc.so", a name without a major; ld.so.cache
+ * gives it whatever that link names: CUDA 13's libnvrtc.so.13 in a
+ * process of CUDA 11. Its own soname says its CUDA: a finding of its own,
+ * whose fix makes the name find CUDA 11's (a folder of this machine that
+ * already holds that link: sys1). The same library asked for by a build
+ * for CUDA 13 is that build's finding, and with CUDA 11's NVRTC mapped too
+ * it is the family's (two versions): neither is said twice.
+ */
+static void test_builds_unversioned_name(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	touch(w, "c11/lib/libcudart.so.11.8.89");
+	link_to(w, "libcudart.so.11.8.89", "c11/lib/libcudart.so.11.0");
+	stub_so(w, "c11/lib", "libcublasLt.so.11", "int lt(void) { return 0; }", "");
+	stub_so(w, "cuda13", "libnvrtc.so.13", "int rtc(void) { return 0; }", "");
+	link_to(w, "libnvrtc.so.13", "cuda13/libnvrtc.so");
+	stub_so(w, "sys1", "libnvrtc.so.11.2", "int rtc(void) { return 0; }", "");
+	link_to(w, "libnvrtc.so.11.2", "sys1/libnvrtc.so");
+	cc_so(w, "ext/libuses_rtc.so", "int b(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/cuda13/libnvrtc.so.13");
+#define RUNTIME_11                                                                          \
+	OPENED("@R/c11/libsolver.so", "libsolver.so", "@R/bin/app", "direct")                \
+	OPENED("@R/c11/lib/libcudart.so.11.0", "libcudart.so.11.0", "@R/c11/libsolver.so",   \
+	       "runpath")                                                                    \
+	OPENED("@R/c11/lib/libcublasLt.so.11", "libcublasLt.so.11", "@R/c11/libsolver.so",   \
+	       "runpath")
+	touch(w, "c11/libsolver.so");
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_11
+		   "{'ev':'dlopen','api':'dlopen','name':'libnvrtc.so','flags':2,"
+		   "'caller':'@R/c11/lib/libcublasLt.so.11'}\n"
+		   "{'ev':'search','id':1,'name':'libnvrtc.so','by':'@R/c11/lib/libcublasLt.so.11'}\n"
+		   "{'ev':'try','search':1,'path':'@R/cuda13/libnvrtc.so','via':'ld.so.cache'}\n"
+		   "{'ev':'open','path':'@R/cuda13/libnvrtc.so','lmid':0,'soname':'libnvrtc.so.13',"
+		   "'search':1,'name':'libnvrtc.so','by':'@R/c11/lib/libcublasLt.so.11',"
+		   "'via':'ld.so.cache'}\n");
+	/* Asked for by a build for CUDA 13: that build's finding names it. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   RUNTIME_11
+		   OPENED("@R/ext/libuses_rtc.so", "libuses_rtc.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libnvrtc.so.13", "libnvrtc.so.13", "@R/ext/libuses_rtc.so",
+			  "default"));
+	/* CUDA 11's NVRTC mapped too: the family's two versions. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   RUNTIME_11
+		   OPENED("@R/sys1/libnvrtc.so.11.2", "libnvrtc.so.11.2", "@R/bin/app", "default")
+		   OPENED("@R/cuda13/libnvrtc.so.13", "libnvrtc.so.13", "@R/bin/app", "default"));
+#undef RUNTIME_11
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 11: libnvrtc.so "
+			   "(libnvrtc.so.13) from @R/cuda13");
+	expect_evidence(w, f, "@R/cuda13/libnvrtc.so: built for CUDA 13 (its soname is "
+			      "libnvrtc.so.13); dlopen by libcublasLt.so.11, found via ld.so.cache");
+	expect_evidence(w, f, "'libnvrtc.so' says no major: ld.so.cache gives whichever library "
+			      "that name links to, here CUDA 13's");
+	expect_evidence(w, f, "the process's CUDA 11: @R/c11/lib/libcudart.so.11.0");
+	expect_fix(w, f, "libcublasLt.so.11 asks for 'libnvrtc.so', a name without a major: put "
+			 "@R/sys1 first on LD_LIBRARY_PATH, where that name is CUDA 11's "
+			 "libnvrtc.so.11.2");
+	if (contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("pip offered to a process without Python");
+	}
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 11: libuses_rtc.so from "
+			   "@R/ext");
+	assert_int_equal(f->where[0].pid, 101);
+	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING, "libnvrtc 11 and 13");
+	assert_int_equal(count_saying(w, CT_F_LIB_MIXED_VERSIONS, "libnvrtc.so.13) from"), 1);
+	expect_total(w, 3);
 }
 
 /* ---- symbol versions ------------------------------------------------------------ */
@@ -2826,6 +2923,7 @@ int main(void)
 		T(test_builds_mixed_major),
 		T(test_builds_cudnn_release),
 		T(test_builds_not_raised),
+		T(test_builds_unversioned_name),
 		T(test_symbol_version_missing),
 		T(test_symbol_version_one_cause),
 		T(test_symbol_version_renamed),
