@@ -1508,6 +1508,7 @@ struct gap_state {
 	char *lacking, *really, *file, *version, *symbol, *having;
 	char where[160];
 	enum ct_rule via;
+	struct ct_symver_ctx sys; /* a version of glibc's or libstdc++'s: what the fix names */
 };
 
 static void gap_state_free(void *p)
@@ -1530,13 +1531,13 @@ static void gap_state_fix(struct ct_finding *f, const struct gap_state *g, const
 			  bool many)
 {
 	struct ct_verneed need;
-	char fix[1024];
+	char fix[1536];
 
 	memset(&need, 0, sizeof(need));
 	need.file = g->file;
 	need.version = g->version;
 	ct_symver_fix(fix, sizeof(fix), who, many, g->lacking, g->really, g->via, &need,
-		      g->symbol, g->having, g->where);
+		      g->symbol, g->having, g->where, &g->sys);
 	ct_finding_fix(f, "%s", fix);
 }
 
@@ -1571,6 +1572,7 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 	struct ct_loader L2;
 	struct ct_lookup *k = NULL, none;
 	struct gap_state *g = ct_xcalloc(1, sizeof(*g));
+	const struct ct_loaded *libc;
 	int err = 0;
 
 	ct_loader_init_like(&L2, c->L, &env);
@@ -1586,6 +1588,9 @@ static void gap_fix(struct ctx *c, struct ct_finding *f, const struct ct_loaded 
 	g->version = ct_xstrdup(need->version);
 	g->symbol = symbol ? ct_xstrdup(symbol) : NULL;
 	g->via = o->via;
+	libc = ct_dx_loaded_named(c, "libc.so.6");
+	ct_symver_ctx_read(c->d->syms, o->path, libc ? libc->path : NULL, need,
+			   ct_dx_python(c) || ct_python_shipped(r->path), &g->sys);
 	gap_state_fix(f, g, ct_dx_base(r->path), false);
 	if (really) {
 		gap_state_free(g);

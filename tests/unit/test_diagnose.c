@@ -2054,6 +2054,54 @@ static void test_symbol_version_node_missing(void **state)
 	expect_total(w, 1);
 }
 
+/*
+ * A version of glibc's that the C library the process has lacks (NCCL
+ * 2.22 from Debian 13 needs GLIBC_2.38; Debian 12 has 2.36): the fix is a
+ * build of the requester for this glibc, never another libc.so.6, not
+ * even one that has it (a C library apart from the loader's breaks every
+ * program).
+ */
+static void test_symbol_version_glibc(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	write_file(w, "libc36.map", "GLIBC_2.2.5 { global: f225; local: *; };\n"
+				     "GLIBC_2.36 { global: f236; } GLIBC_2.2.5;\n"
+				     "GLIBC_PRIVATE { global: fpriv; } GLIBC_2.36;\n", false);
+	write_file(w, "libc38.map", "GLIBC_2.2.5 { global: f225; local: *; };\n"
+				     "GLIBC_2.38 { global: f238; } GLIBC_2.2.5;\n", false);
+	cc_so(w, "sys1/libc.so.6", "int f225(void) { return 0; }\nint f236(void) { return 0; }\n"
+				   "int fpriv(void) { return 0; }\n",
+	      "-nostdlib -Wl,-soname,libc.so.6 -Wl,--version-script,@R/libc36.map");
+	cc_so(w, "sys2/libc.so.6", "int f225(void) { return 0; }\nint f238(void) { return 0; }\n",
+	      "-nostdlib -Wl,-soname,libc.so.6 -Wl,--version-script,@R/libc38.map");
+	cc_so(w, "nccl/libnccl.so.2", "int f238(void);\nint nccl(void) { return f238(); }\n",
+	      "-Wl,-soname,libnccl.so.2 @R/sys2/libc.so.6");
+	write_proc(w, "h", 100, NULL, NULL,
+		   OPENED("@R/sys1/libc.so.6", "libc.so.6", "@R/bin/app", "default")
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/nccl/libnccl.so.2','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   OPENED("@R/nccl/libnccl.so.2", "libnccl.so.2", "@R/bin/app", "direct")
+		   "{'ev':'dlerror','text':'@R/sys1/libc.so.6: version `GLIBC_2.38\\u0027 not found "
+		   "(required by @R/nccl/libnccl.so.2)'}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'libnccl.so.2' needs libc.so.6 with version 'GLIBC_2.38' (symbol f238), "
+			   "which @R/sys1/libc.so.6 lacks");
+	expect_fix(w, f, "libnccl.so.2 needs GLIBC_2.38 of the C library, which comes with the "
+			 "distribution and is not replaced for one program (this system's libc.so.6 "
+			 "defines up to GLIBC_2.36): use a build of libnccl.so.2 made for glibc 2.36 "
+			 "or older: your distribution's own package of it, or a manylinux wheel "
+			 "tagged manylinux_2_36 or lower");
+	if (contains(w, f->fix, "@R/sys2") || contains(w, f->fix, "install a libc")) {
+		print_findings(w);
+		fail_msg("another libc.so.6 offered as the fix");
+	}
+	expect_total(w, 1);
+}
+
 /* ---- device code ------------------------------------------------------------ */
 
 /*
@@ -2928,6 +2976,7 @@ int main(void)
 		T(test_symbol_version_one_cause),
 		T(test_symbol_version_renamed),
 		T(test_symbol_version_node_missing),
+		T(test_symbol_version_glibc),
 		T(test_symbol_missing_at_load),
 		T(test_symbol_missing_lazy),
 		T(test_symbol_missing_not_raised),
