@@ -536,6 +536,7 @@ void ct_dx_rule_builds(struct ctx *c)
 				.driver = driver,
 				.driver_path = c->p->driver.path ? c->p->driver.path : "libcuda.so.1",
 				.driver_release = "",
+				.no_pip = !python,
 			};
 			char dver[64];
 

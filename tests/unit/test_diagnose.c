@@ -564,7 +564,9 @@ static void test_driver_too_old(void **state)
 	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1 (550.163.01), supports CUDA 12.4");
 	expect_evidence(w, f, "runtime: @R/cuda/libcudart.so.13 (13.0.96), dlopen by app");
 	expect_fix(w, f, "update the driver to 580.65.06 or newer");
-	expect_fix(w, f, "or use a CUDA 12 runtime: a build of your framework for CUDA 12 (pip: the -cu12 wheels)");
+	/* A C program (a Node one alike): no pip wheel helps it. */
+	expect_fix(w, f, "or use a CUDA 12 runtime: builds of the program's CUDA libraries for "
+			 "CUDA 12");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 100);
 	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
@@ -576,6 +578,21 @@ static void test_driver_too_old(void **state)
 	/* 35 is not "no device". */
 	expect_count(w, CT_F_NO_DEVICE, 0);
 	expect_total(w, 2);
+	/* A Python process (a package's extension mapped): its framework's wheels. */
+	reset(w);
+	touch(w, "site-packages/torch/_C.cpython-311-x86_64-linux-gnu.so");
+	write_proc(w, "h", 102, NULL, NULL,
+		   "{'ev':'open','path':'@R/site-packages/torch/_C.cpython-311-x86_64-linux-gnu.so',"
+		   "'lmid':0,'soname':null,'name':'@R/site-packages/torch/_C.cpython-311-x86_64-"
+		   "linux-gnu.so','by':'@R/bin/app','via':'direct'}\n"
+		   RUNTIME_13
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':-1}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
+			   "the driver supports CUDA 12.4, the CUDA runtime needs 13.0");
+	expect_fix(w, f, "or use a CUDA 12 runtime: a build of your framework for CUDA 12 (pip: "
+			 "the -cu12 wheels)");
+	expect_total(w, 1);
 }
 
 /* Minor-version compatibility: a 12.8 runtime on a 12.4 driver is fine. */
@@ -1531,7 +1548,12 @@ static void test_builds_cudnn_release(void **state)
 	expect_evidence(w, f, "built for CUDA 13: its release's libcudnn_cnn.so.9: needs "
 			      "libcublasLt.so.13");
 	expect_fix(w, f, "update the driver to 580.65.06 or newer");
-	expect_fix(w, f, "or use builds of those libraries for CUDA 12 (pip: nvidia-cudnn-cu12)");
+	/* A C program: builds, not pip's packages. */
+	expect_fix(w, f, "or use builds of those libraries for CUDA 12");
+	if (contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("pip offered to a process without Python");
+	}
 	if (contains(w, f->fix, "framework")) {
 		print_findings(w);
 		fail_msg("the fix of libraries built for CUDA 13 speaks of the framework's runtime");
