@@ -449,8 +449,10 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 	}
 	runs = ct_try_runs(tries, n, &nruns);
 	for (i = 0; i < nruns; i++) {
-		ct_tprintf(out, "%s%-18s %.*s", indent, ct_rule_words(runs[i].via),
-			(int)runs[i].dir_len, runs[i].dir);
+		char dir[4200];
+
+		ct_tprintf(out, "%s%-18s %s", indent, ct_rule_words(runs[i].via),
+			   ct_search_dir_words(runs[i].dir, runs[i].dir_len, dir, sizeof(dir)));
 		if (runs[i].nsubdirs)
 			ct_tprintf(out, "  (and %zu subdirector%s)", runs[i].nsubdirs,
 				runs[i].nsubdirs == 1 ? "y" : "ies");
