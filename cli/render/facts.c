@@ -404,7 +404,11 @@ static void print_matrix(FILE *out, const struct ct_proc *p, struct ctx *c, bool
 		    !first[i] || (row && !row[i]))
 			continue;
 		fc = cols_of(c, f);
-		ct_tprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
+		/* A name longer than the column is never cut: whole on its line, its marks below. */
+		if (strlen(base(p->objects[i].path)) > width)
+			ct_tprintf(out, "    %s\n    %-*s", base(p->objects[i].path), (int)width, "");
+		else
+			ct_tprintf(out, "    %-*s", (int)width, base(p->objects[i].path));
 		for (k = 0; k < narchs; k++) {
 			const struct arch_code *a = code_find(fc, archs[k]);
 			bool sass = a && a->sass, ptx = a && a->ptx;
