@@ -1255,14 +1255,23 @@ struct root {
 static void majors_finding(struct ctx *c, const struct majors *m)
 {
 	struct root *roots = ct_xcalloc(m->ncopies + 1, sizeof(*roots));
-	char wants[4][64], cudas[64] = "", who[512], fix[2048];
-	size_t i, k, nroots = 0, nwants = 0, len = 0;
+	char wants[4][64], cudas[64] = "", who[512], fix[2048], alts[1024] = "";
+	size_t i, k, nroots = 0, nwants = 0, len = 0, alen = 0;
 	const char *both = NULL;
 	struct ct_finding *f;
 	bool known = true, python = false, first;
 
-	for (i = 0; i < m->ncopies; i++)
-		known &= copy_cuda(c, m->copies[i]) > 0;
+	/* CUDA majors name the sides when the table knows each copy's and they are two or more. */
+	for (i = 0; i < m->ncopies && known; i++) {
+		int cu = copy_cuda(c, m->copies[i]);
+
+		known = cu > 0;
+		for (k = 0; known && k < i && copy_cuda(c, m->copies[k]) != cu; k++)
+			;
+		nwants += known && k == i;
+	}
+	known &= nwants > 1;
+	nwants = 0;
 	for (i = 0; i < m->ncopies; i++) {
 		const struct ct_loaded *o = m->copies[i];
 		const char *a = asker_of(o);
@@ -1315,20 +1324,8 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 				both = both ? both : roots[i].path;
 				roots[i].both = true;
 			}
-	len = (size_t)snprintf(fix, sizeof(fix), "each copy is the one its asker was built for, "
-						 "and taking one off the library path makes that "
-						 "asker fail to load; ");
-	if (both)
-		len += (size_t)snprintf(fix + len, sizeof(fix) - len,
-					"%s loads %s itself: for one %s in the process, make it load "
-					"one",
-					ct_dx_base(both), known ? "both CUDAs" : "both majors",
-					known ? "CUDA" : "major");
-	else
-		len += (size_t)snprintf(fix + len, sizeof(fix) - len, "for one %s in the process, use ",
-					known ? "CUDA" : "major");
 	/* "a build of X for CUDA 12, or of Y for CUDA 11": each build for the other's CUDA. */
-	for (k = 0, first = true; !both && k < nwants && len < sizeof(fix); k++) {
+	for (k = 0, first = true; !both && k < nwants && alen < sizeof(alts); k++) {
 		char names[512] = "";
 		size_t j, n = 0, nl = 0;
 
@@ -1341,14 +1338,29 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 			}
 		if (!n)
 			continue;
-		len += (size_t)snprintf(fix + len, sizeof(fix) - len, "%s%s of %s for %s",
-					first ? "" : ", or", first ? (n > 1 ? "builds" : "a build") : "",
-					names, wants[k]);
+		alen += (size_t)snprintf(alts + alen, sizeof(alts) - alen, "%s%s of %s for %s",
+					 first ? "" : ", or", first ? (n > 1 ? "builds" : "a build") : "",
+					 names, wants[k]);
 		first = false;
 	}
-	if (len < sizeof(fix) && python && !both)
-		snprintf(fix + len, sizeof(fix) - len, " (a Python package's: its wheel for that "
-						       "CUDA, from the same index as your framework)");
+	len = (size_t)snprintf(fix, sizeof(fix), "each copy is the one its asker was built for, "
+						 "and taking one off the library path makes that "
+						 "asker fail to load; ");
+	if (both)
+		snprintf(fix + len, sizeof(fix) - len,
+			 "%s loads %s itself: for one %s in the process, make it load one",
+			 ct_dx_base(both), known ? "both CUDAs" : "both majors",
+			 known ? "CUDA" : "major");
+	else if (alts[0])
+		snprintf(fix + len, sizeof(fix) - len, "for one %s in the process, use %s%s",
+			 known ? "CUDA" : "major", alts,
+			 python ? " (a Python package's: its wheel for that CUDA, from the same "
+				  "index as your framework)"
+				: "");
+	else
+		snprintf(fix + len, sizeof(fix) - len, "for one %s in the process, use builds of "
+						       "what asks for them made for one",
+			 known ? "CUDA" : "major");
 	ct_finding_fix(f, "%s", fix);
 	ct_dx_where(c, f);
 	free(roots);

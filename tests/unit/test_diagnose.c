@@ -1287,7 +1287,23 @@ static void test_lib_mixed_versions(void **state)
 			  "@R/bin/app", "runpath")
 		   OPENED("@R/ll/libcublas.so.12", "libcublas.so.12", "@R/bin/app",
 			  "ld_library_path"));
+	/* Two sonames of one CUDA (NVRTC 11.1 and 11.2): the sides are the sonames. */
+	touch(w, "n1/libnvrtc.so.11.1.105");
+	link_to(w, "libnvrtc.so.11.1.105", "n1/libnvrtc.so.11.1");
+	touch(w, "n2/libnvrtc.so.11.8.89");
+	link_to(w, "libnvrtc.so.11.8.89", "n2/libnvrtc.so.11.2");
+	write_proc(w, "h", 105, NULL, NULL,
+		   OPENED("@R/n1/liba.so", "liba.so", "@R/bin/app", "direct")
+		   OPENED("@R/n1/libnvrtc.so.11.1", "libnvrtc.so.11.1", "@R/n1/liba.so", "runpath")
+		   OPENED("@R/n2/libb.so", "libb.so", "@R/bin/app", "direct")
+		   OPENED("@R/n2/libnvrtc.so.11.2", "libnvrtc.so.11.2", "@R/n2/libb.so", "runpath"));
 	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "two majors in one process, each needed by a build for it: libnvrtc "
+			   "11.1.105 and 11.8.89");
+	expect_fix(w, f, "for one major in the process, use a build of libb.so for "
+			 "libnvrtc.so.11.1, or of liba.so for libnvrtc.so.11.2");
+	assert_int_equal(f->where[0].pid, 105);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
 			   "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build "
 			   "for its CUDA: libcudart 13.0.96 and 12.4.127");
@@ -1336,7 +1352,7 @@ static void test_lib_mixed_versions(void **state)
 		fail_msg("pip list for copies that pip did not install");
 	}
 	expect_clean(w, 102);
-	expect_total(w, 4);
+	expect_total(w, 5);
 }
 
 /*
