@@ -518,7 +518,9 @@ void ct_dx_rule_builds(struct ctx *c)
 			ct_finding_fix(f, "use builds of these libraries for CUDA %d%s", major,
 				       env ? "; or take their folder off LD_LIBRARY_PATH" : "");
 		ct_finding_fix_line(f, "or move the whole process to CUDA %d: %s",
-				    bs[i].cuda / 1000, python ? "a framework built for it" : "builds of all its libraries for it");
+				    bs[i].cuda / 1000,
+				    python ? "a framework built for it"
+					   : "builds of all its libraries for it");
 		ct_dx_where(c, f);
 		/* Built for a CUDA newer than the driver: its kernels cannot run. */
 		if (driver > 0 && bs[i].cuda / 1000 > major) {
