@@ -191,7 +191,7 @@ static void print_lookup(struct ldd *d, const struct ct_lookup *k, const char *p
 		return;
 	}
 	ct_tprintf(stdout, "%s [%s]\n", k->object->path,
-	       k->preload ? "LD_PRELOAD" : ct_rule_text(k->found_via, k->via_owner, rule, sizeof(rule)));
+	       k->preload ? "LD_PRELOAD" : ct_rule_text_at(k->found_via, k->via_owner, k->object->path, rule, sizeof(rule)));
 	ct_print_cuda_facts(stdout, ct_facts_get(d->facts, k->object->path), info);
 	if (d->verbose && k->ncands) {
 		print_info(info, "tried, in order:");
@@ -234,6 +234,7 @@ static void print_text(struct ldd *d)
 	ct_tprintf(stdout, "%s\n", d->file);
 	ct_print_cuda_facts(stdout, ct_facts_get(d->facts, d->file), "    ");
 	ct_print_foreign_interp(stdout, &d->L);
+	ct_print_cwd_entries(stdout, &d->L);
 	print_node(d, d->L.main, "");
 	for (i = 0; i < d->L.nlookups; i++)
 		found += d->L.lookups[i]->new_object;

@@ -91,6 +91,7 @@ static void print_text(struct why *w)
 		ct_tprintf(stdout, " (LD_LIBRARY_PATH=%s)", w->L.ld_library_path);
 	ct_tprintf(stdout, ":\n");
 	ct_print_foreign_interp(stdout, &w->L);
+	ct_print_cwd_entries(stdout, &w->L);
 	if (a->found_via == CT_RULE_ALREADY_LOADED) {
 		const struct ct_lobj *o = a->object;
 
@@ -120,7 +121,7 @@ static void print_text(struct why *w)
 		ct_cuda_facts_read(&c, winner(w));
 		ct_tprintf(stdout, "=> %s", winner(w));
 		if (!a->object || a->new_object)
-			ct_tprintf(stdout, " [%s]", ct_rule_text(a->found_via, a->via_owner, rule, sizeof(rule)));
+			ct_tprintf(stdout, " [%s]", ct_rule_text_at(a->found_via, a->via_owner, winner(w), rule, sizeof(rule)));
 		ct_tprintf(stdout, "\n");
 		ct_print_cuda_facts(stdout, &c, "   ");
 		if (a->object && a->object->info.execstack && ct_loader_refuses_execstack(&w->L))

@@ -317,6 +317,20 @@ const char *ct_pip_package(const char *soname, int cuda_major, char *buf, unsign
 	return NULL;
 }
 
+const char *ct_soname_in_cuda(const char *name, int cuda_major)
+{
+	const char *b = base_of(name), *last = NULL;
+	unsigned bit = major_bit(cuda_major);
+	size_t i, stem = stem_len(b);
+
+	/* The table lists a library's sonames oldest first: the last is the newest. */
+	for (i = 0; bit && i < NSONAMES; i++)
+		if ((sonames[i].cuda & bit) && stem_len(sonames[i].soname) == stem &&
+		    strncmp(sonames[i].soname, b, stem) == 0 && sonames[i].soname[stem] == '.')
+			last = sonames[i].soname;
+	return last;
+}
+
 char *ct_pip_words(const char *soname, int cuda_major, char *buf, size_t size)
 {
 	unsigned mask = ct_soname_cuda(soname, NULL);

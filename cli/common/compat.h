@@ -115,6 +115,13 @@ const char *ct_pip_package(const char *soname, int cuda_major, char *buf, unsign
  */
 char *ct_pip_words(const char *soname, int cuda_major, char *buf, size_t size);
 
+/*
+ * The soname of name's library (its stem: libnvrtc of "libnvrtc.so") that
+ * the CUDA cuda_major toolkit ships, the newest when it shipped several
+ * (libnvrtc.so.11.2 for 11); NULL when the table knows none. Static.
+ */
+const char *ct_soname_in_cuda(const char *name, int cuda_major);
+
 /* CUDA's major from a runtime soname: libcudart.so.12 -> 12, .11.0 -> 11; or 0. */
 int ct_runtime_major(const char *soname);
 

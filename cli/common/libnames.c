@@ -226,6 +226,14 @@ bool ct_python_shipped(const char *path)
 	       strstr(b, ".cpython-") || strstr(b, ".abi3.so") || strstr(b, ".pypy");
 }
 
+bool ct_pip_installed(const char *path)
+{
+	if (!path)
+		return false;
+	return strchr(path, '!') || strstr(path, "/site-packages/") ||
+	       (strstr(path, "/dist-packages/") && strncmp(path, "/usr/lib/python3", 16) != 0);
+}
+
 bool ct_library_torch(const char *name)
 {
 	const char *b = name ? strrchr(name, '/') : NULL;

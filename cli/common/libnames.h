@@ -78,6 +78,13 @@ const char *ct_library_release(const char *path, char *buf, size_t size);
  * only those.
  */
 bool ct_python_shipped(const char *path);
+/*
+ * Was the file at path put there by pip (a wheel's member, a file under a
+ * site-packages folder or a dist-packages folder other than the
+ * distribution's own /usr/lib/python3*: Debian's apt installs there, its
+ * pip into /usr/local)? "pip list" shows what brought only those.
+ */
+bool ct_pip_installed(const char *path);
 
 /* Is the library (a path or soname) PyTorch's own: libtorch*, libc10*? */
 bool ct_library_torch(const char *name);

@@ -1,5 +1,6 @@
 /* The loader rules' names; see rules.h. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rules.h"
@@ -31,4 +32,22 @@ const char *ct_rule_id(enum ct_rule r)
 const char *ct_rule_words(enum ct_rule r)
 {
 	return (size_t)r < sizeof(rules) / sizeof(rules[0]) ? rules[r].words : "?";
+}
+
+const char *ct_search_dir_words(const char *dir, size_t len, char *buf, size_t size)
+{
+	if (!size)
+		return buf;
+	if (!dir || (len == 0 && dir[0] != '/'))
+		snprintf(buf, size, "the working directory (an empty entry)");
+	else if (dir[0] != '/')
+		snprintf(buf, size, "%.*s (under the working directory)", (int)len, dir);
+	else
+		snprintf(buf, size, "%.*s", len ? (int)len : 1, dir);
+	return buf;
+}
+
+bool ct_path_relative(const char *path)
+{
+	return path && path[0] && path[0] != '/';
 }

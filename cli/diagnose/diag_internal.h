@@ -131,6 +131,12 @@ bool ct_dx_is_nvml(const char *name);
 bool ct_dx_clean_end(const struct ctx *c);
 /* Did the process map the driver (libcuda)? */
 bool ct_dx_driver_mapped(const struct ctx *c);
+/*
+ * Is c's process a Python one (its program python*, or an object a Python
+ * package ships mapped)? pip is offered only there: a wheel helps no Node
+ * or C program.
+ */
+bool ct_dx_python(const struct ctx *c);
 /* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */
 const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o);
 /* Was o loaded under another major of its own name (ct_library_renamed)? */

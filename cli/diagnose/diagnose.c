@@ -1026,6 +1026,7 @@ static void rule_driver(struct ctx *c)
 			.driver = cuda_of(version),
 			.driver_path = dpath,
 			.driver_release = dver,
+			.no_pip = !ct_dx_python(c),
 		};
 
 		f = ct_driver_rule(&c->d->findings, &need);
@@ -1038,7 +1039,7 @@ static void rule_driver(struct ctx *c)
 				   "version\" (35)");
 		ct_finding_evidence(f, "driver: %s, supports CUDA %s", dpath,
 				    ct_cuda_version_words((int)version, have, sizeof(have)));
-		ct_driver_fix(f, 0, cuda_of(version), NULL, NULL);
+		ct_driver_fix(f, 0, cuda_of(version), NULL, NULL, ct_dx_python(c));
 		ct_dx_where(c, f);
 	}
 	/* no-device: the driver loads but finds no usable GPU. */
@@ -1383,7 +1384,7 @@ static void rule_modules(struct ctx *c)
 			ct_finding_fix(f, "upgrade the driver, or ship SASS for the GPU so that no "
 					  "PTX needs compiling");
 		else
-			ct_driver_fix(f, 0, cuda_of(p->driver.version), NULL, NULL);
+			ct_driver_fix(f, 0, cuda_of(p->driver.version), NULL, NULL, ct_dx_python(c));
 		ct_dx_where(c, f);
 	}
 }

@@ -61,7 +61,10 @@ static void fix_libraries(struct ct_finding *f, const struct ct_driver_need *n)
 		snprintf(pkgs + strlen(pkgs), sizeof(pkgs) - strlen(pkgs), "%s%s", pkgs[0] ? ", " : "",
 			 p);
 	}
-	if (pkgs[0])
+	if (n->no_pip)
+		ct_finding_fix_line(f, "or use builds of those libraries for CUDA %d%s", major,
+				    n->compat_dir ? ";" : "");
+	else if (pkgs[0])
 		ct_finding_fix_line(f, "or use builds of those libraries for CUDA %d (pip: %s)%s",
 				    major, pkgs, n->compat_dir ? ";" : "");
 	else
@@ -72,12 +75,16 @@ static void fix_libraries(struct ct_finding *f, const struct ct_driver_need *n)
 }
 
 void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *compat_dir,
-		   const char *compat_release)
+		   const char *compat_release, bool pip)
 {
 	const char *more = compat_dir ? ";" : "";
 
 	fix_update(f, runtime);
-	if (driver > 0)
+	if (driver > 0 && !pip)
+		ct_finding_fix_line(f, "or use a CUDA %d runtime: builds of the program's CUDA "
+				       "libraries for CUDA %d%s",
+				    driver / 1000, driver / 1000, more);
+	else if (driver > 0)
 		ct_finding_fix_line(f, "or use a CUDA %d runtime: a build of your framework for "
 				       "CUDA %d (pip: the -cu%d wheels)%s",
 				    driver / 1000, driver / 1000, driver / 1000, more);
@@ -137,6 +144,7 @@ struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver
 	if (n->seen == CT_DRIVER_SEEN_PROCESS && n->library && n->driver > 0)
 		fix_libraries(f, n);
 	else
-		ct_driver_fix(f, n->runtime, n->driver, n->compat_dir, n->compat_release);
+		ct_driver_fix(f, n->runtime, n->driver, n->compat_dir, n->compat_release,
+			      !n->no_pip);
 	return f;
 }

@@ -47,6 +47,8 @@ struct ct_driver_need {
 	const char *driver_release;  /* "550.163.01", or "" when unknown */
 	const char *compat_dir;      /* a forward-compatibility libcuda's folder that would */
 	const char *compat_release;  /* run the runtime, and its release; NULL when none */
+	bool no_pip;                 /* process: no Python one (a Node or C program), which no
+					pip wheel helps: the fix names builds, not packages */
 };
 
 /*
@@ -61,9 +63,11 @@ struct ct_finding *ct_driver_rule(struct ct_findings *fs, const struct ct_driver
  * the runtime's major needs, the runtime of the driver's own major, and
  * the forward-compatibility copy when there is one (compat_dir, else
  * NULL). runtime or driver <= 0 when unknown (a cuInit or a module load
- * that failed with 35 says the driver is too old, not for what).
+ * that failed with 35 says the driver is too old, not for what). pip: the
+ * wheels of that CUDA are named (a Python process, doctor's machine); a
+ * Node or C program gets builds of its libraries.
  */
 void ct_driver_fix(struct ct_finding *f, int runtime, int driver, const char *compat_dir,
-		   const char *compat_release);
+		   const char *compat_release, bool pip);
 
 #endif

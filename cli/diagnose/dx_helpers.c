@@ -377,6 +377,7 @@ void ct_dx_asker(const struct ct_loaded *o, char *buf, size_t size)
 void ct_dx_tries(struct ct_finding *f, const struct ct_search *s)
 {
 	struct ct_try_run *runs;
+	const struct ct_try_run *relative = NULL;
 	size_t i, n;
 
 	if (!s->ntries) {
@@ -386,14 +387,27 @@ void ct_dx_tries(struct ct_finding *f, const struct ct_search *s)
 	runs = ct_try_runs(s->tries, s->ntries, &n);
 	ct_finding_evidence(f, "tried, in order:");
 	for (i = 0; i < n; i++) {
-		char more[48] = "";
+		char more[48] = "", dir[4200];
 
 		if (runs[i].nsubdirs)
 			snprintf(more, sizeof(more), "  (and %zu subdirector%s)", runs[i].nsubdirs,
 				 runs[i].nsubdirs == 1 ? "y" : "ies");
-		ct_finding_evidence(f, "  %-18s %.*s%s", ct_rule_words(runs[i].via),
-				    (int)runs[i].dir_len, runs[i].dir, more);
+		ct_finding_evidence(f, "  %-18s %s%s", ct_rule_words(runs[i].via),
+				    ct_search_dir_words(runs[i].dir, runs[i].dir_len, dir, sizeof(dir)),
+				    more);
+		if (ct_path_relative(runs[i].dir))
+			relative = relative ? relative : &runs[i];
 	}
+	/* Whoever can write the folder the program starts from chooses what it loads. */
+	if (relative && relative->dir_len == 0)
+		ct_finding_evidence(f, "%s has an empty entry: the loader looks for libraries in "
+				       "whatever folder the program is started from",
+				    ct_rule_words(relative->via));
+	else if (relative)
+		ct_finding_evidence(f, "%s has a relative entry, %.*s: the loader looks for "
+				       "libraries under whatever folder the program is started from",
+				    ct_rule_words(relative->via), (int)relative->dir_len,
+				    relative->dir);
 	free(runs);
 }
 
@@ -464,6 +478,20 @@ bool ct_dx_driver_mapped(const struct ctx *c)
 	for (i = 0; i < c->nmapped; i++)
 		if (ct_dx_is_driver(c->mapped[i]->path) ||
 		    (c->mapped[i]->soname && ct_dx_is_driver(c->mapped[i]->soname)))
+			return true;
+	return false;
+}
+
+bool ct_dx_python(const struct ctx *c)
+{
+	const char *b = c->p->exe ? ct_dx_base(c->p->exe) : "";
+	size_t i;
+
+	/* python3, python3.11; a Python package's object mapped (an embedded interpreter). */
+	if (strncmp(b, "python", 6) == 0)
+		return true;
+	for (i = 0; i < c->nmapped; i++)
+		if (!c->mapped[i]->shim && ct_python_shipped(c->mapped[i]->path))
 			return true;
 	return false;
 }

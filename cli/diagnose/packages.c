@@ -867,7 +867,7 @@ static int driver_check(const struct judge *J, struct ct_pkg *p)
 	ct_finding_evidence(f, "built for CUDA %s: %s", p->cuda, p->cuda_from);
 	ct_finding_evidence(f, "its CUDA calls fail with \"CUDA driver version is insufficient "
 			       "for CUDA runtime version\" (35)");
-	ct_driver_fix(f, cuda * 1000 + minor * 10, J->m->driver_cuda, NULL, NULL);
+	ct_driver_fix(f, cuda * 1000 + minor * 10, J->m->driver_cuda, NULL, NULL, true);
 	return cuda;
 }
 

@@ -24,3 +24,22 @@ char *ct_rule_text(enum ct_rule via, const struct ct_lobj *owner, char *buf, siz
 		snprintf(buf, size, "%s", ct_rule_words(via));
 	return buf;
 }
+
+char *ct_rule_text_at(enum ct_rule via, const struct ct_lobj *owner, const char *path, char *buf,
+		      size_t size)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	size_t len;
+	char dir[4200];
+
+	ct_rule_text(via, owner, buf, size);
+	if (!ct_path_relative(path) ||
+	    (!ct_rule_is_own_path(via) && via != CT_RULE_LD_LIBRARY_PATH))
+		return buf;
+	len = strlen(buf);
+	if (len < size)
+		snprintf(buf + len, size - len, ", %s",
+			 ct_search_dir_words(path, slash ? (size_t)(slash - path) : 0, dir,
+					     sizeof(dir)));
+	return buf;
+}

@@ -345,6 +345,8 @@ bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
 	size_t i;
 
 	*having = NULL;
+	if (ct_symver_kind(version) == CT_SYMVER_GLIBC)
+		return false;
 	for (i = 0; i < search->ncands && !*having; i++)
 		if (search->cands[i].outcome == CT_FOUND &&
 		    ct_symcache_satisfies(cache, search->cands[i].path, version, symbol)) {
@@ -373,7 +375,7 @@ bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
  */
 static void renamed_fix(char *buf, size_t size, const char *lacking, const char *really,
 			enum ct_rule via, const struct ct_verneed *need, const char *having,
-			const char *where)
+			const char *where, bool python)
 {
 	const char *slash = strrchr(lacking, '/');
 	int dlen = slash ? (int)(slash - lacking) : (int)strlen(lacking);
@@ -390,10 +392,15 @@ static void renamed_fix(char *buf, size_t size, const char *lacking, const char 
 	if (having)
 		snprintf(then, sizeof(then), "then what needs %s gets %s (%s)", need->file, having,
 			 where);
-	else if (ct_pip_words(need->file, 0, pkg, sizeof(pkg))[0])
+	else if (python && ct_pip_words(need->file, 0, pkg, sizeof(pkg))[0])
 		snprintf(then, sizeof(then), "then install the real %s: pip install %s, or the "
 					     "distribution's package",
 			 need->file, pkg);
+	else if (ct_cuda_mask_major(ct_soname_cuda(need->file, NULL)))
+		/* A wheel helps no Node or C program: the toolkit of its major, or the distribution. */
+		snprintf(then, sizeof(then), "then install the real %s: the CUDA %d toolkit, or "
+					     "the distribution's package",
+			 need->file, ct_cuda_mask_major(ct_soname_cuda(need->file, NULL)));
 	else
 		snprintf(then, sizeof(then), "then install the real %s (the package that ships it)",
 			 need->file);
@@ -402,15 +409,137 @@ static void renamed_fix(char *buf, size_t size, const char *lacking, const char 
 		 lacking, really, need->file, how, then);
 }
 
+enum ct_symver_kind ct_symver_kind(const char *version)
+{
+	if (!version)
+		return CT_SYMVER_LIBRARY;
+	if (strncmp(version, "GLIBC_", 6) == 0 && version[6] >= '0' && version[6] <= '9')
+		return CT_SYMVER_GLIBC;
+	if (strncmp(version, "GLIBCXX_", 8) == 0 || strncmp(version, "CXXABI_", 7) == 0 ||
+	    strncmp(version, "GCC_", 4) == 0)
+		return CT_SYMVER_CXX;
+	return CT_SYMVER_LIBRARY;
+}
+
+/* The length of "GLIBC_", "GLIBCXX_", "CXXABI_" in version: what its kind's versions share. */
+static size_t kind_len(const char *version)
+{
+	const char *u = strchr(version, '_');
+
+	return u ? (size_t)(u - version) + 1 : 0;
+}
+
+/* Dotted numbers compared as numbers: 2.9 < 2.38. */
+static int version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (*a != '.' || *b != '.')
+			return (*a == '.') - (*b == '.');
+		a++;
+		b++;
+	}
+	return 0;
+}
+
+/* path's newest version of prefix's kind (digits after the prefix), into buf; "" when none. */
+static void newest_of(struct ct_symcache *c, const char *path, const char *prefix, size_t plen,
+		      char *buf, size_t size)
+{
+	struct symfile *f = entry_of(c, path)->f;
+	const char *best = NULL;
+	size_t i;
+
+	buf[0] = '\0';
+	if (!f->info_read) {
+		f->info_read = true;
+		ct_elfinfo_init(&f->info);
+		f->info_ok = ct_elfinfo_read(&f->info, path) == 0;
+	}
+	for (i = 0; f->info_ok && i < f->info.nverdef; i++) {
+		const char *v = f->info.verdef[i];
+
+		if (strncmp(v, prefix, plen) != 0 || v[plen] < '0' || v[plen] > '9')
+			continue;
+		if (!best || version_cmp(v + plen, best + plen) > 0)
+			best = v;
+	}
+	if (best)
+		snprintf(buf, size, "%s", best);
+}
+
+void ct_symver_ctx_read(struct ct_symcache *c, const char *lacking, const char *libc,
+			const struct ct_verneed *need, bool python, struct ct_symver_ctx *out)
+{
+	char v[64];
+
+	memset(out, 0, sizeof(*out));
+	out->python = python;
+	if (ct_symver_kind(need->version) == CT_SYMVER_LIBRARY)
+		return;
+	newest_of(c, lacking, need->version, kind_len(need->version), out->newest,
+		  sizeof(out->newest));
+	newest_of(c, libc ? libc : lacking, "GLIBC_", 6, v, sizeof(v));
+	if (v[0])
+		snprintf(out->glibc, sizeof(out->glibc), "%.15s", v + 6);
+}
+
+/*
+ * A gap in the system's own libraries: the requester was built on a newer
+ * system. glibc cannot be replaced for one program (a newer release of the
+ * distribution is the only newer one), so the fix is a build of the
+ * requester for this system: the distribution's own package of it, or a
+ * manylinux wheel, whose tag names the oldest glibc it runs on. A newer
+ * libstdc++ can be put first for one program (a conda environment's).
+ */
+static void system_fix(char *buf, size_t size, const char *requester, bool many,
+		       const char *lacking, const struct ct_verneed *need,
+		       const struct ct_symver_ctx *sys)
+{
+	const char *b = strrchr(lacking, '/');
+	char tag[64] = "", has[160] = "", glibc[40] = "this system's glibc";
+	unsigned major = 0, minor = 0;
+
+	b = b ? b + 1 : lacking;
+	if (sys && sys->glibc[0] && sscanf(sys->glibc, "%u.%u", &major, &minor) == 2) {
+		snprintf(tag, sizeof(tag), " tagged manylinux_%u_%u or lower", major, minor);
+		snprintf(glibc, sizeof(glibc), "glibc %s", sys->glibc);
+	}
+	if (sys && sys->newest[0])
+		snprintf(has, sizeof(has), " (this system's %s defines up to %s)", b, sys->newest);
+	if (ct_symver_kind(need->version) == CT_SYMVER_GLIBC)
+		snprintf(buf, size, "%s need%s %s of the C library, which comes with the "
+				    "distribution and is not replaced for one program%s: use %s of %s "
+				    "made for %s or older: your distribution's own package%s, or a "
+				    "manylinux wheel%s",
+			 requester, many ? "" : "s", need->version, has,
+			 many ? "builds" : "a build", many ? "them" : requester, glibc,
+			 many ? "s of them" : " of it", tag);
+	else
+		snprintf(buf, size, "%s need%s %s of %s, which comes with the distribution's "
+				    "compiler%s: use %s of %s made for this system: your distribution's "
+				    "own package%s, or a manylinux wheel%s; or put a newer %s (a conda "
+				    "environment's) first on LD_LIBRARY_PATH",
+			 requester, many ? "" : "s", need->version, need->file, has,
+			 many ? "builds" : "a build", many ? "them" : requester,
+			 many ? "s of them" : " of it", tag, need->file);
+}
+
 void ct_symver_fix(char *buf, size_t size, const char *requester, bool many, const char *lacking,
 		   const char *really, enum ct_rule via, const struct ct_verneed *need,
-		   const char *symbol, const char *having, const char *where)
+		   const char *symbol, const char *having, const char *where,
+		   const struct ct_symver_ctx *sys)
 {
 	const char *slash = strrchr(lacking, '/');
 	int dlen = slash ? (int)(slash - lacking) : (int)strlen(lacking);
 
 	if (really)
-		renamed_fix(buf, size, lacking, really, via, need, having, where);
+		renamed_fix(buf, size, lacking, really, via, need, having, where, sys && sys->python);
+	else if (!having && ct_symver_kind(need->version) != CT_SYMVER_LIBRARY)
+		system_fix(buf, size, requester, many, lacking, need, sys);
 	else if (!having)
 		snprintf(buf, size, "install a %s that defines %s%s%s (a newer release of its package)",
 			 need->file, symbol ? symbol : need->version, symbol ? " under " : "",
@@ -447,6 +576,17 @@ static const struct ct_lookup *lookup_for(const struct ct_loader *L,
 	return NULL;
 }
 
+/* The C library among L's objects (its DT_SONAME libc.so.6), or NULL. */
+static const char *libc_of(const struct ct_loader *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->nobjs; i++)
+		if (L->objs[i]->info.soname && strcmp(L->objs[i]->info.soname, "libc.so.6") == 0)
+			return L->objs[i]->path;
+	return NULL;
+}
+
 struct ct_version_gap *ct_version_gaps(struct ct_loader *L, size_t *n)
 {
 	return ct_version_gaps_since(L, 0, n);
@@ -473,6 +613,7 @@ struct ct_version_gap *ct_version_gaps_since(struct ct_loader *L, size_t first, 
 			const struct ct_verneed *need = &r->info.verneed[v];
 			const struct ct_lookup *k;
 			struct ct_version_gap *g;
+			struct ct_symver_ctx sys;
 			struct ct_lookup *s;
 			const char *missing;
 			size_t nmissing;
@@ -496,11 +637,13 @@ struct ct_version_gap *ct_version_gaps_since(struct ct_loader *L, size_t first, 
 					 g->having_where, sizeof(g->having_where));
 			ct_lookup_free(s);
 			via = k->object->preload ? CT_RULE_PRELOAD : k->object->found_via;
+			ct_symver_ctx_read(cache, k->object->path, libc_of(L), need,
+					   ct_python_shipped(r->path), &sys);
 			ct_symver_fix(g->fix, sizeof(g->fix), ct_lobj_name(r, true), false, k->object->path,
 				      ct_library_renamed(k->object->path, k->object->info.soname)
 					      ? k->object->info.soname
 					      : NULL,
-				      via, need, missing, g->having, g->having_where);
+				      via, need, missing, g->having, g->having_where, &sys);
 		}
 	}
 	ct_symscope_release(&scope);

@@ -74,22 +74,56 @@ enum ct_symver_verdict ct_symver_check(struct ct_symscope *s, const char *provid
  * NULL): the first file found among search's candidates (the requester's
  * own search order, past the copy it took), else a copy elsewhere on the
  * machine L knows (copies.h). *having to free, where in words ("RUNPATH
- * of libx.so, later in the order", "pip wheel"); false when none has it.
+ * of libx.so, later in the order", "pip wheel"); false when none has it,
+ * and always for a version of glibc's (another C library than the one
+ * the loader belongs to breaks every program).
  */
 bool ct_symver_having(const struct ct_loader *L, struct ct_symcache *cache,
 		      const struct ct_lookup *search, const char *version, const char *symbol,
 		      char **having, char *where, size_t size);
 
 /*
+ * The versions of the system's own libraries: glibc's (GLIBC_2.38, of
+ * libc.so.6, libm.so.6...) come with the distribution and no program
+ * can take another (the C library must match the loader); libstdc++'s
+ * and libgcc_s's (GLIBCXX_3.4.32, CXXABI_1.3.15, GCC_13.0) with its
+ * compiler. A requester built for newer ones needs a build for this
+ * system; another copy of glibc is never the fix.
+ */
+enum ct_symver_kind { CT_SYMVER_LIBRARY, CT_SYMVER_GLIBC, CT_SYMVER_CXX };
+enum ct_symver_kind ct_symver_kind(const char *version);
+
+/* What the fix is told with, besides the gap (ct_symver_ctx_read). */
+struct ct_symver_ctx {
+	char newest[64];   /* lacking's newest version of the needed one's kind: "GLIBC_2.36"; "" */
+	char glibc[16];    /* the C library's release: "2.36", from its newest GLIBC_2.x; "" */
+	bool python;       /* the requester is a Python package's: pip helps (else a Node or C
+			      program: the toolkit or the distribution) */
+};
+
+/*
+ * lacking's newest version of the kind need->version is (GLIBC_2.x,
+ * GLIBCXX_3.4.x...), and the release of the C library at libc (NULL:
+ * lacking when it is glibc's), read through c; "" for what none says.
+ * python as given.
+ */
+void ct_symver_ctx_read(struct ct_symcache *c, const char *lacking, const char *libc,
+			const struct ct_verneed *need, bool python, struct ct_symver_ctx *out);
+
+/*
  * The fix, one wording for ldd, why, run and report, into buf: requester
  * (its file name; several, "a and b", when many) took lacking through rule via; having/where as above,
  * or NULL when no copy has it. really: lacking's DT_SONAME when lacking
  * is another major renamed (ct_library_renamed), else NULL: then no
- * version of it ever works, and the fix says so.
+ * version of it ever works, and the fix says so. sys (may be NULL: no
+ * pip, nothing known of the system): what else the fix is told with; a
+ * gap in the system's libraries (ct_symver_kind) is fixed by a build of
+ * the requester for this system, never "install a newer libc.so.6".
  */
 void ct_symver_fix(char *buf, size_t size, const char *requester, bool many, const char *lacking,
 		   const char *really, enum ct_rule via, const struct ct_verneed *need,
-		   const char *symbol, const char *having, const char *where);
+		   const char *symbol, const char *having, const char *where,
+		   const struct ct_symver_ctx *sys);
 
 /* A gap in the loader model: what ldd and why report. */
 struct ct_version_gap {
@@ -100,7 +134,7 @@ struct ct_version_gap {
 	size_t nmissing;                 /* symbols of that version missing */
 	char *having;                    /* a copy that defines it, or NULL */
 	char having_where[160];
-	char fix[1024];                  /* ct_symver_fix */
+	char fix[1536];                  /* ct_symver_fix */
 };
 
 /* Every gap in L's loaded objects; *n of them, to free with ct_version_gaps_free. */

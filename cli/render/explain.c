@@ -22,8 +22,8 @@ void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char
 
 	for (i = 0; i < k->ncands; i++) {
 		size_t n = strlen(k->cands[i].path[0] ? k->cands[i].path : "ld.so.cache");
-		size_t r = strlen(ct_rule_text(k->cands[i].via, k->cands[i].owner, rule,
-					       sizeof(rule)));
+		size_t r = strlen(ct_rule_text_at(k->cands[i].via, k->cands[i].owner,
+						  k->cands[i].path, rule, sizeof(rule)));
 
 		width = n > width ? n : width;
 		rwidth = r > rwidth ? r : rwidth;
@@ -32,10 +32,79 @@ void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char
 	for (i = 0; i < k->ncands; i++) {
 		const struct ct_cand *c = &k->cands[i];
 
-		ct_rule_text(c->via, c->owner, rule, sizeof(rule));
+		ct_rule_text_at(c->via, c->owner, c->path, rule, sizeof(rule));
 		ct_tprintf(out, "%s%2zu. %-*s  %-*s  %s\n", indent, i + 1, (int)width,
 			c->path[0] ? c->path : "ld.so.cache", (int)rwidth, rule,
 			ct_cand_words(c));
+	}
+}
+
+/* One search path with a relative entry: whose, and what was found through it. */
+struct cwd_entry {
+	enum ct_rule via;
+	const struct ct_lobj *owner;
+	const char *dir;             /* a candidate's path: its folder is the entry */
+	const char *found;           /* a file found there, or NULL */
+};
+
+/* Are a and b (relative candidates) in one folder of the working directory? */
+static bool same_dir(const char *a, const char *b)
+{
+	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+	size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
+void ct_print_cwd_entries(FILE *out, const struct ct_loader *L)
+{
+	struct cwd_entry seen[8];
+	const char *found;
+	size_t i, c, k, n = 0;
+	char rule[256], entry[4200];
+
+	for (i = 0; i < L->nlookups; i++) {
+		const struct ct_lookup *l = L->lookups[i];
+
+		for (c = 0; c < l->ncands; c++) {
+			const struct ct_cand *cd = &l->cands[c];
+			bool here;
+
+			if (!ct_path_relative(cd->path) ||
+			    (!ct_rule_is_own_path(cd->via) && cd->via != CT_RULE_LD_LIBRARY_PATH))
+				continue;
+			found = l->object ? l->object->path : l->path;
+			here = cd->outcome == CT_FOUND && found && strcmp(found, cd->path) == 0;
+			for (k = 0; k < n && (seen[k].via != cd->via || seen[k].owner != cd->owner ||
+					      !same_dir(seen[k].dir, cd->path));
+			     k++)
+				;
+			if (k == n && n < sizeof(seen) / sizeof(seen[0])) {
+				seen[n].via = cd->via;
+				seen[n].owner = cd->owner;
+				seen[n].dir = cd->path;
+				seen[n++].found = NULL;
+			}
+			if (k < n && here && !seen[k].found)
+				seen[k].found = cd->path;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		const char *slash = strrchr(seen[k].dir, '/');
+
+		if (slash)
+			snprintf(entry, sizeof(entry), "a relative entry, %.*s",
+				 (int)(slash - seen[k].dir), seen[k].dir);
+		else
+			snprintf(entry, sizeof(entry), "an empty entry");
+		ct_tprintf(out, "warning: %s%s has %s: the loader looks for libraries in the "
+				"working directory, so the folder a program is started from can give "
+				"it libraries",
+			   seen[k].via == CT_RULE_LD_LIBRARY_PATH ? "" : "the ",
+			   ct_rule_text(seen[k].via, seen[k].owner, rule, sizeof(rule)), entry);
+		if (seen[k].found)
+			ct_tprintf(out, " (%s was found there)", seen[k].found);
+		ct_tprintf(out, "\n");
 	}
 }
 

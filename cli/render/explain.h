@@ -49,6 +49,14 @@ void ct_print_foreign_interp(FILE *out, const struct ct_loader *L);
 /* "foreign_interp": {"path", "run": false, "facts_from"} or null. */
 void ct_json_foreign_interp(struct ct_json *j, const struct ct_loader *L);
 
+/*
+ * A warning per search path of L's lookups that has an empty or relative
+ * entry (RPATH or RUNPATH of an object, LD_LIBRARY_PATH) the loader tried:
+ * it looks for libraries in the working directory, so the folder a
+ * program is started from can give it libraries; what it found there is
+ * named. Nothing when none has one.
+ */
+void ct_print_cwd_entries(FILE *out, const struct ct_loader *L);
 /* A gap in words, with what the program would say and the fix. */
 void ct_print_gap(FILE *out, const struct ct_version_gap *g);
 /* The gaps as a JSON array of symbol-version-missing entries. */

@@ -404,7 +404,11 @@ static void print_matrix(FILE *out, const struct ct_proc *p, struct ctx *c, bool
 		    !first[i] || (row && !row[i]))
 			continue;
 		fc = cols_of(c, f);
-		ct_tprintf(out, "    %-*.*s", (int)width, (int)width, base(p->objects[i].path));
+		/* A name longer than the column is never cut: whole on its line, its marks below. */
+		if (strlen(base(p->objects[i].path)) > width)
+			ct_tprintf(out, "    %s\n    %-*s", base(p->objects[i].path), (int)width, "");
+		else
+			ct_tprintf(out, "    %-*s", (int)width, base(p->objects[i].path));
 		for (k = 0; k < narchs; k++) {
 			const struct arch_code *a = code_find(fc, archs[k]);
 			bool sass = a && a->sass, ptx = a && a->ptx;
@@ -449,8 +453,10 @@ void ct_print_candidates(FILE *out, const struct ct_try *tries, size_t n,
 	}
 	runs = ct_try_runs(tries, n, &nruns);
 	for (i = 0; i < nruns; i++) {
-		ct_tprintf(out, "%s%-18s %.*s", indent, ct_rule_words(runs[i].via),
-			(int)runs[i].dir_len, runs[i].dir);
+		char dir[4200];
+
+		ct_tprintf(out, "%s%-18s %s", indent, ct_rule_words(runs[i].via),
+			   ct_search_dir_words(runs[i].dir, runs[i].dir_len, dir, sizeof(dir)));
 		if (runs[i].nsubdirs)
 			ct_tprintf(out, "  (and %zu subdirector%s)", runs[i].nsubdirs,
 				runs[i].nsubdirs == 1 ? "y" : "ies");

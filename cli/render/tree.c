@@ -349,9 +349,22 @@ static struct child **children_of(const struct index *x, size_t o, size_t *n)
  * How o was found, in words: its rule, or for a library ps saw mapped
  * after start-up (run_time), "dlopen": /proc does not say by which rule.
  */
-static const char *rule_of(const struct ct_loaded *o)
+static const char *rule_of(const struct ct_loaded *o, char *buf, size_t size)
 {
-	return o->run_time ? "dlopen" : ct_rule_words(o->via);
+	const char *slash = strrchr(o->path, '/');
+	char dir[4200];
+
+	if (o->run_time)
+		return "dlopen";
+	/* Found from the working directory (an empty or relative entry): said. */
+	if (ct_path_relative(o->path) &&
+	    (ct_rule_is_own_path(o->via) || o->via == CT_RULE_LD_LIBRARY_PATH)) {
+		snprintf(buf, size, "%s, %s", ct_rule_words(o->via),
+			 ct_search_dir_words(o->path, slash ? (size_t)(slash - o->path) : 0, dir,
+					     sizeof(dir)));
+		return buf;
+	}
+	return ct_rule_words(o->via);
 }
 
 /*
@@ -392,7 +405,7 @@ static void print_node(FILE *out, const struct index *x, size_t o, struct ct_tre
 		size_t ci = (size_t)(c - x->p->objects);
 		const struct words *w = said_of(tr, c);
 		const char *ver = w->ver, *what = w->what;
-		char next[256], how[128], times[48] = "", also[512];
+		char next[256], how[128], times[48] = "", also[512], rule[4400];
 		bool last = i + 1 == n;
 
 		snprintf(how, sizeof(how), "%s%s", c->request ? c->request->api : "",
@@ -410,7 +423,7 @@ static void print_node(FILE *out, const struct index *x, size_t o, struct ct_tre
 		}
 		b->left -= b->left > 0;
 		ct_tprintf(out, "%s%s %s [%s%s%s%s%s%s%s%s%s]\n", prefix, last ? "`--" : "|--", c->path,
-			how, rule_of(c), what,
+			how, rule_of(c, rule, sizeof(rule)), what,
 			ver[0] && !what[0] && w->cuda ? ", version " : "",
 			w->cuda && !what[0] ? ver : "",
 			c->lmid ? ", another namespace" : "", times,
@@ -426,7 +439,7 @@ static void print_node(FILE *out, const struct index *x, size_t o, struct ct_tre
 void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool verbose)
 {
 	struct budget b = { verbose ? (size_t)-1 : CT_FACTS_TREE_LINES, 0 };
-	char also[512];
+	char also[512], rule[4400];
 	size_t i, orphans = 0, main_obj = NONE;
 	struct index x;
 
@@ -458,7 +471,7 @@ void ct_tree_print(FILE *out, const struct ct_proc *p, struct ct_trees *tr, bool
 		if (!orphans++)
 			ct_tprintf(out, "  also loaded:\n");
 		name_words(o, also, sizeof(also));
-		ct_tprintf(out, "    %s [%s%s]\n", o->path, rule_of(o), also);
+		ct_tprintf(out, "    %s [%s%s]\n", o->path, rule_of(o, rule, sizeof(rule)), also);
 	}
 out:
 	index_release(&x);

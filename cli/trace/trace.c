@@ -1979,9 +1979,15 @@ static size_t dir_len(const char *path)
 	return slash ? (size_t)(slash - path) : 0;
 }
 
-/* Is path's directory dir (dlen bytes) or below it? */
+/*
+ * Is path's directory dir (dlen bytes) or below it? An empty entry (a
+ * relative dir of none) is the working directory: every relative path is
+ * below it (its glibc-hwcaps and legacy subdirectories).
+ */
 static bool in_dir(const char *path, const char *dir, size_t dlen)
 {
+	if (dlen == 0 && dir[0] != '/')
+		return path[0] != '/';
 	return strncmp(path, dir, dlen) == 0 && path[dlen] == '/';
 }
 

@@ -181,6 +181,19 @@ static void test_cuda_branch(void **state)
 	assert_null(ct_branch_driver(540));
 }
 
+/* The soname a CUDA major ships for a name without a major, the newest of several. */
+static void test_soname_in_cuda(void **state)
+{
+	(void)state;
+	assert_string_equal(ct_soname_in_cuda("libnvrtc.so", 11), "libnvrtc.so.11.2");
+	assert_string_equal(ct_soname_in_cuda("libnvrtc.so", 13), "libnvrtc.so.13");
+	assert_string_equal(ct_soname_in_cuda("/opt/x/libcublasLt.so", 12), "libcublasLt.so.12");
+	/* libnvrtc.alt and libnvrtc-builtins are other libraries. */
+	assert_string_equal(ct_soname_in_cuda("libnvrtc.so.13", 12), "libnvrtc.so.12");
+	assert_null(ct_soname_in_cuda("libnvrtc.so", 10));
+	assert_null(ct_soname_in_cuda("libfoo.so", 12));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -189,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_driver_parse),
 		cmocka_unit_test(test_branch_gpus),
 		cmocka_unit_test(test_cuda_branch),
+		cmocka_unit_test(test_soname_in_cuda),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

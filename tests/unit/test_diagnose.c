@@ -564,7 +564,9 @@ static void test_driver_too_old(void **state)
 	expect_evidence(w, f, "driver: @R/drv/libcuda.so.1 (550.163.01), supports CUDA 12.4");
 	expect_evidence(w, f, "runtime: @R/cuda/libcudart.so.13 (13.0.96), dlopen by app");
 	expect_fix(w, f, "update the driver to 580.65.06 or newer");
-	expect_fix(w, f, "or use a CUDA 12 runtime: a build of your framework for CUDA 12 (pip: the -cu12 wheels)");
+	/* A C program (a Node one alike): no pip wheel helps it. */
+	expect_fix(w, f, "or use a CUDA 12 runtime: builds of the program's CUDA libraries for "
+			 "CUDA 12");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 100);
 	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
@@ -576,6 +578,21 @@ static void test_driver_too_old(void **state)
 	/* 35 is not "no device". */
 	expect_count(w, CT_F_NO_DEVICE, 0);
 	expect_total(w, 2);
+	/* A Python process (a package's extension mapped): its framework's wheels. */
+	reset(w);
+	touch(w, "site-packages/torch/_C.cpython-311-x86_64-linux-gnu.so");
+	write_proc(w, "h", 102, NULL, NULL,
+		   "{'ev':'open','path':'@R/site-packages/torch/_C.cpython-311-x86_64-linux-gnu.so',"
+		   "'lmid':0,'soname':null,'name':'@R/site-packages/torch/_C.cpython-311-x86_64-"
+		   "linux-gnu.so','by':'@R/bin/app','via':'direct'}\n"
+		   RUNTIME_13
+		   "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':12040,'init':-1}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_TOO_OLD, CT_SEV_ERROR,
+			   "the driver supports CUDA 12.4, the CUDA runtime needs 13.0");
+	expect_fix(w, f, "or use a CUDA 12 runtime: a build of your framework for CUDA 12 (pip: "
+			 "the -cu12 wheels)");
+	expect_total(w, 1);
 }
 
 /* Minor-version compatibility: a 12.8 runtime on a 12.4 driver is fine. */
@@ -1241,17 +1258,86 @@ static void test_lib_mixed_versions(void **state)
 		   OPENED("@R/fw/lib/libcudart.so.13", "libcudart.so.13", "@R/bin/app", "runpath")
 		   OPENED("@R/fw/lib/libcublas.so.13", "libcublas.so.13", "@R/bin/app",
 			  "runpath"));
+	touch(w, "m11/libcudart.so.11.8.89");
+	link_to(w, "libcudart.so.11.8.89", "m11/libcudart.so.11.0");
+	/*
+	 * A MAGMA for CUDA 11 from LD_LIBRARY_PATH and a llama.cpp for CUDA
+	 * 12: each major asked for under its own soname. Taking a folder off
+	 * the path would fail one of them: one finding for the three
+	 * families, whose fix is a build of one of them for the other's CUDA.
+	 */
+	write_proc(w, "h", 103, NULL, NULL,
+		   OPENED("@R/m11/libmagma.so.2", "libmagma.so.2", "@R/bin/app", "direct")
+		   OPENED("@R/m11/libcudart.so.11.0", "libcudart.so.11.0", "@R/m11/libmagma.so.2",
+			  "ld_library_path")
+		   OPENED("@R/m11/libcublas.so.11", "libcublas.so.11", "@R/m11/libmagma.so.2",
+			  "ld_library_path")
+		   OPENED("@R/m11/libcublasLt.so.11", "libcublasLt.so.11",
+			  "@R/m11/libcublas.so.11", "ld_library_path")
+		   OPENED("@R/ll/libggml-cuda.so", "libggml-cuda.so", "@R/bin/app", "direct")
+		   OPENED("@R/ext/lib/libcudart.so.12", "libcudart.so.12", "@R/ll/libggml-cuda.so",
+			  "runpath")
+		   OPENED("@R/ll/libcublas.so.12", "libcublas.so.12", "@R/ll/libggml-cuda.so",
+			  "runpath")
+		   OPENED("@R/ll/libcublasLt.so.12", "libcublasLt.so.12", "@R/ll/libcublas.so.12",
+			  "runpath"));
+	/* Two files of one soname, pip's wheel and a toolkit: the search path's. */
+	write_proc(w, "h", 104, NULL, NULL,
+		   OPENED("@R/site-packages/nvidia/cublas/lib/libcublas.so.12", "libcublas.so.12",
+			  "@R/bin/app", "runpath")
+		   OPENED("@R/ll/libcublas.so.12", "libcublas.so.12", "@R/bin/app",
+			  "ld_library_path"));
+	/* Two sonames of one CUDA (NVRTC 11.1 and 11.2): the sides are the sonames. */
+	touch(w, "n1/libnvrtc.so.11.1.105");
+	link_to(w, "libnvrtc.so.11.1.105", "n1/libnvrtc.so.11.1");
+	touch(w, "n2/libnvrtc.so.11.8.89");
+	link_to(w, "libnvrtc.so.11.8.89", "n2/libnvrtc.so.11.2");
+	write_proc(w, "h", 105, NULL, NULL,
+		   OPENED("@R/n1/liba.so", "liba.so", "@R/bin/app", "direct")
+		   OPENED("@R/n1/libnvrtc.so.11.1", "libnvrtc.so.11.1", "@R/n1/liba.so", "runpath")
+		   OPENED("@R/n2/libb.so", "libb.so", "@R/bin/app", "direct")
+		   OPENED("@R/n2/libnvrtc.so.11.2", "libnvrtc.so.11.2", "@R/n2/libb.so", "runpath"));
 	world_judge(w, NULL, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
-			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+			   "two majors in one process, each needed by a build for it: libnvrtc "
+			   "11.1.105 and 11.8.89");
+	expect_fix(w, f, "for one major in the process, use a build of libb.so for "
+			 "libnvrtc.so.11.1, or of liba.so for libnvrtc.so.11.2");
+	assert_int_equal(f->where[0].pid, 105);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build "
+			   "for its CUDA: libcudart 13.0.96 and 12.4.127");
 	expect_object(w, f, "@R/fw/lib/libcudart.so.13");
 	expect_evidence(w, f, "@R/fw/lib/libcudart.so.13, needed by libframework.so, found via "
 			      "RUNPATH");
 	expect_evidence(w, f, "@R/ext/lib/libcudart.so.12, needed by libext12.so, found via "
 			      "RUNPATH");
-	expect_fix(w, f, "let one installation provide libcudart: align the packages that bring "
-			 "the copies");
+	expect_fix(w, f, "each copy is the one its asker was built for, and taking one off the "
+			 "library path makes that asker fail to load; for one CUDA in the process, "
+			 "use a build of libext12.so for CUDA 13, or of libframework.so for CUDA 12");
 	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "libraries of CUDA 11 and CUDA 12 in one process, each needed by a build "
+			   "for its CUDA: libcudart 11.8.89 and 12.4.127, libcublas 11 and 12, "
+			   "libcublasLt 11 and 12");
+	expect_evidence(w, f, "@R/m11/libcudart.so.11.0, needed by libmagma.so.2, found via "
+			      "LD_LIBRARY_PATH");
+	expect_evidence(w, f, "@R/ll/libcublasLt.so.12, needed by libcublas.so.12, found via "
+			      "RUNPATH");
+	expect_fix(w, f, "use a build of libggml-cuda.so for CUDA 11, or of libmagma.so.2 for "
+			 "CUDA 12");
+	if (contains(w, f->fix, "LD_LIBRARY_PATH") || contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("two majors under their own sonames: a fix of the search path or pip");
+	}
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 103);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "two versions of libcublas in one process");
+	expect_fix(w, f, "let one installation provide libcublas: take the other off "
+			 "LD_LIBRARY_PATH, or align the packages that bring the copies (pip list | "
+			 "grep nvidia)");
+	assert_int_equal(f->where[0].pid, 104);
 	/* cuDNN's pieces of two releases fail outright: an error. */
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_ERROR,
 			   "two versions of cuDNN in one process: 9.1.0 and 9.5.1");
@@ -1259,9 +1345,14 @@ static void test_lib_mixed_versions(void **state)
 	expect_evidence(w, f, "@R/b/libcudnn_graph.so.9, needed by libcudnn.so.9, found via "
 			      "LD_LIBRARY_PATH");
 	expect_fix(w, f, "let one installation provide every cuDNN library: take the other off "
-			 "LD_LIBRARY_PATH");
+			 "LD_LIBRARY_PATH, or align the packages that bring the copies");
+	/* pip's list shows only what pip installed. */
+	if (contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("pip list for copies that pip did not install");
+	}
 	expect_clean(w, 102);
-	expect_total(w, 2);
+	expect_total(w, 5);
 }
 
 /*
@@ -1396,10 +1487,28 @@ static void test_builds_mixed_major(void **state)
 	expect_evidence(w, f, "@R/ext/libuses_rtc.so: built for CUDA 13 (needs libnvrtc.so.13)");
 	expect_evidence(w, f, "the process's CUDA 12: @R/fw/lib/libcudart.so.12, needed by "
 			      "libframework.so");
-	expect_fix(w, f, "use builds of these libraries for CUDA 12 (pip: the -cu12 packages");
-	expect_fix(w, f, "or move the whole process to CUDA 13");
+	/* A C program: no pip package helps it. */
+	expect_fix(w, f, "use builds of these libraries for CUDA 12\n");
+	expect_fix(w, f, "or move the whole process to CUDA 13: builds of all its libraries for it");
 	/* No driver known: nothing about it. */
 	expect_count(w, CT_F_DRIVER_TOO_OLD, 0);
+	expect_total(w, 1);
+	/* The same with a Python package's extension mapped: pip's packages. */
+	reset(w);
+	touch(w, "site-packages/ext/_C.cpython-311-x86_64-linux-gnu.so");
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_12
+		   OPENED("@R/site-packages/ext/_C.cpython-311-x86_64-linux-gnu.so",
+			  "_C.cpython-311-x86_64-linux-gnu.so", "@R/bin/app", "direct")
+		   OPENED("@R/ext/libuses_lt.so", "libuses_lt.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libcublasLt.so.13", "libcublasLt.so.13",
+			  "@R/ext/libuses_lt.so", "default"));
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 12: libuses_lt.so from "
+			   "@R/ext");
+	expect_fix(w, f, "use builds of these libraries for CUDA 12 (pip: the -cu12 packages");
+	expect_fix(w, f, "or move the whole process to CUDA 13: a framework built for it");
 	expect_total(w, 1);
 }
 
@@ -1455,7 +1564,12 @@ static void test_builds_cudnn_release(void **state)
 	expect_evidence(w, f, "built for CUDA 13: its release's libcudnn_cnn.so.9: needs "
 			      "libcublasLt.so.13");
 	expect_fix(w, f, "update the driver to 580.65.06 or newer");
-	expect_fix(w, f, "or use builds of those libraries for CUDA 12 (pip: nvidia-cudnn-cu12)");
+	/* A C program: builds, not pip's packages. */
+	expect_fix(w, f, "or use builds of those libraries for CUDA 12");
+	if (contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("pip offered to a process without Python");
+	}
 	if (contains(w, f->fix, "framework")) {
 		print_findings(w);
 		fail_msg("the fix of libraries built for CUDA 13 speaks of the framework's runtime");
@@ -1516,12 +1630,92 @@ static void test_builds_not_raised(void **state)
 	expect_clean(w, 100);
 	expect_clean(w, 101);
 	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
-		       "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+		       "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build for "
+		       "its CUDA: libcudart 13.0.96 and 12.4.127");
 	if (count_saying(w, CT_F_LIB_MIXED_VERSIONS, "builds for CUDA") != 0) {
 		print_findings(w);
 		fail_msg("a finding about builds, expected none");
 	}
 	expect_total(w, 1);
+}
+
+/*
+ * cuBLASLt 11 dlopens "libnvrtc.so", a name without a major; ld.so.cache
+ * gives it whatever that link names: CUDA 13's libnvrtc.so.13 in a
+ * process of CUDA 11. Its own soname says its CUDA: a finding of its own,
+ * whose fix makes the name find CUDA 11's (a folder of this machine that
+ * already holds that link: sys1). The same library asked for by a build
+ * for CUDA 13 is that build's finding, and with CUDA 11's NVRTC mapped too
+ * it is the family's (two versions): neither is said twice.
+ */
+static void test_builds_unversioned_name(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	touch(w, "c11/lib/libcudart.so.11.8.89");
+	link_to(w, "libcudart.so.11.8.89", "c11/lib/libcudart.so.11.0");
+	stub_so(w, "c11/lib", "libcublasLt.so.11", "int lt(void) { return 0; }", "");
+	stub_so(w, "cuda13", "libnvrtc.so.13", "int rtc(void) { return 0; }", "");
+	link_to(w, "libnvrtc.so.13", "cuda13/libnvrtc.so");
+	stub_so(w, "sys1", "libnvrtc.so.11.2", "int rtc(void) { return 0; }", "");
+	link_to(w, "libnvrtc.so.11.2", "sys1/libnvrtc.so");
+	cc_so(w, "ext/libuses_rtc.so", "int b(void) { return 0; }",
+	      "-Wl,--no-as-needed @R/cuda13/libnvrtc.so.13");
+#define RUNTIME_11                                                                          \
+	OPENED("@R/c11/libsolver.so", "libsolver.so", "@R/bin/app", "direct")                \
+	OPENED("@R/c11/lib/libcudart.so.11.0", "libcudart.so.11.0", "@R/c11/libsolver.so",   \
+	       "runpath")                                                                    \
+	OPENED("@R/c11/lib/libcublasLt.so.11", "libcublasLt.so.11", "@R/c11/libsolver.so",   \
+	       "runpath")
+	touch(w, "c11/libsolver.so");
+	write_proc(w, "h", 100, NULL, NULL,
+		   RUNTIME_11
+		   "{'ev':'dlopen','api':'dlopen','name':'libnvrtc.so','flags':2,"
+		   "'caller':'@R/c11/lib/libcublasLt.so.11'}\n"
+		   "{'ev':'search','id':1,'name':'libnvrtc.so','by':'@R/c11/lib/libcublasLt.so.11'}\n"
+		   "{'ev':'try','search':1,'path':'@R/cuda13/libnvrtc.so','via':'ld.so.cache'}\n"
+		   "{'ev':'open','path':'@R/cuda13/libnvrtc.so','lmid':0,'soname':'libnvrtc.so.13',"
+		   "'search':1,'name':'libnvrtc.so','by':'@R/c11/lib/libcublasLt.so.11',"
+		   "'via':'ld.so.cache'}\n");
+	/* Asked for by a build for CUDA 13: that build's finding names it. */
+	write_proc(w, "h", 101, NULL, NULL,
+		   RUNTIME_11
+		   OPENED("@R/ext/libuses_rtc.so", "libuses_rtc.so", "@R/bin/app", "direct")
+		   OPENED("@R/cuda13/libnvrtc.so.13", "libnvrtc.so.13", "@R/ext/libuses_rtc.so",
+			  "default"));
+	/* CUDA 11's NVRTC mapped too: the family's two versions. */
+	write_proc(w, "h", 102, NULL, NULL,
+		   RUNTIME_11
+		   OPENED("@R/sys1/libnvrtc.so.11.2", "libnvrtc.so.11.2", "@R/bin/app", "default")
+		   OPENED("@R/cuda13/libnvrtc.so.13", "libnvrtc.so.13", "@R/bin/app", "default"));
+#undef RUNTIME_11
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 11: libnvrtc.so "
+			   "(libnvrtc.so.13) from @R/cuda13");
+	expect_evidence(w, f, "@R/cuda13/libnvrtc.so: built for CUDA 13 (its soname is "
+			      "libnvrtc.so.13); dlopen by libcublasLt.so.11, found via ld.so.cache");
+	expect_evidence(w, f, "'libnvrtc.so' says no major: ld.so.cache gives whichever library "
+			      "that name links to, here CUDA 13's");
+	expect_evidence(w, f, "the process's CUDA 11: @R/c11/lib/libcudart.so.11.0");
+	expect_fix(w, f, "libcublasLt.so.11 asks for 'libnvrtc.so', a name without a major: put "
+			 "@R/sys1 first on LD_LIBRARY_PATH, where that name is CUDA 11's "
+			 "libnvrtc.so.11.2");
+	if (contains(w, f->fix, "pip")) {
+		print_findings(w);
+		fail_msg("pip offered to a process without Python");
+	}
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "builds for CUDA 13 in a process built for CUDA 11: libuses_rtc.so from "
+			   "@R/ext");
+	assert_int_equal(f->where[0].pid, 101);
+	expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING, "libnvrtc 11 and 13");
+	assert_int_equal(count_saying(w, CT_F_LIB_MIXED_VERSIONS, "libnvrtc.so.13) from"), 1);
+	expect_total(w, 3);
 }
 
 /* ---- symbol versions ------------------------------------------------------------ */
@@ -1895,6 +2089,54 @@ static void test_symbol_version_node_missing(void **state)
 	assert_int_equal(f->where[0].pid, 100);
 	expect_clean(w, 101);
 	expect_clean(w, 102);
+	expect_total(w, 1);
+}
+
+/*
+ * A version of glibc's that the C library the process has lacks (NCCL
+ * 2.22 from Debian 13 needs GLIBC_2.38; Debian 12 has 2.36): the fix is a
+ * build of the requester for this glibc, never another libc.so.6, not
+ * even one that has it (a C library apart from the loader's breaks every
+ * program).
+ */
+static void test_symbol_version_glibc(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	write_file(w, "libc36.map", "GLIBC_2.2.5 { global: f225; local: *; };\n"
+				     "GLIBC_2.36 { global: f236; } GLIBC_2.2.5;\n"
+				     "GLIBC_PRIVATE { global: fpriv; } GLIBC_2.36;\n", false);
+	write_file(w, "libc38.map", "GLIBC_2.2.5 { global: f225; local: *; };\n"
+				     "GLIBC_2.38 { global: f238; } GLIBC_2.2.5;\n", false);
+	cc_so(w, "sys1/libc.so.6", "int f225(void) { return 0; }\nint f236(void) { return 0; }\n"
+				   "int fpriv(void) { return 0; }\n",
+	      "-nostdlib -Wl,-soname,libc.so.6 -Wl,--version-script,@R/libc36.map");
+	cc_so(w, "sys2/libc.so.6", "int f225(void) { return 0; }\nint f238(void) { return 0; }\n",
+	      "-nostdlib -Wl,-soname,libc.so.6 -Wl,--version-script,@R/libc38.map");
+	cc_so(w, "nccl/libnccl.so.2", "int f238(void);\nint nccl(void) { return f238(); }\n",
+	      "-Wl,-soname,libnccl.so.2 @R/sys2/libc.so.6");
+	write_proc(w, "h", 100, NULL, NULL,
+		   OPENED("@R/sys1/libc.so.6", "libc.so.6", "@R/bin/app", "default")
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/nccl/libnccl.so.2','flags':2,"
+		   "'caller':'@R/bin/app'}\n"
+		   OPENED("@R/nccl/libnccl.so.2", "libnccl.so.2", "@R/bin/app", "direct")
+		   "{'ev':'dlerror','text':'@R/sys1/libc.so.6: version `GLIBC_2.38\\u0027 not found "
+		   "(required by @R/nccl/libnccl.so.2)'}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_VERSION_MISSING, CT_SEV_ERROR,
+			   "'libnccl.so.2' needs libc.so.6 with version 'GLIBC_2.38' (symbol f238), "
+			   "which @R/sys1/libc.so.6 lacks");
+	expect_fix(w, f, "libnccl.so.2 needs GLIBC_2.38 of the C library, which comes with the "
+			 "distribution and is not replaced for one program (this system's libc.so.6 "
+			 "defines up to GLIBC_2.36): use a build of libnccl.so.2 made for glibc 2.36 "
+			 "or older: your distribution's own package of it, or a manylinux wheel "
+			 "tagged manylinux_2_36 or lower");
+	if (contains(w, f->fix, "@R/sys2") || contains(w, f->fix, "install a libc")) {
+		print_findings(w);
+		fail_msg("another libc.so.6 offered as the fix");
+	}
 	expect_total(w, 1);
 }
 
@@ -2637,7 +2879,8 @@ static void test_fork_other_rules(void **state)
 	world_judge(w, NULL, 0);
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
-			   "two versions of libcudart in one process: 13.0.96 and 12.4.127");
+			   "libraries of CUDA 13 and CUDA 12 in one process, each needed by a build "
+			   "for its CUDA: libcudart 13.0.96 and 12.4.127");
 	assert_int_equal(f->nwhere, 1);
 	assert_int_equal(f->where[0].pid, 401);
 	/* The parent's two libcublas copies: its finding only. */
@@ -2766,10 +3009,12 @@ int main(void)
 		T(test_builds_mixed_major),
 		T(test_builds_cudnn_release),
 		T(test_builds_not_raised),
+		T(test_builds_unversioned_name),
 		T(test_symbol_version_missing),
 		T(test_symbol_version_one_cause),
 		T(test_symbol_version_renamed),
 		T(test_symbol_version_node_missing),
+		T(test_symbol_version_glibc),
 		T(test_symbol_missing_at_load),
 		T(test_symbol_missing_lazy),
 		T(test_symbol_missing_not_raised),

@@ -97,16 +97,16 @@ static void test_fix_unknowns(void **state)
 	(void)state;
 	ct_findings_init(&fs);
 	f = ct_finding_add(&fs, CT_F_DRIVER_TOO_OLD, NULL, "cuInit: 35");
-	ct_driver_fix(f, 0, 12040, NULL, NULL);
+	ct_driver_fix(f, 0, 12040, NULL, NULL, true);
 	assert_string_equal(f->fix, "update the driver;\nor use a CUDA 12 runtime: a build of "
 				    "your framework for CUDA 12 (pip: the -cu12 wheels)");
 	f = ct_finding_add(&fs, CT_F_DRIVER_TOO_OLD, NULL, "module: 35");
-	ct_driver_fix(f, 0, 0, NULL, NULL);
+	ct_driver_fix(f, 0, 0, NULL, NULL, true);
 	assert_string_equal(f->fix, "update the driver;\nor use a build of your framework for the "
 				    "CUDA version the driver supports");
 	/* A runtime newer than the tables: no driver to name. */
 	f = ct_finding_add(&fs, CT_F_DRIVER_TOO_OLD, NULL, "too new");
-	ct_driver_fix(f, 15000, 13000, NULL, NULL);
+	ct_driver_fix(f, 15000, 13000, NULL, NULL, true);
 	assert_non_null(strstr(f->fix, "update the driver to one for CUDA 15 or newer;\n"));
 	ct_findings_release(&fs);
 }

@@ -379,12 +379,70 @@ static void test_kinds(void **state)
 	free(brief);
 }
 
+/*
+ * The device-code table names each file whole: a name longer than its
+ * column (onnxruntime's libonnxruntime_providers_cuda.so and its like) is
+ * printed on a line of its own, its marks on the next, under the columns.
+ */
+static void test_long_name(void **state)
+{
+	struct world *w = *state;
+	static const char name[] = "libonnxruntime_providers_cuda_and_a_long_tail.so";
+	char path[PATH_MAX], *text, *body, *v, *line;
+	unsigned char *buf;
+	size_t len;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/code/%s", w->root, name);
+	buf = read_fixture("sm80-ptx80.so", &len);
+	fp = fopen(path, "wb");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(buf, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+	free(buf);
+	assert_true(asprintf(&text,
+			     "{'ev':'start','t':1000,'tid':400,'v':1,'shim':'0.1.0','pid':400,"
+			     "'ppid':1,'host':'h0','image':'0000000000000001','auditor':true,"
+			     "'exe':'@R/bin/app','cwd':'@R','uid':1000,'euid':1000,'secure':false,"
+			     "'argv':['@R/bin/app'],'ranks':{},'env':{}}\n"
+			     "{'ev':'open','path':'@R/bin/app','lmid':0,'main':true}\n"
+			     "{'ev':'open','path':'@R/code/%s','lmid':0,'by':'@R/bin/app',"
+			     "'via':'direct'}\n"
+			     "{'ev':'open','path':'@R/code/k2.so','lmid':0,'by':'@R/bin/app',"
+			     "'via':'direct'}\n"
+			     "{'ev':'open','path':'@R/lib/libcudart.so.12','lmid':0,'by':'@R/bin/app',"
+			     "'via':'ld.so.cache'}\n"
+			     "{'ev':'driver','path':'@R/drv/libcuda.so.1','version':13000,'init':0,"
+			     "'devices':[{'index':0,'name':'NVIDIA H100','cc':'9.0','uuid':'GPU-0'}]}\n"
+			     "{'ev':'exit','status':0}\n",
+			     name) > 0);
+	body = expand(w, text, true);
+	snprintf(path, sizeof(path), "%s/trace/h0-400-0000000000000001.jsonl", w->root);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(body, fp);
+	assert_int_equal(fclose(fp), 0);
+	free(body);
+	free(text);
+	world_judge(w, NULL, 0);
+	v = facts(w, true);
+	/* The whole name, alone on its line; its marks under the columns, as k2.so's. */
+	line = strstr(v, "    libonnxruntime_providers_cuda_and_a_long_tail.so\n");
+	if (!line)
+		print_message("got:\n%s\n", v);
+	assert_non_null(line);
+	assert_non_null(strstr(line, "\n                                             S+P  -    | PTX (JIT)\n"));
+	assert_non_null(strstr(v, "\n    k2.so                                    S    S    | SASS\n"));
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_tree, world_setup, world_close),
 		cmocka_unit_test_setup_teardown(test_job, world_setup, world_close),
 		cmocka_unit_test_setup_teardown(test_kinds, world_setup, world_close),
+		cmocka_unit_test_setup_teardown(test_long_name, world_setup, world_close),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

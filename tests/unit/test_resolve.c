@@ -312,8 +312,9 @@ static void test_symbol_under_one_version(void **state)
 /* One wording of the fix, by the rule that took the lacking copy. */
 static void test_symver_fix_wording(void **state)
 {
+	struct ct_symver_ctx python = { .python = true }, sys = { .python = false };
 	struct ct_verneed need;
-	char buf[512];
+	char buf[1024];
 
 	(void)state;
 	memset(&need, 0, sizeof(need));
@@ -321,27 +322,54 @@ static void test_symver_fix_wording(void **state)
 	need.version = "libnvJitLink.so.12";
 	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", false, "/opt/cuda-12.1/lib64/libnvJitLink.so.12",
 		      NULL, CT_RULE_LD_LIBRARY_PATH, &need, "__nvJitLinkAddData_12_1",
-		      "/w/nvjitlink/lib/libnvJitLink.so.12", "pip wheel");
+		      "/w/nvjitlink/lib/libnvJitLink.so.12", "pip wheel", NULL);
 	assert_string_equal(buf, "take /opt/cuda-12.1/lib64 off LD_LIBRARY_PATH, so that "
 				 "libcusparse.so.12 gets /w/nvjitlink/lib/libnvJitLink.so.12 (pip wheel)");
 	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", false, "/p/libnvJitLink.so.12", NULL, CT_RULE_PRELOAD,
-		      &need, NULL, "/w/libnvJitLink.so.12", "pip wheel");
+		      &need, NULL, "/w/libnvJitLink.so.12", "pip wheel", NULL);
 	assert_string_equal(buf, "drop /p/libnvJitLink.so.12 from LD_PRELOAD, so that "
 				 "libcusparse.so.12 gets /w/libnvJitLink.so.12 (pip wheel)");
 	ct_symver_fix(buf, sizeof(buf), "libcusparse.so.12", false, "/usr/lib/libnvJitLink.so.12",
-		      NULL, CT_RULE_LD_SO_CACHE, &need, "__nvJitLinkAddData_12_1", NULL, NULL);
+		      NULL, CT_RULE_LD_SO_CACHE, &need, "__nvJitLinkAddData_12_1", NULL, NULL, NULL);
 	assert_string_equal(buf, "install a libnvJitLink.so.12 that defines __nvJitLinkAddData_12_1 "
 				 "under libnvJitLink.so.12 (a newer release of its package)");
 	/* A renamed major: no release of it ever works; the real one is named. */
 	need.file = "libcudart.so.12";
 	need.version = "libcudart.so.12";
 	ct_symver_fix(buf, sizeof(buf), "libtorch_cuda.so", false, "/opt/x/libcudart.so.12",
-		      "libcudart.so.13", CT_RULE_LD_LIBRARY_PATH, &need, NULL, NULL, NULL);
+		      "libcudart.so.13", CT_RULE_LD_LIBRARY_PATH, &need, NULL, NULL, NULL, &python);
 	assert_string_equal(buf, "'/opt/x/libcudart.so.12' is a renamed libcudart.so.13, and a "
 				 "renamed major never works (a build for libcudart.so.12 needs "
 				 "that major's symbols): delete that copy or link, or take /opt/x "
 				 "off LD_LIBRARY_PATH; then install the real libcudart.so.12: pip "
 				 "install nvidia-cuda-runtime-cu12, or the distribution's package");
+	/* A Node or C program: no pip wheel helps it. */
+	ct_symver_fix(buf, sizeof(buf), "onnxruntime_binding.node", false, "/opt/x/libcudart.so.12",
+		      "libcudart.so.13", CT_RULE_LD_LIBRARY_PATH, &need, NULL, NULL, NULL, NULL);
+	assert_string_equal(buf, "'/opt/x/libcudart.so.12' is a renamed libcudart.so.13, and a "
+				 "renamed major never works (a build for libcudart.so.12 needs "
+				 "that major's symbols): delete that copy or link, or take /opt/x "
+				 "off LD_LIBRARY_PATH; then install the real libcudart.so.12: the "
+				 "CUDA 12 toolkit, or the distribution's package");
+	/* glibc's own version: a build of the requester for this glibc, never a libc.so.6. */
+	need.file = "libc.so.6";
+	need.version = "GLIBC_2.38";
+	snprintf(sys.newest, sizeof(sys.newest), "GLIBC_2.36");
+	snprintf(sys.glibc, sizeof(sys.glibc), "2.36");
+	ct_symver_fix(buf, sizeof(buf), "libnccl.so.2", false, "/lib/x86_64-linux-gnu/libc.so.6",
+		      NULL, CT_RULE_LD_SO_CACHE, &need, "__isoc23_sscanf", NULL, NULL, &sys);
+	assert_string_equal(buf, "libnccl.so.2 needs GLIBC_2.38 of the C library, which comes with "
+				 "the distribution and is not replaced for one program (this "
+				 "system's libc.so.6 defines up to GLIBC_2.36): use a build of "
+				 "libnccl.so.2 made for glibc 2.36 or older: your distribution's own "
+				 "package of it, or a manylinux wheel tagged manylinux_2_36 or lower");
+	/* Several requesters, nothing known of the system. */
+	ct_symver_fix(buf, sizeof(buf), "a.so and b.so", true, "/lib/x86_64-linux-gnu/libc.so.6",
+		      NULL, CT_RULE_LD_SO_CACHE, &need, NULL, NULL, NULL, NULL);
+	assert_string_equal(buf, "a.so and b.so need GLIBC_2.38 of the C library, which comes "
+				 "with the distribution and is not replaced for one program: use "
+				 "builds of them made for this system's glibc or older: your "
+				 "distribution's own packages of them, or a manylinux wheel");
 }
 
 /* What a library is, against the name it was loaded by. */
