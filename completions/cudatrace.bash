@@ -150,7 +150,7 @@ _cudatrace()
 	case $cur in
 	-*)
 		if [ -z "$cmd" ]; then
-			_cudatrace_add $(compgen -W "${!opts} --version" -- "$cur")
+			_cudatrace_add $(compgen -W "${!opts} -V --version" -- "$cur")
 		else
 			_cudatrace_add $(compgen -W "${!opts}" -- "$cur")
 		fi
