@@ -1230,6 +1230,10 @@ int ct_cmd_check(int argc, char **argv)
 		free(ctx);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("check", argv + optind, (size_t)(argc - optind)) != 0) {
+		free(ctx);
+		return CT_EXIT_BAD_INPUT;
+	}
 	if (ctx->json) {
 		ct_json_init(&ctx->j, stdout);
 		ct_json_object_begin(&ctx->j);

@@ -33,7 +33,8 @@ static void usage(FILE *out)
 		"\n"
 		"What differs for CUDA between two runs, machines or containers: \"it works\n"
 		"there, not here\". A and B are trace folders (cudatrace -o DIR), or what\n"
-		"cudatrace report --json or doctor --json printed, one of each if need be.\n"
+		"cudatrace report --json or doctor --json printed, one of each if need be;\n"
+		"'-' is that document on standard input (for one side).\n"
 		"The differences come in the order a failure's cause is most often found:\n"
 		"the CUDA libraries (by what they are, not their paths: each one's version,\n"
 		"file and the loader rule that found it), the driver and the GPUs, device\n"
@@ -84,6 +85,51 @@ static int read_doc(const char *path, char **text, size_t *len, char *why, size_
 	return 0;
 }
 
+/*
+ * "-": the document on standard input (ssh host cudatrace doctor --json |
+ * cudatrace diff - here.json), read whole up to DOC_MAX. A terminal is
+ * refused: nothing would come until the user typed a report.
+ */
+static int read_stdin(char **text, size_t *len, char *why, size_t size)
+{
+	size_t have = 0, cap = 65536;
+	char *buf;
+
+	if (isatty(STDIN_FILENO)) {
+		snprintf(why, size, "standard input is a terminal; pipe a report --json or "
+			 "doctor --json into it, or name a file");
+		return -1;
+	}
+	buf = ct_xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf + have, cap - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(why, size, "%s", strerror(errno));
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have == cap) {
+			if (cap >= DOC_MAX) {
+				snprintf(why, size, "too large for a report");
+				free(buf);
+				return -1;
+			}
+			cap *= 2;
+			buf = ct_xrealloc(buf, cap + 1);
+		}
+	}
+	buf[have] = '\0';
+	*text = buf;
+	*len = have;
+	return 0;
+}
+
 /* A trace folder as report --json prints it (one diagnosis, the same document). */
 static int folder_doc(const char *dir, bool trust_owner, char **text, size_t *len, char *why,
 		      size_t size)
@@ -125,7 +171,10 @@ static int load(const char *label, const char *path, bool trust_owner, struct ct
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (strcmp(path, "-") == 0) {
+		*what = "report";
+		rc = read_stdin(&text, &len, why, sizeof(why));
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		*what = "trace folder";
 		rc = folder_doc(path, trust_owner, &text, &len, why, sizeof(why));
 	} else {
@@ -138,7 +187,8 @@ static int load(const char *label, const char *path, bool trust_owner, struct ct
 	else
 		free(text);
 	if (rc != 0) {
-		ct_error("%s '%s': %s", label, path, why);
+		ct_error("%s '%s'%s: %s", label, path,
+			 strcmp(path, "-") == 0 ? " (standard input)" : "", why);
 		ct_side_release(s);
 		return -1;
 	}
@@ -195,6 +245,11 @@ int ct_cmd_diff(int argc, char **argv)
 	if (argc - optind != 2) {
 		ct_error("diff takes two: trace folders, or report --json or doctor --json outputs");
 		usage(stderr);
+		return CT_EXIT_BAD_INPUT;
+	}
+	/* Standard input is read once: it holds one document. */
+	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0) {
+		ct_error("diff reads standard input ('-') for one side only");
 		return CT_EXIT_BAD_INPUT;
 	}
 	memset(&names, 0, sizeof(names));

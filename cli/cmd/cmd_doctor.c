@@ -540,6 +540,8 @@ int ct_cmd_doctor(int argc, char **argv)
 	}
 	if (arch && ct_cmd_targets(arch, targets, names, &ntargets, CT_MAX_TARGETS) < 0)
 		return CT_EXIT_BAD_INPUT;
+	if (python && ct_cmd_no_stdin("doctor --python", (char *const *)&python, 1) != 0)
+		return CT_EXIT_BAD_INPUT;
 	if (python) {
 		struct ct_python py;
 

@@ -473,6 +473,8 @@ int ct_cmd_ldd(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("ldd", argv + optind, 1) != 0)
+		return CT_EXIT_BAD_INPUT;
 	d.file = argv[optind];
 	/* The file's own device code is read while the loader is asked. */
 	/* Threads beside this one (the headers of cuBLASLt's 5,737 images take ms). */

@@ -180,6 +180,8 @@ int ct_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("report", argv + optind, (size_t)(argc - optind)) != 0)
+		return CT_EXIT_BAD_INPUT;
 	/* The machine's loader answers while the traces are read. */
 	ct_machine_ask(&asked);
 	if (ct_cmd_read_traces(&t, argv + optind, argc - optind, trust_owner, why, sizeof(why)) != 0)

@@ -435,6 +435,8 @@ int ct_cmd_scan(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("scan", argv + optind, (size_t)(argc - optind)) != 0)
+		return CT_EXIT_BAD_INPUT;
 	if (ctx.json) {
 		ct_json_init(&ctx.j, stdout);
 		ct_json_object_begin(&ctx.j);

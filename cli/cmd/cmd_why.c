@@ -351,6 +351,8 @@ int ct_cmd_why(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (w.from && ct_cmd_no_stdin("why --from", (char *const *)&w.from, 1) != 0)
+		return CT_EXIT_BAD_INPUT;
 	w.name = argv[optind];
 	rc = ct_loader_open(&w.L, w.from, &env, &why);
 	if (rc < 0)

@@ -42,6 +42,12 @@ void ct_cmd_guard_files(int status, void (*cleanup)(void));
  * directory or wheel held and that were not listed (n > 0).
  */
 void ct_cmd_unlisted(size_t n);
+/*
+ * 0, or -1 after saying that cmd does not read standard input when one
+ * of paths[0..n) is "-": users mean stdin by it, and a file of that name
+ * is still ./-. Said instead of reporting a missing file named "-".
+ */
+int ct_cmd_no_stdin(const char *cmd, char *const *paths, size_t n);
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);
 

@@ -220,6 +220,19 @@ void ct_cmd_guard_files(int status, void (*cleanup)(void))
 	sigaction(SIGBUS, &sa, NULL);
 }
 
+int ct_cmd_no_stdin(const char *cmd, char *const *paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(paths[i], "-") == 0) {
+			ct_error("%s does not read standard input ('-'): give a path (./- names a "
+				 "file called '-')", cmd);
+			return -1;
+		}
+	return 0;
+}
+
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max)
 {
