@@ -14,7 +14,7 @@ _cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q -v
 _cudatrace_args_report='--arch --run --job'
 _cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
 _cudatrace_args_scan=''
-_cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -v --verbose --help'
+_cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -q --quiet -v --verbose --color --help'
 _cudatrace_args_check='--arch --driver --format'
 _cudatrace_opts_ldd='--json -v --library-path --preload --help'
 _cudatrace_args_ldd='--library-path --preload'
@@ -94,6 +94,15 @@ _cudatrace()
 	COMPREPLY=()
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
+	# --color=WHEN: its values (bash splits at '=', COMP_WORDBREAKS).
+	if [ "$prev" = --color ] && [ "$cur" = = ]; then
+		_cudatrace_add auto always never
+		return 0
+	elif [ "$COMP_CWORD" -gt 1 ] && [ "$prev" = = ] && [ "${COMP_WORDS[COMP_CWORD - 2]}" = --color ]; then
+		_cudatrace_add $(compgen -W 'auto always never' -- "$cur")
+		return 0
+	fi
+
 	# --opt=value: bash splits at '=' (COMP_WORDBREAKS).
 	if [ "$cur" = = ] && [ "$COMP_CWORD" -gt 1 ]; then
 		prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -108,6 +117,7 @@ _cudatrace()
 		w=${COMP_WORDS[i]}
 		case $w in
 		-o | --output | --json | --arch) ((i++)) ;;
+		--color) [ "${COMP_WORDS[i + 1]}" = = ] && ((i += 2)) ;;
 		--) cmd=run-program; break ;;
 		-*) ;;
 		*)

@@ -20,10 +20,19 @@
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
+static enum ct_colour_mode colour_mode = CT_COLOUR_AUTO;
+
+void ct_colour_set(enum ct_colour_mode mode)
+{
+	colour_mode = mode;
+}
+
 bool ct_want_colour(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
 
+	if (colour_mode != CT_COLOUR_AUTO)
+		return colour_mode == CT_COLOUR_ALWAYS;
 	return isatty(fileno(f)) && !(nc && *nc);
 }
 
