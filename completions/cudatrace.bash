@@ -8,23 +8,23 @@
 _cudatrace_commands='run scan report check ldd why doctor ps diff'
 
 # Options of each command; those that take a value are in *_args.
-_cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
+_cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --color --help'
 _cudatrace_args_run='-o --output --json --arch'
-_cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q -v --help'
+_cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q --quiet -v --verbose --color --help'
 _cudatrace_args_report='--arch --run --job'
-_cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
+_cudatrace_opts_scan='--json -q --quiet -v --verbose --verify --known-sections --color --help'
 _cudatrace_args_scan=''
 _cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -q --quiet -v --verbose --color --help'
 _cudatrace_args_check='--arch --driver --format'
-_cudatrace_opts_ldd='--json -v --library-path --preload --help'
+_cudatrace_opts_ldd='--json -q --quiet -v --verbose --library-path --preload --color --help'
 _cudatrace_args_ldd='--library-path --preload'
-_cudatrace_opts_why='--from --json --library-path --preload --help'
+_cudatrace_opts_why='--from --json -q --quiet -v --verbose --library-path --preload --color --help'
 _cudatrace_args_why='--from --library-path --preload'
-_cudatrace_opts_doctor='--json --markdown -v --arch --python --help'
+_cudatrace_opts_doctor='--json --markdown -q --quiet -v --verbose --arch --python --color --help'
 _cudatrace_args_doctor='--arch --python'
-_cudatrace_opts_ps='--json --markdown --arch -q -v --help'
+_cudatrace_opts_ps='--json --markdown --arch -q --quiet -v --verbose --color --help'
 _cudatrace_args_ps='--arch'
-_cudatrace_opts_diff='--json --markdown -v --trust-owner --help'
+_cudatrace_opts_diff='--json --markdown -q --quiet -v --verbose --trust-owner --color --help'
 
 # GPU archs --arch takes (any sm_XY[a|f] is accepted; these are the ones
 # NVIDIA's toolkits build), and native: the GPUs the driver reports.

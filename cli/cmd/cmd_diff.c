@@ -29,7 +29,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace diff [--json | --markdown] [-v] [--trust-owner] A B\n"
+		"usage: cudatrace diff [--json | --markdown] [-q] [-v] [--trust-owner] A B\n"
 		"\n"
 		"What differs for CUDA between two runs, machines or containers: \"it works\n"
 		"there, not here\". A and B are trace folders (cudatrace -o DIR), or what\n"
@@ -42,10 +42,12 @@ static void usage(FILE *out)
 		"side only, and the variables that shape loading (secrets masked).\n"
 		"(To trace the program diff itself: cudatrace run diff.)\n"
 		"\n"
-		"  --json        one JSON document on stdout (cudatrace.diff/1)\n"
-		"  --markdown    GitHub-flavoured Markdown, to paste into an issue\n"
-		"  -v            also say what could not be compared\n"
-		"  --trust-owner as root, read trace files of other users (as report does)\n"
+		"  --json          one JSON document on stdout (cudatrace.diff/1)\n"
+		"  --markdown      GitHub-flavoured Markdown, to paste into an issue\n"
+		"  -q, --quiet     only whether they differ: the first line\n"
+		"  -v, --verbose   also say what could not be compared\n"
+		"  --trust-owner   as root, read trace files of other users (as report does)\n"
+		"  --color[=WHEN]  taken by every command; diff prints no colour\n"
 		"\n"
 		"exit status: 0 nothing that matters differs, 1 something does, 2 bad input\n");
 }
@@ -204,18 +206,20 @@ int ct_cmd_diff(int argc, char **argv)
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "trust-owner", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ct_diff_format format = CT_DIFF_TEXT;
 	struct ct_diff_names names;
 	struct ct_side a, b;
 	struct ct_diff d;
-	bool json = false, markdown = false, trust_owner = false, verbose = false;
+	bool json = false, markdown = false, trust_owner = false, verbose = false, quiet = false;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -228,6 +232,13 @@ int ct_cmd_diff(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':
 			usage(stdout);
@@ -266,8 +277,15 @@ int ct_cmd_diff(int argc, char **argv)
 	else if (markdown)
 		format = CT_DIFF_MARKDOWN;
 	ct_diff_compute(&d, &a, &b);
-	rc = ct_diff_print(stdout, format, &d, &a, &b, &names, verbose) == 0 && d.n ? CT_EXIT_FINDING
-										: CT_EXIT_OK;
+	/* -q: whether they differ, in one line, as diff -q says it (the text's first line). */
+	if (quiet && format == CT_DIFF_TEXT) {
+		ct_diff_headline(stdout, &d);
+		rc = d.n ? CT_EXIT_FINDING : CT_EXIT_OK;
+	} else {
+		rc = ct_diff_print(stdout, format, &d, &a, &b, &names, verbose) == 0 && d.n
+			     ? CT_EXIT_FINDING
+			     : CT_EXIT_OK;
+	}
 	ct_diff_release(&d);
 	ct_side_release(&a);
 	ct_side_release(&b);

@@ -40,12 +40,14 @@ static void usage(FILE *out)
 		"GPUs, and the findings that need no trace.\n"
 		"(To trace the program ps itself: cudatrace run ps.)\n"
 		"\n"
-		"  --json        one JSON document on stdout (with PIDs: the report's)\n"
-		"  --markdown    GitHub-flavoured Markdown, to paste into an issue\n"
-		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list)\n"
-		"  -q            the findings only (with PIDs); without PIDs, the processes\n"
-		"                that cannot be read counted in one line, not listed\n"
-		"  -v            everything: all evidence, the whole tree (with PIDs)\n"
+		"  --json          one JSON document on stdout (with PIDs: the report's)\n"
+		"  --markdown      GitHub-flavoured Markdown, to paste into an issue\n"
+		"  --arch ARCH     judge device code for ARCH (sm_90, 9.0, a list)\n"
+		"  -q, --quiet     the findings only (with PIDs); without PIDs, the processes\n"
+		"                  that cannot be read counted in one line, not listed\n"
+		"  -v, --verbose   everything: all evidence, the whole tree (with PIDs)\n"
+		"  --color[=WHEN]  colour the severities: auto (a terminal, NO_COLOR unset;\n"
+		"                  the default), always, never\n"
 		"\n"
 		"exit status: 0 no error found, 1 an error finding, 2 bad input or no\n"
 		"process could be read (one process that cannot be read, root's PID 1 in\n"
@@ -194,6 +196,7 @@ int ct_cmd_ps(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct elfscan_target targets[CT_MAX_TARGETS];
@@ -225,6 +228,10 @@ int ct_cmd_ps(int argc, char **argv)
 			break;
 		case 'v':
 			o.verbose = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':
 			usage(stdout);

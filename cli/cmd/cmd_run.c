@@ -670,8 +670,8 @@ static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace [run] [-o DIR] [--json FILE] [--arch ARCH] [--eager] [-q]\n"
-		"                 [--] COMMAND [ARG...]\n"
+		"usage: cudatrace [run] [-o DIR] [--json FILE] [--arch ARCH] [--eager] [-q] [-v]\n"
+		"                 [--color[=WHEN]] [--] COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND with cudatrace's shim injected through the dynamic loader\n"
 		"(LD_AUDIT and LD_PRELOAD); when it ends, report on stderr what went wrong\n"
@@ -693,6 +693,8 @@ static void usage(FILE *out)
 		"  -q, --quiet       the findings only; twice (-qq): no report\n"
 		"  -v, --verbose     everything: all evidence, askers, the whole tree,\n"
 		"                    every process\n"
+		"  --color[=WHEN]    colour the severities: auto (stderr a terminal,\n"
+		"                    NO_COLOR unset; the default), always, never\n"
 		"\n"
 		"Exit status: the program's, or 128+N when a signal N ended it;\n"
 		"127 when COMMAND is not found, 126 when it cannot be run; 2 when\n"
@@ -814,6 +816,7 @@ int ct_cmd_run(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct elfscan_target targets[CT_MAX_TARGETS];
@@ -859,6 +862,10 @@ int ct_cmd_run(int argc, char **argv)
 			break;
 		case 'a':
 			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
 				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':

@@ -99,11 +99,8 @@ static void print_text(FILE *out, const char *p, const struct ct_diff *d, const 
 	memset(pad, ' ', w + 1);
 	pad[w + 1] = '\0';
 
-	if (d->n)
-		ct_tprintf(out, "%scudatrace diff: %zu difference%s that matter%s to CUDA\n", p, d->n,
-			   d->n == 1 ? "" : "s", d->n == 1 ? "s" : "");
-	else
-		ct_tprintf(out, "%scudatrace diff: no difference that matters to CUDA\n", p);
+	ct_tprintf(out, "%s", p);
+	ct_diff_headline(out, d);
 	side_line(out, p, "A", n->a, n->a_what, a);
 	side_line(out, p, "B", n->b, n->b_what, b);
 	for (i = 0; i < d->n; i++) {
@@ -297,6 +294,15 @@ static void print_json(struct ct_json *j, const struct ct_diff *d, const struct 
 		ct_json_string(j, d->not_compared[i]);
 	ct_json_array_end(j);
 	ct_json_object_end(j);
+}
+
+void ct_diff_headline(FILE *out, const struct ct_diff *d)
+{
+	if (d->n)
+		ct_tprintf(out, "cudatrace diff: %zu difference%s that matter%s to CUDA\n", d->n,
+			   d->n == 1 ? "" : "s", d->n == 1 ? "s" : "");
+	else
+		ct_tprintf(out, "cudatrace diff: no difference that matters to CUDA\n");
 }
 
 int ct_diff_print(FILE *out, enum ct_diff_format format, const struct ct_diff *d,
