@@ -88,7 +88,9 @@ static void job_notes(FILE *out, const struct ct_trace *t)
 static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
 {
 	size_t i, runs = ct_trace_runs(t), jobs = ct_trace_jobs(t), untraced = 0, notes = 0;
-	size_t bad = ct_endings_abnormal(t), running = 0;
+	size_t running = 0;
+	char ended[512];
+	bool bad = ct_endings_headline(t, ended, sizeof(ended));
 
 	for (i = 0; i < t->nprocs; i++) {
 		untraced += t->procs[i].untraced != NULL;
@@ -113,7 +115,12 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 			   t->nprocs - untraced == 1 ? "" : "es", untraced);
 	else
 		ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
-	/* A program that crashed is not one without a problem. */
+	/*
+	 * A program that crashed (or failed) is not one without a problem: the
+	 * first line says how it ended, then what was found about CUDA.
+	 */
+	if (bad)
+		ct_tprintf(out, "%s; ", ended);
 	if (bad && ct_findings_worst(&d->findings) < CT_SEV_WARNING) {
 		for (i = 0; i < d->findings.n; i++)
 			notes += d->findings.f[i].severity == CT_SEV_INFO;
