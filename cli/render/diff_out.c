@@ -35,8 +35,9 @@ static void lib_text(FILE *out, const char *in, const char *label, const struct 
 
 static void driver_text(FILE *out, const char *in, const char *label, const struct ct_side *s)
 {
-	if (!s->has_driver || (!s->driver_version && !s->driver_cuda && !s->driver_path)) {
-		ct_tprintf(out, "%s%s none\n", in, label);
+	if (s->driver != CT_SIDE_DRIVER_FOUND) {
+		ct_tprintf(out, "%s%s %s\n", in, label,
+			   s->driver == CT_SIDE_DRIVER_NOT_FOUND ? "not found" : "not asked for");
 		return;
 	}
 	ct_tprintf(out, "%s%s %s", in, label, s->driver_version ? s->driver_version : "?");
@@ -179,11 +180,8 @@ static void lib_json(struct ct_json *j, const struct ct_side_lib *l)
 
 static void driver_json(struct ct_json *j, const struct ct_side *s)
 {
-	if (!s->has_driver) {
-		ct_json_null(j);
-		return;
-	}
 	ct_json_object_begin(j);
+	ct_json_kv_string(j, "state", ct_side_driver_id(s->driver));
 	ct_json_kv_string(j, "version", s->driver_version);
 	ct_json_key(j, "cuda");
 	if (s->driver_cuda > 0)
