@@ -788,7 +788,7 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 		if (fclose(out) != 0)
 			ct_out_of_memory();
 		if (tell)
-			fwrite(buf, 1, len, stdout);
+			ct_text_put(stdout, buf, len); /* escaped when written into buf */
 		free(buf);
 	}
 }

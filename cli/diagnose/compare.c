@@ -207,7 +207,12 @@ static void load_report(struct ct_side *s, const struct ct_jv *doc)
 		const struct ct_jv *drv = ct_jget(p, "driver"), *code = ct_jget(p, "device_code");
 		const struct ct_jv *env = ct_jget(p, "env");
 
-		if (!is_object(p))
+		/*
+		 * A wrapper (pyenv's shims and their helpers, roles.h) is not what
+		 * the user ran: what it searched for (pyenv-realpath.dylib) is no
+		 * difference between two runs of one program.
+		 */
+		if (!is_object(p) || ct_jbool(p, "wrapper", false))
 			continue;
 		s->nprocs++;
 		for (k = 0; is_array(libs) && k < libs->u.c.n; k++) {
