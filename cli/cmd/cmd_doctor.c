@@ -117,6 +117,32 @@ static void print_driver(FILE *out, const struct ct_doctor *d, bool verbose)
 	}
 }
 
+/* What collect_env and issue templates ask first: the OS, the kernel, glibc. */
+static void print_system(FILE *out, const struct ct_doctor *d)
+{
+	const struct ct_system *s = &d->sys;
+
+	ct_tprintf(out, "  OS      %s\n", s->os[0] ? s->os : "not known (no os-release file)");
+	ct_tprintf(out, "  kernel  %s%s%s%s\n", s->kernel[0] ? s->kernel : "not known",
+		   s->machine[0] ? " (" : "", s->machine, s->machine[0] ? ")" : "");
+	ct_tprintf(out, "  glibc   %s\n", s->glibc[0] ? s->glibc : "not known");
+}
+
+static void json_system(struct ct_json *j, const struct ct_doctor *d)
+{
+	const struct ct_system *s = &d->sys;
+
+	ct_json_key(j, "system");
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "os", s->os[0] ? s->os : NULL);
+	ct_json_kv_string(j, "os_id", s->os_id[0] ? s->os_id : NULL);
+	ct_json_kv_string(j, "os_version", s->os_version[0] ? s->os_version : NULL);
+	ct_json_kv_string(j, "kernel", s->kernel[0] ? s->kernel : NULL);
+	ct_json_kv_string(j, "machine", s->machine[0] ? s->machine : NULL);
+	ct_json_kv_string(j, "glibc", s->glibc[0] ? s->glibc : NULL);
+	ct_json_object_end(j);
+}
+
 static void print_gpus(FILE *out, const struct ct_doctor *d)
 {
 	const struct ct_driver_probe *p = &d->drv.probe;
@@ -466,6 +492,7 @@ static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings 
 	print_verdict(ct_md_verdict(md), fs, envs, nenvs, false);
 	/* -q: the verdict and the findings (the packages' too), as report -q --markdown. */
 	if (!quiet) {
+		print_system(ct_md_section(md, "System"), d);
 		print_driver(ct_md_section(md, "Driver"), d, verbose);
 		print_gpus(ct_md_section(md, "GPUs"), d);
 		print_runtimes(ct_md_section(md, "CUDA runtimes"), d);
@@ -611,6 +638,7 @@ int ct_cmd_doctor(int argc, char **argv)
 		ct_json_init(&j, stdout);
 		ct_json_object_begin(&j);
 		ct_json_kv_string(&j, "schema", CT_SCHEMA_DOCTOR);
+		json_system(&j, &d);
 		ct_json_key(&j, "driver");
 		json_driver(&j, &d);
 		json_rest(&j, &d);
@@ -648,6 +676,8 @@ int ct_cmd_doctor(int argc, char **argv)
 			ct_findings_print(stdout, &fs, colour, verbose);
 		}
 		ct_tprintf(stdout, "\n");
+		ct_tprintf(stdout, "system\n");
+		print_system(stdout, &d);
 		ct_tprintf(stdout, "driver\n");
 		print_driver(stdout, &d, verbose);
 		ct_tprintf(stdout, "GPUs\n");
