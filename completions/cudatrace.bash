@@ -8,23 +8,23 @@
 _cudatrace_commands='run scan report check ldd why doctor ps diff'
 
 # Options of each command; those that take a value are in *_args.
-_cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --help'
+_cudatrace_opts_run='-o --output --json --arch --eager -q --quiet -v --verbose --color --help'
 _cudatrace_args_run='-o --output --json --arch'
-_cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q -v --help'
+_cudatrace_opts_report='--json --markdown --arch --run --job --trust-owner -q --quiet -v --verbose --color --help'
 _cudatrace_args_report='--arch --run --job'
-_cudatrace_opts_scan='--json -v --verbose --verify --known-sections --help'
+_cudatrace_opts_scan='--json -q --quiet -v --verbose --verify --known-sections --color --help'
 _cudatrace_args_scan=''
-_cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -v --verbose --help'
+_cudatrace_opts_check='--arch --driver --json --format --require-sass --every-module -q --quiet -v --verbose --color --help'
 _cudatrace_args_check='--arch --driver --format'
-_cudatrace_opts_ldd='--json -v --library-path --preload --help'
+_cudatrace_opts_ldd='--json -q --quiet -v --verbose --library-path --preload --color --help'
 _cudatrace_args_ldd='--library-path --preload'
-_cudatrace_opts_why='--from --json --library-path --preload --help'
+_cudatrace_opts_why='--from --json -q --quiet -v --verbose --library-path --preload --color --help'
 _cudatrace_args_why='--from --library-path --preload'
-_cudatrace_opts_doctor='--json --markdown -v --arch --python --help'
+_cudatrace_opts_doctor='--json --markdown -q --quiet -v --verbose --arch --python --color --help'
 _cudatrace_args_doctor='--arch --python'
-_cudatrace_opts_ps='--json --markdown --arch -q -v --help'
+_cudatrace_opts_ps='--json --markdown --arch -q --quiet -v --verbose --color --help'
 _cudatrace_args_ps='--arch'
-_cudatrace_opts_diff='--json --markdown -v --trust-owner --help'
+_cudatrace_opts_diff='--json --markdown -q --quiet -v --verbose --trust-owner --color --help'
 
 # GPU archs --arch takes (any sm_XY[a|f] is accepted; these are the ones
 # NVIDIA's toolkits build), and native: the GPUs the driver reports.
@@ -94,6 +94,15 @@ _cudatrace()
 	COMPREPLY=()
 	[ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD - 1]}
 
+	# --color=WHEN: its values (bash splits at '=', COMP_WORDBREAKS).
+	if [ "$prev" = --color ] && [ "$cur" = = ]; then
+		_cudatrace_add auto always never
+		return 0
+	elif [ "$COMP_CWORD" -gt 1 ] && [ "$prev" = = ] && [ "${COMP_WORDS[COMP_CWORD - 2]}" = --color ]; then
+		_cudatrace_add $(compgen -W 'auto always never' -- "$cur")
+		return 0
+	fi
+
 	# --opt=value: bash splits at '=' (COMP_WORDBREAKS).
 	if [ "$cur" = = ] && [ "$COMP_CWORD" -gt 1 ]; then
 		prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -108,6 +117,7 @@ _cudatrace()
 		w=${COMP_WORDS[i]}
 		case $w in
 		-o | --output | --json | --arch) ((i++)) ;;
+		--color) [ "${COMP_WORDS[i + 1]}" = = ] && ((i += 2)) ;;
 		--) cmd=run-program; break ;;
 		-*) ;;
 		*)
@@ -150,7 +160,7 @@ _cudatrace()
 	case $cur in
 	-*)
 		if [ -z "$cmd" ]; then
-			_cudatrace_add $(compgen -W "${!opts} --version" -- "$cur")
+			_cudatrace_add $(compgen -W "${!opts} -V --version" -- "$cur")
 		else
 			_cudatrace_add $(compgen -W "${!opts}" -- "$cur")
 		fi

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "schema.h"
 #include "libnames.h"
+#include "report.h"
 #include "summary.h"
 #include "text.h"
 #include "verdict.h"
@@ -47,8 +48,14 @@ struct check_ctx {
 	struct elfscan_target targets[MAX_TARGETS];
 	char target_names[MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets;
-	bool json, github, every_module, require_sass, verbose;
+	bool json, github, every_module, require_sass, verbose, quiet, colour;
 	struct driver_opt driver;
+	/*
+	 * The total (say_total), per target: objects with device code judged,
+	 * those that cannot run there, those that fail the check (--require-
+	 * sass, --every-module add to those), those that run only by JIT.
+	 */
+	size_t judged[MAX_TARGETS], cannot[MAX_TARGETS], failed[MAX_TARGETS], jit[MAX_TARGETS];
 	struct ct_json j;
 	int exit_code;
 	size_t unlisted; /* objects without device code, not listed */
@@ -688,6 +695,32 @@ static bool fails(const struct check_ctx *ctx, const struct result *r)
 	       (ctx->every_module && r->v.other_gpus);
 }
 
+/* The verdicts that mean the object cannot run on the target at all. */
+static bool cannot_run(const struct result *r)
+{
+	return r->verdict == CT_VERDICT_NO_IMAGE || r->verdict == CT_VERDICT_PTX_TOO_NEW ||
+	       r->verdict == CT_VERDICT_NO_GPU_SUPPORT || r->verdict == CT_VERDICT_DRIVER_TOO_OLD;
+}
+
+/* One object's verdict on target t, counted for the total; raises the exit status. */
+static void tally(struct check_ctx *ctx, size_t t, const struct result *r)
+{
+	if (fails(ctx, r))
+		raise_exit(ctx, CT_EXIT_FINDING);
+	if (r->verdict == CT_VERDICT_NO_DEVICE_CODE)
+		return;
+	ctx->judged[t]++;
+	ctx->failed[t] += fails(ctx, r);
+	ctx->cannot[t] += cannot_run(r);
+	ctx->jit[t] += r->verdict == CT_VERDICT_PTX_JIT;
+}
+
+/* The colour of a verdict: fails red, JIT yellow, as errors and warnings elsewhere. */
+static const char *verdict_colour(const struct check_ctx *ctx, const struct result *r)
+{
+	return fails(ctx, r) ? "1;31" : r->verdict == CT_VERDICT_PTX_JIT ? "33" : NULL;
+}
+
 static bool damaged(const struct elfscan_file *f)
 {
 	size_t i;
@@ -703,25 +736,36 @@ static bool damaged(const struct elfscan_file *f)
 static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 {
 	struct object_facts o;
-	size_t t, k;
+	size_t t, k, len = 0;
+	char *buf = NULL;
+	bool tell = !ctx->quiet;
+	FILE *out = stdout;
 
+	/* -q: an object is shown only when it fails or runs only by JIT. */
+	if (ctx->quiet && !(out = open_memstream(&buf, &len)))
+		ct_out_of_memory();
 	object_facts_init(&o, obj->path);
-	ct_tprintf(stdout, "%s\n", obj->path);
+	ct_tprintf(out, "%s\n", obj->path);
 	for (t = 0; t < ctx->ntargets; t++) {
+		const char *colour;
 		struct result r;
 
 		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
-		ct_tprintf(stdout, "  %-8s %-14s %s\n", ctx->target_names[t],
-		       ct_verdict_name(r.verdict), r.reason);
+		colour = verdict_colour(ctx, &r);
+		tell |= colour != NULL;
+		ct_tprintf(out, "  %-8s ", ctx->target_names[t]);
+		ct_text_colour(out, ctx->colour && colour, colour);
+		ct_tprintf(out, "%-14s", ct_verdict_name(r.verdict));
+		ct_text_colour(out, ctx->colour && colour, "0");
+		ct_tprintf(out, " %s\n", r.reason);
 		for (k = 0; k < NDETAILS; k++)
 			if (r.details[k][0])
-				ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.details[k]);
+				ct_tprintf(out, "  %-8s %-14s %s\n", "", "", r.details[k]);
 		if (r.fix[0])
-			ct_tprintf(stdout, "  %-8s %-14s fix: %s\n", "", "", r.fix);
+			ct_tprintf(out, "  %-8s %-14s fix: %s\n", "", "", r.fix);
 		if (ctx->verbose && r.left_out[0])
-			ct_tprintf(stdout, "  %-8s %-14s %s\n", "", "", r.left_out);
-		if (fails(ctx, &r))
-			raise_exit(ctx, CT_EXIT_FINDING);
+			ct_tprintf(out, "  %-8s %-14s %s\n", "", "", r.left_out);
+		tally(ctx, t, &r);
 		ct_verdict_release(&r.v);
 	}
 	if (damaged(obj->scan)) {
@@ -732,12 +776,20 @@ static void text_object(struct check_ctx *ctx, const struct ct_object *obj)
 
 			if (!elfscan_problem_is_error(obj->scan->problems[i].code))
 				continue;
-			ct_tprintf(stdout, "  error: %s\n",
+			ct_tprintf(out, "  error: %s\n",
 			       elfscan_problem_describe(obj->scan,
 							&obj->scan->problems[i],
 							text, sizeof(text)));
 		}
 		raise_exit(ctx, CT_EXIT_BAD_INPUT);
+		tell = true;
+	}
+	if (out != stdout) {
+		if (fclose(out) != 0)
+			ct_out_of_memory();
+		if (tell)
+			ct_text_put(stdout, buf, len); /* escaped when written into buf */
+		free(buf);
 	}
 }
 
@@ -773,9 +825,9 @@ static void github_object(struct check_ctx *ctx, const struct ct_object *obj)
 		size_t n = 0;
 
 		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
+		tally(ctx, t, &r);
 		if (fails(ctx, &r)) {
 			level = "error";
-			raise_exit(ctx, CT_EXIT_FINDING);
 		} else if (r.verdict == CT_VERDICT_PTX_JIT) {
 			level = "warning";
 		}
@@ -942,8 +994,7 @@ static void json_object(struct check_ctx *ctx, const struct ct_object *obj)
 		struct result r;
 
 		judge(ctx, &o, obj->scan, &ctx->targets[t], &r);
-		if (fails(ctx, &r))
-			raise_exit(ctx, CT_EXIT_FINDING);
+		tally(ctx, t, &r);
 		json_result(j, ctx->target_names[t], obj->scan, &r);
 		ct_verdict_release(&r.v);
 	}
@@ -1097,7 +1148,7 @@ static void say_counts(const struct check_ctx *ctx)
 	const char *line = words;
 
 	if (ctx->with_code || ctx->reached > ctx->objects) {
-		if (!ctx->github && ctx->unlisted)
+		if (!ctx->github && ctx->unlisted && !ctx->quiet)
 			ct_cmd_unlisted(ctx->unlisted);
 		return;
 	}
@@ -1116,17 +1167,86 @@ static void say_counts(const struct check_ctx *ctx)
 		ct_tprintf(stdout, "%s\n", words);
 }
 
+/*
+ * The total, a line per target: "1 of 2 objects cannot run on sm_90",
+ * "2 of 2 objects can run on sm_90 (1 only by JIT from PTX)"; over the
+ * objects with device code (those without cannot fail a launch), and
+ * those that could not be read. Nothing when none has device code
+ * (say_counts said so).
+ */
+static void say_total(const struct check_ctx *ctx)
+{
+	size_t t, unread = ctx->reached - ctx->objects;
+
+	for (t = 0; t < ctx->ntargets; t++) {
+		size_t n = ctx->judged[t], other = ctx->failed[t] - ctx->cannot[t];
+		bool open = false;
+
+		if (!n)
+			continue;
+		if (ctx->cannot[t]) {
+			ct_text_colour(stdout, ctx->colour, "1;31");
+			ct_tprintf(stdout, "%zu of %zu object%s cannot run on %s", ctx->cannot[t], n,
+				   n == 1 ? "" : "s", ctx->target_names[t]);
+			ct_text_colour(stdout, ctx->colour, "0");
+		} else {
+			ct_tprintf(stdout, "%zu of %zu object%s can run on %s", n, n, n == 1 ? "" : "s",
+				   ctx->target_names[t]);
+		}
+		if (ctx->jit[t]) {
+			ct_tprintf(stdout, " (");
+			open = true;
+			ct_text_colour(stdout, ctx->colour, ctx->require_sass ? "1;31" : "33");
+			ct_tprintf(stdout, "%zu only by JIT from PTX%s", ctx->jit[t],
+				   ctx->require_sass ? ", which --require-sass fails" : "");
+			ct_text_colour(stdout, ctx->colour, "0");
+		}
+		/* Fails that are no "cannot run": --every-module's fatbins for other GPUs. */
+		if (other > (ctx->require_sass ? ctx->jit[t] : 0)) {
+			ct_tprintf(stdout, "%s", open ? "; " : " (");
+			open = true;
+			ct_tprintf(stdout, "%zu with fatbins for other GPUs only, which "
+				   "--every-module fails", other - (ctx->require_sass ? ctx->jit[t] : 0));
+		}
+		ct_tprintf(stdout, "%s%s\n", open ? ")" : "",
+			   unread ? "; some objects could not be read (above)" : "");
+	}
+}
+
+/* "totals": say_total's counts, a member per target; "unreadable": what was not read. */
+static void json_totals(struct check_ctx *ctx)
+{
+	struct ct_json *j = &ctx->j;
+	size_t t;
+
+	ct_json_key(j, "totals");
+	ct_json_array_begin(j);
+	for (t = 0; t < ctx->ntargets; t++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "target", ctx->target_names[t]);
+		ct_json_kv_u64(j, "objects", ctx->judged[t]);
+		ct_json_kv_u64(j, "cannot_run", ctx->cannot[t]);
+		ct_json_kv_u64(j, "ptx_jit", ctx->jit[t]);
+		ct_json_kv_u64(j, "fail", ctx->failed[t]);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+	ct_json_kv_u64(j, "without_device_code", ctx->objects - ctx->with_code);
+	ct_json_kv_u64(j, "unreadable", ctx->reached - ctx->objects);
+}
+
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
 		"usage: cudatrace check --arch ARCH[,ARCH...] [--driver VERSION]\n"
-		"                       [--json | --format FORMAT] PATH...\n"
+		"                       [--json | --format FORMAT] [-q] [-v] PATH...\n"
 		"\n"
 		"For each object with device code and each target GPU arch: what the\n"
 		"driver would pick in each fatbin, counted, and the verdict sass,\n"
 		"ptx-jit, ptx-too-new, no-image or no-device-code (with --driver also\n"
 		"no-gpu-support or driver-too-old), with the reason; for PTX, the\n"
-		"lowest driver that compiles it.\n"
+		"lowest driver that compiles it. Then the total per target: \"1 of 2\n"
+		"objects cannot run on sm_90\".\n"
 		"\n"
 		"  --arch ARCH       sm_90, sm_90a, sm_100f, 9.0, 90, or native (the GPUs\n"
 		"                    the driver reports); repeat or separate with commas\n"
@@ -1142,10 +1262,14 @@ static void usage(FILE *out)
 		"                    not drive is no-gpu-support, a CUDA runtime newer\n"
 		"                    than it runs driver-too-old, PTX it cannot compile\n"
 		"                    ptx-too-new: each fails\n"
+		"  -q, --quiet       only the objects that fail or run only by JIT, and\n"
+		"                    the total\n"
 		"  -v, --verbose     the fatbins left out of a verdict and why (no kernel,\n"
 		"                    -rdc link inputs), and the objects without device\n"
 		"                    code that a directory or wheel holds (else counted\n"
 		"                    in one line)\n"
+		"  --color[=WHEN]    colour the verdicts: auto (a terminal, NO_COLOR\n"
+		"                    unset; the default), always, never\n"
 		"  --every-module    fail on fatbins that hold code for other GPUs only\n"
 		"                    too ('a'/'f' code, or one of NVIDIA's libraries that\n"
 		"                    pick kernels per GPU); other fatbins without an\n"
@@ -1166,7 +1290,9 @@ int ct_cmd_check(int argc, char **argv)
 		{ "every-module", no_argument, NULL, 'm' },
 		{ "driver", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_ctx *ctx = ct_xcalloc(1, sizeof(*ctx));
@@ -1174,7 +1300,7 @@ int ct_cmd_check(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "a:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			if (ct_cmd_targets(optarg, ctx->targets, ctx->target_names,
@@ -1213,6 +1339,15 @@ int ct_cmd_check(int argc, char **argv)
 		case 'v':
 			ctx->verbose = true;
 			break;
+		case 'q':
+			ctx->quiet = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0) {
+				free(ctx);
+				return CT_EXIT_BAD_INPUT;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			free(ctx);
@@ -1230,6 +1365,11 @@ int ct_cmd_check(int argc, char **argv)
 		free(ctx);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("check", argv + optind, (size_t)(argc - optind)) != 0) {
+		free(ctx);
+		return CT_EXIT_BAD_INPUT;
+	}
+	ctx->colour = !ctx->json && !ctx->github && ct_want_colour(stdout);
 	if (ctx->json) {
 		ct_json_init(&ctx->j, stdout);
 		ct_json_object_begin(&ctx->j);
@@ -1243,11 +1383,15 @@ int ct_cmd_check(int argc, char **argv)
 	ct_walk(argv + optind, (size_t)(argc - optind), &wo, on_object, ctx);
 	if (ctx->json) {
 		ct_json_array_end(&ctx->j);
+		json_totals(ctx);
 		ct_json_object_end(&ctx->j);
 		ct_json_finish(&ctx->j);
 	}
-	if (!nothing_to_check(ctx, argv + optind, (size_t)(argc - optind)) && !ctx->json)
+	if (!nothing_to_check(ctx, argv + optind, (size_t)(argc - optind)) && !ctx->json) {
 		say_counts(ctx);
+		if (!ctx->github)
+			say_total(ctx);
+	}
 	rc = ctx->exit_code;
 	free(ctx);
 	return rc;

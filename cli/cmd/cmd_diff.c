@@ -29,11 +29,12 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace diff [--json | --markdown] [-v] [--trust-owner] A B\n"
+		"usage: cudatrace diff [--json | --markdown] [-q] [-v] [--trust-owner] A B\n"
 		"\n"
 		"What differs for CUDA between two runs, machines or containers: \"it works\n"
 		"there, not here\". A and B are trace folders (cudatrace -o DIR), or what\n"
-		"cudatrace report --json or doctor --json printed, one of each if need be.\n"
+		"cudatrace report --json or doctor --json printed, one of each if need be;\n"
+		"'-' is that document on standard input (for one side).\n"
 		"The differences come in the order a failure's cause is most often found:\n"
 		"the CUDA libraries (by what they are, not their paths: each one's version,\n"
 		"file and the loader rule that found it), the driver and the GPUs, device\n"
@@ -41,10 +42,12 @@ static void usage(FILE *out)
 		"side only, and the variables that shape loading (secrets masked).\n"
 		"(To trace the program diff itself: cudatrace run diff.)\n"
 		"\n"
-		"  --json        one JSON document on stdout (cudatrace.diff/1)\n"
-		"  --markdown    GitHub-flavoured Markdown, to paste into an issue\n"
-		"  -v            also say what could not be compared\n"
-		"  --trust-owner as root, read trace files of other users (as report does)\n"
+		"  --json          one JSON document on stdout (cudatrace.diff/1)\n"
+		"  --markdown      GitHub-flavoured Markdown, to paste into an issue\n"
+		"  -q, --quiet     only whether they differ: the first line\n"
+		"  -v, --verbose   also say what could not be compared\n"
+		"  --trust-owner   as root, read trace files of other users (as report does)\n"
+		"  --color[=WHEN]  taken by every command; diff prints no colour\n"
 		"\n"
 		"exit status: 0 nothing that matters differs, 1 something does, 2 bad input\n");
 }
@@ -78,6 +81,51 @@ static int read_doc(const char *path, char **text, size_t *len, char *why, size_
 		have += (size_t)n;
 	}
 	close(fd);
+	buf[have] = '\0';
+	*text = buf;
+	*len = have;
+	return 0;
+}
+
+/*
+ * "-": the document on standard input (ssh host cudatrace doctor --json |
+ * cudatrace diff - here.json), read whole up to DOC_MAX. A terminal is
+ * refused: nothing would come until the user typed a report.
+ */
+static int read_stdin(char **text, size_t *len, char *why, size_t size)
+{
+	size_t have = 0, cap = 65536;
+	char *buf;
+
+	if (isatty(STDIN_FILENO)) {
+		snprintf(why, size, "standard input is a terminal; pipe a report --json or "
+			 "doctor --json into it, or name a file");
+		return -1;
+	}
+	buf = ct_xmalloc(cap + 1);
+	for (;;) {
+		ssize_t n = read(STDIN_FILENO, buf + have, cap - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(why, size, "%s", strerror(errno));
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have == cap) {
+			if (cap >= DOC_MAX) {
+				snprintf(why, size, "too large for a report");
+				free(buf);
+				return -1;
+			}
+			cap *= 2;
+			buf = ct_xrealloc(buf, cap + 1);
+		}
+	}
 	buf[have] = '\0';
 	*text = buf;
 	*len = have;
@@ -125,7 +173,10 @@ static int load(const char *label, const char *path, bool trust_owner, struct ct
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (strcmp(path, "-") == 0) {
+		*what = "report";
+		rc = read_stdin(&text, &len, why, sizeof(why));
+	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		*what = "trace folder";
 		rc = folder_doc(path, trust_owner, &text, &len, why, sizeof(why));
 	} else {
@@ -138,7 +189,8 @@ static int load(const char *label, const char *path, bool trust_owner, struct ct
 	else
 		free(text);
 	if (rc != 0) {
-		ct_error("%s '%s': %s", label, path, why);
+		ct_error("%s '%s'%s: %s", label, path,
+			 strcmp(path, "-") == 0 ? " (standard input)" : "", why);
 		ct_side_release(s);
 		return -1;
 	}
@@ -154,18 +206,20 @@ int ct_cmd_diff(int argc, char **argv)
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "trust-owner", no_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum ct_diff_format format = CT_DIFF_TEXT;
 	struct ct_diff_names names;
 	struct ct_side a, b;
 	struct ct_diff d;
-	bool json = false, markdown = false, trust_owner = false, verbose = false;
+	bool json = false, markdown = false, trust_owner = false, verbose = false, quiet = false;
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -178,6 +232,13 @@ int ct_cmd_diff(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':
 			usage(stdout);
@@ -197,6 +258,11 @@ int ct_cmd_diff(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	/* Standard input is read once: it holds one document. */
+	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0) {
+		ct_error("diff reads standard input ('-') for one side only");
+		return CT_EXIT_BAD_INPUT;
+	}
 	memset(&names, 0, sizeof(names));
 	names.a = argv[optind];
 	names.b = argv[optind + 1];
@@ -211,8 +277,15 @@ int ct_cmd_diff(int argc, char **argv)
 	else if (markdown)
 		format = CT_DIFF_MARKDOWN;
 	ct_diff_compute(&d, &a, &b);
-	rc = ct_diff_print(stdout, format, &d, &a, &b, &names, verbose) == 0 && d.n ? CT_EXIT_FINDING
-										: CT_EXIT_OK;
+	/* -q: whether they differ, in one line, as diff -q says it (the text's first line). */
+	if (quiet && format == CT_DIFF_TEXT) {
+		ct_diff_headline(stdout, &d);
+		rc = d.n ? CT_EXIT_FINDING : CT_EXIT_OK;
+	} else {
+		rc = ct_diff_print(stdout, format, &d, &a, &b, &names, verbose) == 0 && d.n
+			     ? CT_EXIT_FINDING
+			     : CT_EXIT_OK;
+	}
 	ct_diff_release(&d);
 	ct_side_release(&a);
 	ct_side_release(&b);

@@ -31,7 +31,7 @@
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace doctor [--json | --markdown] [-v] [--arch ARCH] [--python PATH]\n"
+		"usage: cudatrace doctor [--json | --markdown] [-q] [-v] [--arch ARCH] [--python PATH]\n"
 		"\n"
 		"The CUDA driver of this machine (the libcuda.so.1 the loader takes, its\n"
 		"version, the CUDA version it supports, cuInit, the kernel module,\n"
@@ -48,8 +48,11 @@ static void usage(FILE *out)
 		"  --json          one JSON document on stdout\n"
 		"  --markdown      GitHub-flavoured Markdown, to paste into an issue: the\n"
 		"                  verdict and findings, the facts in collapsed sections\n"
-		"  -v              every line of evidence, the driver search's candidates,\n"
+		"  -q, --quiet     the verdict and the findings only (no facts)\n"
+		"  -v, --verbose   every line of evidence, the driver search's candidates,\n"
 		"                  and each package's objects with their device code\n"
+		"  --color[=WHEN]  colour the severities: auto (a terminal, NO_COLOR\n"
+		"                  unset; the default), always, never\n"
 		"  --arch ARCH     judge device code for these GPUs (sm_90, sm_100,...)\n"
 		"                  instead of the ones the driver reports\n"
 		"  --python PATH   judge this interpreter's packages only\n"
@@ -112,6 +115,32 @@ static void print_driver(FILE *out, const struct ct_doctor *d, bool verbose)
 		       c->taken ? "taken" : c->on_ld_library_path ? "on LD_LIBRARY_PATH, not taken"
 								  : "not on LD_LIBRARY_PATH");
 	}
+}
+
+/* What collect_env and issue templates ask first: the OS, the kernel, glibc. */
+static void print_system(FILE *out, const struct ct_doctor *d)
+{
+	const struct ct_system *s = &d->sys;
+
+	ct_tprintf(out, "  OS      %s\n", s->os[0] ? s->os : "not known (no os-release file)");
+	ct_tprintf(out, "  kernel  %s%s%s%s\n", s->kernel[0] ? s->kernel : "not known",
+		   s->machine[0] ? " (" : "", s->machine, s->machine[0] ? ")" : "");
+	ct_tprintf(out, "  glibc   %s\n", s->glibc[0] ? s->glibc : "not known");
+}
+
+static void json_system(struct ct_json *j, const struct ct_doctor *d)
+{
+	const struct ct_system *s = &d->sys;
+
+	ct_json_key(j, "system");
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "os", s->os[0] ? s->os : NULL);
+	ct_json_kv_string(j, "os_id", s->os_id[0] ? s->os_id : NULL);
+	ct_json_kv_string(j, "os_version", s->os_version[0] ? s->os_version : NULL);
+	ct_json_kv_string(j, "kernel", s->kernel[0] ? s->kernel : NULL);
+	ct_json_kv_string(j, "machine", s->machine[0] ? s->machine : NULL);
+	ct_json_kv_string(j, "glibc", s->glibc[0] ? s->glibc : NULL);
+	ct_json_object_end(j);
 }
 
 static void print_gpus(FILE *out, const struct ct_doctor *d)
@@ -454,21 +483,26 @@ static void release_all_findings(struct ct_findings *all, size_t machine)
 
 static void markdown_doctor(const struct ct_doctor *d, const struct ct_findings *fs,
 			    const struct ct_pyenv *envs, size_t nenvs, char names[][CT_TARGET_NAME],
-			    size_t ntargets, bool given, bool verbose)
+			    size_t ntargets, bool given, bool verbose, bool quiet)
 {
 	struct ct_md *md = ct_md_new(getenv("HOME"), verbose);
 	struct ct_findings all;
 	size_t i;
 
 	print_verdict(ct_md_verdict(md), fs, envs, nenvs, false);
-	print_driver(ct_md_section(md, "Driver"), d, verbose);
-	print_gpus(ct_md_section(md, "GPUs"), d);
-	print_runtimes(ct_md_section(md, "CUDA runtimes"), d);
-	print_ld_path(ct_md_section(md, "LD_LIBRARY_PATH"), d);
-	if (nenvs)
-		print_targets(ct_md_section(md, "Device code judged for"), names, ntargets, given);
+	/* -q: the verdict and the findings (the packages' too), as report -q --markdown. */
+	if (!quiet) {
+		print_system(ct_md_section(md, "System"), d);
+		print_driver(ct_md_section(md, "Driver"), d, verbose);
+		print_gpus(ct_md_section(md, "GPUs"), d);
+		print_runtimes(ct_md_section(md, "CUDA runtimes"), d);
+		print_ld_path(ct_md_section(md, "LD_LIBRARY_PATH"), d);
+		if (nenvs)
+			print_targets(ct_md_section(md, "Device code judged for"), names, ntargets,
+				      given);
+	}
 	/* A section per interpreter: its packages, each with its verdict first. */
-	for (i = 0; i < nenvs; i++) {
+	for (i = 0; !quiet && i < nenvs; i++) {
 		char title[600];
 
 		snprintf(title, sizeof(title), "Python packages of %s", envs[i].py.exe);
@@ -485,12 +519,14 @@ int ct_cmd_doctor(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "python", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false, markdown = false, verbose = false, colour;
+	bool json = false, markdown = false, verbose = false, quiet = false, colour;
 	struct elfscan_target targets[CT_MAX_TARGETS];
 	char names[CT_MAX_TARGETS][CT_TARGET_NAME];
 	size_t ntargets = 0, nenvs = 0;
@@ -503,7 +539,7 @@ int ct_cmd_doctor(int argc, char **argv)
 	int c, rc, worst;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -513,6 +549,13 @@ int ct_cmd_doctor(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'a':
 			arch = optarg;
@@ -539,6 +582,8 @@ int ct_cmd_doctor(int argc, char **argv)
 		return CT_EXIT_BAD_INPUT;
 	}
 	if (arch && ct_cmd_targets(arch, targets, names, &ntargets, CT_MAX_TARGETS) < 0)
+		return CT_EXIT_BAD_INPUT;
+	if (python && ct_cmd_no_stdin("doctor --python", (char *const *)&python, 1) != 0)
 		return CT_EXIT_BAD_INPUT;
 	if (python) {
 		struct ct_python py;
@@ -593,6 +638,7 @@ int ct_cmd_doctor(int argc, char **argv)
 		ct_json_init(&j, stdout);
 		ct_json_object_begin(&j);
 		ct_json_kv_string(&j, "schema", CT_SCHEMA_DOCTOR);
+		json_system(&j, &d);
 		ct_json_key(&j, "driver");
 		json_driver(&j, &d);
 		json_rest(&j, &d);
@@ -609,7 +655,19 @@ int ct_cmd_doctor(int argc, char **argv)
 		ct_json_object_end(&j);
 		ct_json_finish(&j);
 	} else if (markdown) {
-		markdown_doctor(&d, &fs, envs, nenvs, names, ntargets, arch != NULL, verbose);
+		markdown_doctor(&d, &fs, envs, nenvs, names, ntargets, arch != NULL, verbose, quiet);
+	} else if (quiet) {
+		/* -q: the verdict and every finding, the packages' too; no facts. */
+		struct ct_findings all;
+
+		colour = ct_want_colour(stdout);
+		print_verdict(stdout, &fs, envs, nenvs, colour);
+		all_findings(&all, &fs, envs, nenvs);
+		if (all.n) {
+			ct_tprintf(stdout, "\n");
+			ct_findings_print(stdout, &all, colour, verbose);
+		}
+		release_all_findings(&all, fs.n);
 	} else {
 		colour = ct_want_colour(stdout);
 		print_verdict(stdout, &fs, envs, nenvs, colour);
@@ -618,6 +676,8 @@ int ct_cmd_doctor(int argc, char **argv)
 			ct_findings_print(stdout, &fs, colour, verbose);
 		}
 		ct_tprintf(stdout, "\n");
+		ct_tprintf(stdout, "system\n");
+		print_system(stdout, &d);
 		ct_tprintf(stdout, "driver\n");
 		print_driver(stdout, &d, verbose);
 		ct_tprintf(stdout, "GPUs\n");

@@ -25,7 +25,7 @@
 
 struct ldd {
 	struct ct_loader L;
-	bool json, verbose;
+	bool json, verbose, quiet;
 	const char *file;
 	size_t *depth;            /* per object index */
 	struct ct_version_gap *gaps;
@@ -78,7 +78,7 @@ static const char *noexec_text(const struct ldd *d, char *buf, size_t size)
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace ldd [--json] [-v] [--library-path PATH] [--preload LIST] FILE\n"
+		"usage: cudatrace ldd [--json] [-q] [-v] [--library-path PATH] [--preload LIST] FILE\n"
 		"\n"
 		"The shared libraries FILE loads at start, as the dynamic loader would find\n"
 		"them in this environment (LD_LIBRARY_PATH, LD_PRELOAD, /etc/ld.so.cache),\n"
@@ -87,10 +87,13 @@ static void usage(FILE *out)
 		"Nothing is run.\n"
 		"\n"
 		"  --json                one JSON document on stdout\n"
-		"  -v                    every candidate of every library, and the libraries\n"
+		"  -q, --quiet           no tree: the libraries not found and who needs\n"
+		"                        each, what else stops it, and the count\n"
+		"  -v, --verbose         every candidate of every library, and the libraries\n"
 		"                        a requester finds already loaded\n"
 		"  --library-path PATH   judge as if LD_LIBRARY_PATH were PATH ('' for unset)\n"
 		"  --preload LIST        judge as if LD_PRELOAD were LIST ('' for unset)\n"
+		"  --color[=WHEN]        taken by every command; ldd prints no colour\n"
 		"\n"
 		"exit status: 0 all found, 1 a library or symbol version missing, 2 bad input\n");
 }
@@ -227,15 +230,39 @@ static void print_gaps(const struct ldd *d)
 	}
 }
 
+/*
+ * -q: no tree, a line per library not found and who needs it, as
+ * ldd | grep 'not found' would give; what follows (the program would not
+ * start, symbol versions missing, the count) as without -q.
+ */
+static void print_missing(const struct ldd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->L.nlookups; i++) {
+		const struct ct_lookup *k = d->L.lookups[i];
+
+		if (k->object)
+			continue;
+		ct_tprintf(stdout, "%s => not found%s%s (needed by %s)\n", k->name,
+			   k->error ? ": " : "", k->error ? k->error : "",
+			   ct_lobj_name(k->requester, false));
+	}
+}
+
 static void print_text(struct ldd *d)
 {
 	size_t i, found = 0;
 
-	ct_tprintf(stdout, "%s\n", d->file);
-	ct_print_cuda_facts(stdout, ct_facts_get(d->facts, d->file), "    ");
-	ct_print_foreign_interp(stdout, &d->L);
-	ct_print_cwd_entries(stdout, &d->L);
-	print_node(d, d->L.main, "");
+	if (d->quiet) {
+		print_missing(d);
+	} else {
+		ct_tprintf(stdout, "%s\n", d->file);
+		ct_print_cuda_facts(stdout, ct_facts_get(d->facts, d->file), "    ");
+		ct_print_foreign_interp(stdout, &d->L);
+		ct_print_cwd_entries(stdout, &d->L);
+		print_node(d, d->L.main, "");
+	}
 	for (i = 0; i < d->L.nlookups; i++)
 		found += d->L.lookups[i]->new_object;
 	if (d->noexec) {
@@ -261,8 +288,10 @@ static void print_text(struct ldd *d)
 			   fatal_text(d->L.fatal, why, sizeof(why)));
 	}
 	print_gaps(d);
-	ct_tprintf(stdout, "\n%zu librar%s found, %zu not found\n", found, found == 1 ? "y" : "ies",
-	       d->not_found);
+	if (!d->quiet || d->not_found || d->ngaps)
+		ct_tprintf(stdout, "\n");
+	ct_tprintf(stdout, "%zu librar%s found, %zu not found\n", found, found == 1 ? "y" : "ies",
+		   d->not_found);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -434,6 +463,8 @@ int ct_cmd_ldd(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		CT_COLOR_OPTION,
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "preload", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -447,13 +478,20 @@ int ct_cmd_ldd(int argc, char **argv)
 
 	memset(&d, 0, sizeof(d));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			d.json = true;
 			break;
 		case 'v':
 			d.verbose = true;
+			break;
+		case 'q':
+			d.quiet = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'L':
 			env.library_path = optarg;
@@ -474,6 +512,8 @@ int ct_cmd_ldd(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("ldd", argv + optind, 1) != 0)
+		return CT_EXIT_BAD_INPUT;
 	d.file = argv[optind];
 	/* The file's own device code is read while the loader is asked. */
 	/* Threads beside this one (the headers of cuBLASLt's 5,737 images take ms). */

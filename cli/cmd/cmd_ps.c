@@ -40,14 +40,18 @@ static void usage(FILE *out)
 		"GPUs, and the findings that need no trace.\n"
 		"(To trace the program ps itself: cudatrace run ps.)\n"
 		"\n"
-		"  --json        one JSON document on stdout (with PIDs: the report's)\n"
-		"  --markdown    GitHub-flavoured Markdown, to paste into an issue\n"
-		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list)\n"
-		"  -q            the findings only (with PIDs)\n"
-		"  -v            everything: all evidence, the whole tree (with PIDs)\n"
+		"  --json          one JSON document on stdout (with PIDs: the report's)\n"
+		"  --markdown      GitHub-flavoured Markdown, to paste into an issue\n"
+		"  --arch ARCH     judge device code for ARCH (sm_90, 9.0, a list)\n"
+		"  -q, --quiet     the findings only (with PIDs); without PIDs, the processes\n"
+		"                  that cannot be read counted in one line, not listed\n"
+		"  -v, --verbose   everything: all evidence, the whole tree (with PIDs)\n"
+		"  --color[=WHEN]  colour the severities: auto (a terminal, NO_COLOR unset;\n"
+		"                  the default), always, never\n"
 		"\n"
 		"exit status: 0 no error found, 1 an error finding, 2 bad input or no\n"
-		"process could be read\n");
+		"process could be read (one process that cannot be read, root's PID 1 in\n"
+		"a container, is said, not failed)\n");
 }
 
 static int parse_pid(const char *s, pid_t *pid)
@@ -64,10 +68,10 @@ static int parse_pid(const char *s, pid_t *pid)
 }
 
 /* Every process of the user (all, as root) that maps CUDA: the list. */
-static int list_all(enum ct_ps_format format)
+static int list_all(enum ct_ps_format format, bool quiet)
 {
 	struct ct_ps_unread *unread = NULL;
-	size_t npids = 0, nunread = 0, i;
+	size_t npids = 0, nunread = 0, nread = 0, i;
 	char (*whys)[256] = NULL;
 	struct ct_trace t;
 	pid_t *pids = NULL;
@@ -83,6 +87,9 @@ static int list_all(enum ct_ps_format format)
 	unread = ct_xcalloc(npids ? npids : 1, sizeof(*unread));
 	for (i = 0; i < npids; i++) {
 		err = ct_trace_read_pid(&t, "/proc", pids[i], true, whys[nunread], sizeof(whys[0]));
+		/* Read, whether or not it maps CUDA: a list of none is an answer. */
+		if (err >= 0 && pids[i] != getpid())
+			nread++;
 		/* A process that ended meanwhile, or a kernel thread, is no news. */
 		if (err < 0 && err != -ESRCH && err != -ENOENT && pids[i] != getpid()) {
 			unread[nunread].pid = pids[i];
@@ -90,9 +97,13 @@ static int list_all(enum ct_ps_format format)
 			nunread++;
 		}
 	}
-	rc = ct_ps_list_print(stdout, format, &t, unread, nunread);
+	rc = ct_ps_list_print(stdout, format, &t, nread, unread, nunread, quiet);
+	/*
+	 * 2 only when nothing could be read: root in a container cannot read
+	 * process 1 (the runtime's), and that is no failure of the answer.
+	 */
 	rc = ct_cmd_flush(stdout, "stdout") != 0 || rc != 0 ? CT_EXIT_BAD_INPUT
-	     : t.nprocs == 0 && nunread > 0		     ? CT_EXIT_BAD_INPUT
+	     : nread == 0 && nunread > 0		     ? CT_EXIT_BAD_INPUT
 							     : CT_EXIT_OK;
 	free(unread);
 	free(whys);
@@ -185,6 +196,7 @@ int ct_cmd_ps(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct elfscan_target targets[CT_MAX_TARGETS];
@@ -217,6 +229,10 @@ int ct_cmd_ps(int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
 		case 'h':
 			usage(stdout);
 			return CT_EXIT_OK;
@@ -240,7 +256,8 @@ int ct_cmd_ps(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return list_all(json ? CT_PS_JSON : markdown ? CT_PS_MARKDOWN : CT_PS_TEXT);
+		return list_all(json ? CT_PS_JSON : markdown ? CT_PS_MARKDOWN : CT_PS_TEXT,
+				o.findings_only);
 
 	/* Each file a process maps stays open (pinned) while it is read: room for them. */
 	{

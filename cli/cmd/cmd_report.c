@@ -27,20 +27,23 @@ static void usage(FILE *out)
 		"several runs wrote into is reported whole, and says how many runs it holds;\n"
 		"the runs of one job (the ranks of one srun, torchrun or mpirun) are one job.\n"
 		"\n"
-		"  --json        one JSON document on stdout\n"
-		"  --markdown    GitHub-flavoured Markdown, to paste into an issue: the\n"
-		"                verdict and findings, the facts in collapsed sections\n"
-		"  --arch ARCH   judge device code for ARCH (sm_90, 9.0, a list) instead of\n"
-		"                the GPUs the trace recorded\n"
-		"  --run ID      only the processes of run ID (the \"run\" of its run record;\n"
-		"                \"unknown\": the traces without a run id): one rank\n"
-		"  --job ID      only the processes of the runs of job ID (the \"job\" of\n"
-		"                their run records: SLURM_JOB_ID, torchrun's run id...)\n"
-		"  --trust-owner as root, also read the files other users own (root reads\n"
-		"                only its own by default: a user who may write to a folder\n"
-		"                can plant files there)\n"
-		"  -q            the findings only\n"
-		"  -v            everything: all evidence, askers, the whole tree, every process\n"
+		"  --json          one JSON document on stdout\n"
+		"  --markdown      GitHub-flavoured Markdown, to paste into an issue: the\n"
+		"                  verdict and findings, the facts in collapsed sections\n"
+		"  --arch ARCH     judge device code for ARCH (sm_90, 9.0, a list) instead of\n"
+		"                  the GPUs the trace recorded\n"
+		"  --run ID        only the processes of run ID (the \"run\" of its run record;\n"
+		"                  \"unknown\": the traces without a run id): one rank\n"
+		"  --job ID        only the processes of the runs of job ID (the \"job\" of\n"
+		"                  their run records: SLURM_JOB_ID, torchrun's run id...)\n"
+		"  --trust-owner   as root, also read the files other users own (root reads\n"
+		"                  only its own by default: a user who may write to a folder\n"
+		"                  can plant files there)\n"
+		"  -q, --quiet     the findings only\n"
+		"  -v, --verbose   everything: all evidence, askers, the whole tree, every\n"
+		"                  process\n"
+		"  --color[=WHEN]  colour the severities: auto (a terminal, NO_COLOR unset;\n"
+		"                  the default), always, never\n"
 		"\n"
 		"exit status: 0 no error found, 1 an error finding, 2 bad input\n");
 }
@@ -118,6 +121,7 @@ int ct_cmd_report(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct elfscan_target targets[CT_MAX_TARGETS];
@@ -162,6 +166,10 @@ int ct_cmd_report(int argc, char **argv)
 		case 'v':
 			o.verbose = true;
 			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
 		case 'h':
 			usage(stdout);
 			return CT_EXIT_OK;
@@ -180,6 +188,8 @@ int ct_cmd_report(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("report", argv + optind, (size_t)(argc - optind)) != 0)
+		return CT_EXIT_BAD_INPUT;
 	/* The machine's loader answers while the traces are read. */
 	ct_machine_ask(&asked);
 	if (ct_cmd_read_traces(&t, argv + optind, argc - optind, trust_owner, why, sizeof(why)) != 0)

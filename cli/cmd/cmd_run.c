@@ -156,25 +156,12 @@ static int find_shim(char *out, size_t size)
 	return -1;
 }
 
-/* The command as execvp finds it; 0, or 127 / 126 after saying why. */
-static int resolve(const char *cmd, char *out, size_t size)
+/* cmd found on PATH as execvp finds it, into out; false when it is not there. */
+static bool on_path(const char *cmd, char *out, size_t size)
 {
 	const char *path = getenv("PATH"), *p;
 	struct stat st;
 
-	if (strchr(cmd, '/')) {
-		snprintf(out, size, "%s", cmd);
-		if (stat(out, &st) != 0) {
-			ct_error("cannot run '%s': %s", cmd, strerror(errno));
-			return 127;
-		}
-		if (S_ISDIR(st.st_mode) || access(out, X_OK) != 0) {
-			ct_error("cannot run '%s': %s", cmd,
-				 S_ISDIR(st.st_mode) ? "Is a directory" : strerror(errno));
-			return 126;
-		}
-		return 0;
-	}
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path; *p;) {
@@ -184,13 +171,222 @@ static int resolve(const char *cmd, char *out, size_t size)
 			     len ? p : ".", cmd) < (int)size &&
 		    stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
 		    access(out, X_OK) == 0)
-			return 0;
+			return true;
 		p += len;
 		if (*p == ':')
 			p++;
 	}
-	ct_error("cannot run '%s': command not found", cmd);
+	return false;
+}
+
+/*
+ * The interpreter a script's name says ("python" for train.py: the name
+ * users type, python3 where no python is on PATH), or NULL. Only a hint
+ * in a message: nothing is run through it.
+ */
+static const char *interpreter_for(const char *name)
+{
+	static const struct {
+		const char *ext, *interp;
+	} known[] = {
+		{ ".py", "python" }, { ".sh", "bash" }, { ".bash", "bash" },
+		{ ".pl", "perl" },   { ".rb", "ruby" }, { ".js", "node" },
+	};
+	const char *dot = strrchr(name, '.');
+	char buf[PATH_MAX];
+	size_t i;
+
+	if (!dot || strchr(dot, '/'))
+		return NULL;
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(dot, known[i].ext) == 0) {
+			if (strcmp(known[i].interp, "python") == 0 && !on_path("python", buf, sizeof(buf)))
+				return "python3";
+			return known[i].interp;
+		}
+	return NULL;
+}
+
+/*
+ * The way to run cmd that its message suggests, or "" (into hint):
+ * "cudatrace python train.py" for a script its name says the interpreter
+ * of, "cudatrace ./tool" for a program in this folder that is not on PATH.
+ */
+static void run_hint(const char *cmd, bool executable_here, char *hint, size_t size)
+{
+	const char *interp = interpreter_for(cmd);
+
+	hint[0] = '\0';
+	if (interp)
+		snprintf(hint, size, "; run it through its interpreter: cudatrace %s %s", interp,
+			 cmd);
+	else if (executable_here)
+		snprintf(hint, size, "; to run the one in this folder: cudatrace ./%s", cmd);
+}
+
+/* The command as execvp finds it; 0, or 127 / 126 after saying why. */
+static int resolve(const char *cmd, char *out, size_t size)
+{
+	char hint[PATH_MAX + 64];
+	struct stat st;
+
+	if (strchr(cmd, '/')) {
+		snprintf(out, size, "%s", cmd);
+		if (stat(out, &st) != 0) {
+			ct_error("cannot run '%s': %s", cmd, strerror(errno));
+			return 127;
+		}
+		if (S_ISDIR(st.st_mode) || access(out, X_OK) != 0) {
+			int err = errno;
+
+			run_hint(cmd, false, hint, sizeof(hint));
+			ct_error("cannot run '%s': %s%s", cmd,
+				 S_ISDIR(st.st_mode) ? "Is a directory" : strerror(err),
+				 S_ISDIR(st.st_mode) ? "" : hint);
+			return 126;
+		}
+		return 0;
+	}
+	if (on_path(cmd, out, size))
+		return 0;
+	/* cudatrace train.py: the file is here, not on PATH, and a script. */
+	if (stat(cmd, &st) == 0 && S_ISREG(st.st_mode))
+		run_hint(cmd, access(cmd, X_OK) == 0, hint, sizeof(hint));
+	else
+		hint[0] = '\0';
+	ct_error("cannot run '%s': command not found%s", cmd, hint);
 	return 127;
+}
+
+/*
+ * Why execv of cmd failed (err), once, with the way to run it: the file
+ * is no program the kernel runs (ENOEXEC: a script without a '#!' line),
+ * or the loader it names is missing (ENOENT of a file that exists).
+ */
+static void say_exec_failed(const char *cmd, int err)
+{
+	char hint[PATH_MAX + 64];
+	const char *interp = interpreter_for(cmd);
+
+	if (err == ENOEXEC) {
+		if (interp)
+			snprintf(hint, sizeof(hint), "cudatrace %s %s", interp, cmd);
+		else
+			snprintf(hint, sizeof(hint), "cudatrace INTERPRETER %s", cmd);
+		ct_error("cannot run '%s': it is no program, nor a script whose first line "
+			 "('#!') names its interpreter; run it through its interpreter: %s",
+			 cmd, hint);
+	} else if (err == ENOENT) {
+		ct_error("cannot run '%s': %s (the file is there: the loader or interpreter "
+			 "it names is not)", cmd, strerror(err));
+	} else {
+		ct_error("cannot run '%s': %s", cmd, strerror(err));
+	}
+}
+
+/*
+ * Where --json FILE goes: opened before the program starts, so that a
+ * long job is not run for nothing, but not emptied until the report is
+ * written, and removed again when cudatrace made it and never wrote it
+ * (the program could not start). "-" is standard output.
+ */
+struct json_out {
+	const char *name;
+	FILE *f;
+	bool is_stdout, created, written;
+	bool later;   /* a FIFO or device: opened only to write (an open may wait for a reader) */
+	dev_t dev;
+	ino_t ino;
+};
+
+/* 0, or -1 after saying why FILE cannot be written. */
+static int json_open(struct json_out *o, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	memset(o, 0, sizeof(*o));
+	o->name = name;
+	if (strcmp(name, "-") == 0) {
+		o->is_stdout = true;
+		o->f = stdout;
+		return 0;
+	}
+	/*
+	 * Not a regular file (a FIFO a reader holds once the report comes, a
+	 * terminal): opening it may wait, or be what the reader waits for, so
+	 * only its permission is checked now; it is opened to write, as before.
+	 */
+	if (stat(name, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (access(name, W_OK) != 0) {
+			ct_error("cannot write '%s': %s", name, strerror(errno));
+			return -1;
+		}
+		o->later = true;
+		return 0;
+	}
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+	o->created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(name, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) != 0 || !(o->f = fdopen(fd, "w"))) {
+		ct_error("cannot write '%s': %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		if (o->created)
+			unlink(name);
+		return -1;
+	}
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
+	return 0;
+}
+
+/* The stream to write the report into: a file that was there is emptied now. */
+static FILE *json_begin(struct json_out *o)
+{
+	struct stat st;
+
+	o->written = true;
+	if (o->later && !(o->f = fopen(o->name, "we"))) {
+		ct_error("cannot write '%s': %s", o->name, strerror(errno));
+		return NULL;
+	}
+	if (!o->later && !o->is_stdout && !o->created && fstat(fileno(o->f), &st) == 0 &&
+	    S_ISREG(st.st_mode) && ftruncate(fileno(o->f), 0) != 0) {
+		ct_error("cannot write '%s': %s", o->name, strerror(errno));
+		return NULL;
+	}
+	return o->f;
+}
+
+/*
+ * Close it: 0, or -1 after saying why what was written did not reach it.
+ * A file made here and never written is removed (while its name is still
+ * it), so that a program that could not start leaves none behind.
+ */
+static int json_close(struct json_out *o)
+{
+	struct stat st;
+	int rc = 0;
+
+	if (!o->f)
+		return 0;
+	if (o->is_stdout) {
+		o->f = NULL;
+		return 0;
+	}
+	if (o->written && ct_cmd_flush(o->f, o->name) != 0)
+		rc = -1;
+	if (fclose(o->f) != 0 && o->written && rc == 0) {
+		ct_error("cannot write '%s': %s", o->name, strerror(errno));
+		rc = -1;
+	}
+	o->f = NULL;
+	if (o->created && !o->written && lstat(o->name, &st) == 0 && st.st_dev == o->dev &&
+	    st.st_ino == o->ino)
+		unlink(o->name);
+	return rc;
 }
 
 /* Prepend value to the list in variable name (sep-separated). */
@@ -474,8 +670,8 @@ static void say_nothing_recorded(const struct ct_run_dir *d, const char *cmd)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: cudatrace [run] [-o DIR] [--json FILE] [--arch ARCH] [--eager] [-q]\n"
-		"                 [--] COMMAND [ARG...]\n"
+		"usage: cudatrace [run] [-o DIR] [--json FILE] [--arch ARCH] [--eager] [-q] [-v]\n"
+		"                 [--color[=WHEN]] [--] COMMAND [ARG...]\n"
 		"\n"
 		"Run COMMAND with cudatrace's shim injected through the dynamic loader\n"
 		"(LD_AUDIT and LD_PRELOAD); when it ends, report on stderr what went wrong\n"
@@ -488,13 +684,17 @@ static void usage(FILE *out)
 		"                    many processes and hosts may share it; created\n"
 		"                    0700, never a symlink); by default a private\n"
 		"                    temporary directory, removed afterwards\n"
-		"  --json FILE       also write the report as JSON to FILE\n"
+		"  --json FILE       also write the report as JSON to FILE ('-': stdout,\n"
+		"                    after the program's own output); FILE is opened\n"
+		"                    before the program starts, written when it ends\n"
 		"  --arch ARCH       judge device code for ARCH (sm_90, 9.0, a list)\n"
 		"                    instead of the GPUs the driver reports\n"
 		"  --eager           CUDA_MODULE_LOADING=EAGER: missing kernels show at load\n"
 		"  -q, --quiet       the findings only; twice (-qq): no report\n"
 		"  -v, --verbose     everything: all evidence, askers, the whole tree,\n"
 		"                    every process\n"
+		"  --color[=WHEN]    colour the severities: auto (stderr a terminal,\n"
+		"                    NO_COLOR unset; the default), always, never\n"
 		"\n"
 		"Exit status: the program's, or 128+N when a signal N ended it;\n"
 		"127 when COMMAND is not found, 126 when it cannot be run; 2 when\n"
@@ -616,6 +816,7 @@ int ct_cmd_run(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "arch", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
+		CT_COLOR_OPTION,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct elfscan_target targets[CT_MAX_TARGETS];
@@ -630,7 +831,8 @@ int ct_cmd_run(int argc, char **argv)
 	struct ct_trace trace;
 	struct ct_run rec;
 	struct ct_job job;
-	int c, rc, status = 0;
+	struct json_out jo;
+	int c, rc, status = 0, exec_pipe[2], exec_err = 0;
 	pid_t pid;
 
 	optind = 1;
@@ -638,6 +840,12 @@ int ct_cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+o:qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
+			/* A folder is what the shim writes into: stdout cannot be one. */
+			if (strcmp(optarg, "-") == 0) {
+				ct_error("-o takes a directory to keep the trace in; '-' (standard "
+					 "output) cannot hold one (--json - writes the report there)");
+				return CT_EXIT_BAD_INPUT;
+			}
 			out_dir = optarg;
 			break;
 		case 'e':
@@ -654,6 +862,10 @@ int ct_cmd_run(int argc, char **argv)
 			break;
 		case 'a':
 			if (ct_cmd_targets(optarg, targets, names, &ntargets, CT_MAX_TARGETS) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
 				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'h':
@@ -676,9 +888,22 @@ int ct_cmd_run(int argc, char **argv)
 
 	if (make_run_id(run, sizeof(run)) != 0)
 		return CT_EXIT_BAD_INPUT;
-	ct_run_dir_init(&dir);
-	if (open_trace_dir(&dir, out_dir) != 0)
+	/* Both outputs checked before the program starts: a long job is not run for nothing. */
+	memset(&jo, 0, sizeof(jo));
+	if (json_file && json_open(&jo, json_file) != 0)
 		return CT_EXIT_BAD_INPUT;
+	ct_run_dir_init(&dir);
+	if (open_trace_dir(&dir, out_dir) != 0) {
+		json_close(&jo);
+		return CT_EXIT_BAD_INPUT;
+	}
+	/*
+	 * execv's failure comes back through it; a successful exec closes it.
+	 * Without a descriptor to spare (ulimit -n), the program still runs,
+	 * and says its own failure to start, as it did before.
+	 */
+	if (pipe2(exec_pipe, O_CLOEXEC) != 0)
+		exec_pipe[0] = exec_pipe[1] = -1;
 	/* The shim takes both from the environment its program starts with. */
 	setenv("CUDATRACE_RUN", run, 1);
 	setenv("CUDATRACE_DIR", dir.path, 1);
@@ -703,14 +928,37 @@ int ct_cmd_run(int argc, char **argv)
 	if (pid < 0) {
 		ct_error("cannot start '%s': %s", argv[optind], strerror(errno));
 		restore_signals();
-		ct_run_dir_close(&dir);
+		if (exec_pipe[0] >= 0) {
+			close(exec_pipe[0]);
+			close(exec_pipe[1]);
+		}
+		json_close(&jo);
+		ct_run_dir_unmake(&dir);
 		return CT_EXIT_BAD_INPUT;
 	}
 	if (pid == 0) {
+		int err;
+
 		execv(cmd, argv + optind);
-		ct_error("cannot run '%s': %s", argv[optind], strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
+		/* Said once, by cudatrace, which then reports nothing of a run that never was. */
+		err = errno;
+		if (exec_pipe[1] < 0 || write(exec_pipe[1], &err, sizeof(err)) != (ssize_t)sizeof(err))
+			ct_error("cannot run '%s': %s", argv[optind], strerror(err));
+		_exit(err == ENOENT ? 127 : 126);
 	}
+	if (exec_pipe[1] >= 0)
+		close(exec_pipe[1]);
+	for (; exec_pipe[0] >= 0;) {
+		ssize_t n = read(exec_pipe[0], &exec_err, sizeof(exec_err));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != (ssize_t)sizeof(exec_err))
+			exec_err = 0;
+		break;
+	}
+	if (exec_pipe[0] >= 0)
+		close(exec_pipe[0]);
 	child_pid = pid;
 	for (;;) {
 		if (waitpid(pid, &status, WUNTRACED) < 0) {
@@ -721,6 +969,18 @@ int ct_cmd_run(int argc, char **argv)
 		if (!WIFSTOPPED(status))
 			break;
 		follow_stop(pid, WSTOPSIG(status));
+	}
+	/*
+	 * The program never started: one error, and nothing of a run left
+	 * behind (no run record, no report, no folder or file made for them).
+	 */
+	if (exec_err) {
+		restore_signals();
+		child_pid = 0;
+		json_close(&jo);
+		ct_run_dir_unmake(&dir);
+		say_exec_failed(argv[optind], exec_err);
+		return exec_err == ENOENT ? 127 : 126;
 	}
 	/* Reaped: from now on a signal ends cudatrace (no moment it is lost). */
 	if (dir.private_dir) {
@@ -806,25 +1066,17 @@ int ct_cmd_run(int argc, char **argv)
 			o.verbose = verbose;
 			o.colour = ct_want_colour(stderr);
 			fflush(stdout);
-			if (json_file && !(json = fopen(json_file, "we"))) {
-				ct_error("cannot write '%s': %s", json_file, strerror(errno));
+			if (json_file && !(json = json_begin(&jo)))
 				failed = true;
-			}
 			if (text && !quiet)
 				fputc('\n', stderr);
 			ct_report(&trace, &o, text ? stderr : NULL, json);
-			if (json) {
-				if (ct_cmd_flush(json, json_file) != 0)
-					failed = true;
-				if (fclose(json) != 0 && !failed) {
-					ct_error("cannot write '%s': %s", json_file, strerror(errno));
-					failed = true;
-				}
-			}
 			ct_loader_release(&machine);
 		}
 		ct_trace_release(&trace);
 	}
+	if (json_close(&jo) != 0)
+		failed = true;
 	/* A static program is said in the report: the program's nature, no failure. */
 	if (!recorded && !untraceable) {
 		say_nothing_recorded(&dir, cmd);

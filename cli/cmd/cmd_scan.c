@@ -13,7 +13,7 @@
 #include "text.h"
 
 struct scan_ctx {
-	bool json, verbose;
+	bool json, verbose, quiet;
 	struct ct_json j;
 	int exit_code;
 	size_t files;
@@ -186,6 +186,43 @@ static void print_problems(const struct elfscan_file *f, bool verbose)
 		       notes, notes == 1 ? "" : "s", notes == 1 ? "is" : "are");
 }
 
+/*
+ * -q: an object in one line, its path and the archs of each kind
+ * ("sass sm_80 sm_90; ptx compute_90"); its errors still each on a line.
+ */
+static void print_quiet(const struct ct_object *obj)
+{
+	static const struct {
+		unsigned kind;
+		const char *name;
+	} kinds[] = { { ELFSCAN_KIND_SASS, "sass" }, { ELFSCAN_KIND_PTX, "ptx" },
+		      { ELFSCAN_KIND_LTOIR, "ltoir" } };
+	const struct elfscan_file *f = obj->scan;
+	struct ct_summary s;
+	char archs[1024];
+	size_t k, i, shown = 0;
+
+	ct_tprintf(stdout, "%s ", obj->path);
+	if (!f->nimages)
+		ct_tprintf(stdout, " no device code");
+	ct_summary_build(&s, f, 0, f->nimages);
+	for (k = 0; f->nimages && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		if (!s.nkind[k])
+			continue;
+		ct_tprintf(stdout, "%s %s %s", shown++ ? ";" : "", kinds[k].name,
+			   ct_summary_archs(&s, kinds[k].kind, archs, sizeof(archs)));
+	}
+	ct_summary_release(&s);
+	ct_tprintf(stdout, "\n");
+	for (i = 0; i < f->nproblems; i++) {
+		char text[256];
+
+		if (elfscan_problem_is_error(f->problems[i].code))
+			ct_tprintf(stdout, "  error: %s\n",
+				   elfscan_problem_describe(f, &f->problems[i], text, sizeof(text)));
+	}
+}
+
 static void print_text(struct scan_ctx *ctx, const struct ct_object *obj)
 {
 	const struct elfscan_file *f = obj->scan;
@@ -193,6 +230,10 @@ static void print_text(struct scan_ctx *ctx, const struct ct_object *obj)
 	char a[32], b[32];
 	size_t verified = 0, i;
 
+	if (ctx->quiet) {
+		print_quiet(obj);
+		return;
+	}
 	ct_tprintf(stdout, "%s\n", obj->path);
 	if (!f->nimages) {
 		ct_tprintf(stdout, "  no device code\n");
@@ -377,18 +418,20 @@ static int on_object(void *p, const struct ct_object *obj)
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace scan [--json] [-v] [--verify] PATH...\n"
+		"usage: cudatrace scan [--json] [-q] [-v] [--verify] PATH...\n"
 		"\n"
 		"List the CUDA device code (SASS cubins, PTX, LTO-IR) inside files:\n"
 		"shared objects, executables, .o, .cubin, .fatbin, .ptx, directories\n"
 		"(recursively) and Python wheels (members read in place).\n"
 		"\n"
 		"  --json          one JSON document on stdout\n"
+		"  -q, --quiet     an object a line: its path and its archs of each kind\n"
 		"  -v, --verbose   every container and image, and the objects without\n"
 		"                  device code that a directory or wheel holds (else\n"
 		"                  counted in one line)\n"
 		"  --verify        decompress every payload and check it against its header\n"
 		"  --known-sections  only .nv_fatbin and __nv_relfatbin (no magic scan)\n"
+		"  --color[=WHEN]  taken by every command; scan prints no colour\n"
 		"\n"
 		"Exit status: 0 all read, 2 some path unreadable or damaged.\n");
 }
@@ -398,6 +441,8 @@ int ct_cmd_scan(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		CT_COLOR_OPTION,
 		{ "verify", no_argument, NULL, 'V' },
 		{ "known-sections", no_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
@@ -408,13 +453,20 @@ int ct_cmd_scan(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			ctx.json = true;
 			break;
 		case 'v':
 			ctx.verbose = true;
+			break;
+		case 'q':
+			ctx.quiet = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
 			break;
 		case 'V':
 			wo.verify = true;
@@ -435,6 +487,8 @@ int ct_cmd_scan(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (ct_cmd_no_stdin("scan", argv + optind, (size_t)(argc - optind)) != 0)
+		return CT_EXIT_BAD_INPUT;
 	if (ctx.json) {
 		ct_json_init(&ctx.j, stdout);
 		ct_json_object_begin(&ctx.j);

@@ -24,7 +24,7 @@
 
 struct why {
 	struct ct_loader L;
-	bool json;
+	bool json, quiet, verbose;
 	const char *from, *name;
 	struct ct_lobj *req;
 	struct ct_lookup *answer;  /* what the process gets (maybe already loaded) */
@@ -38,7 +38,7 @@ struct why {
 static void usage(FILE *out)
 {
 	ct_tprintf(out,
-		"usage: cudatrace why [--from OBJECT] [--json] [--library-path PATH]\n"
+		"usage: cudatrace why [--from OBJECT] [--json] [-q] [-v] [--library-path PATH]\n"
 		"                     [--preload LIST] NAME\n"
 		"\n"
 		"How the dynamic loader finds NAME (a soname such as libcudart.so.12, or a\n"
@@ -51,8 +51,13 @@ static void usage(FILE *out)
 		"  --from OBJECT        the program or library that asks (its own\n"
 		"                       dependencies are loaded first, as they would be)\n"
 		"  --json               one JSON document on stdout\n"
+		"  -q, --quiet          the answer alone: the file taken and the rule, or\n"
+		"                       not found (and a symbol version it lacks)\n"
+		"  -v, --verbose        also every candidate after the one taken, with its\n"
+		"                       outcome (else only the files it shadows)\n"
 		"  --library-path PATH  judge as if LD_LIBRARY_PATH were PATH ('' for unset)\n"
 		"  --preload LIST       judge as if LD_PRELOAD were LIST ('' for unset)\n"
+		"  --color[=WHEN]       taken by every command; why prints no colour\n"
 		"\n"
 		"exit status: 0 found, 1 not found (or the file found lacks a symbol version\n"
 		"the requester needs), 2 bad input\n");
@@ -77,12 +82,39 @@ static bool shadows(const struct why *w, const struct ct_cand *c)
 
 /* ---- text ---------------------------------------------------------------- */
 
+/* -q: the answer alone, "=> PATH [rule]" or "=> not found: NAME: why". */
+static void print_answer(const struct why *w)
+{
+	const struct ct_lookup *a = w->answer;
+	char rule[256];
+
+	if (!winner(w)) {
+		ct_tprintf(stdout, "=> not found: %s: %s\n", w->name,
+			   a->error ? a->error : "cannot open shared object file");
+		return;
+	}
+	ct_tprintf(stdout, "=> %s", winner(w));
+	if (!a->object || a->new_object)
+		ct_tprintf(stdout, " [%s]", ct_rule_text(a->found_via, a->via_owner, rule, sizeof(rule)));
+	else
+		ct_tprintf(stdout, " [already loaded]");
+	ct_tprintf(stdout, "\n");
+}
+
 static void print_text(struct why *w)
 {
 	const struct ct_lookup *s = w->search, *a = w->answer;
 	char rule[256];
 	size_t i, later = 0;
 
+	if (w->quiet) {
+		print_answer(w);
+		for (i = 0; i < w->ngaps; i++) {
+			ct_tprintf(stdout, "\n");
+			ct_print_gap(stdout, &w->gaps[i]);
+		}
+		return;
+	}
 	if (w->from)
 		ct_tprintf(stdout, "%s, as %s asks for it", w->name, w->from);
 	else
@@ -137,7 +169,17 @@ static void print_text(struct why *w)
 				   "cannot map its code\n", a->cands[a->ncands - 1].path);
 		ct_print_driver_missing(stdout, w->name, a, "   ");
 	}
-	for (i = w->reached; i < s->ncands; i++) {
+	/* -v: every candidate after the winner, each with its outcome, numbered on. */
+	for (i = w->reached; w->verbose && winner(w) && i < s->ncands; i++) {
+		const struct ct_cand *c = &s->cands[i];
+
+		if (!later++)
+			ct_tprintf(stdout, "\nlater in the order, never reached:\n");
+		ct_rule_text(c->via, c->owner, rule, sizeof(rule));
+		ct_tprintf(stdout, "  %2zu. %s  %s  %s%s\n", i + 1, c->path[0] ? c->path : "ld.so.cache",
+			   rule, ct_cand_words(c), shadows(w, c) ? " (shadowed)" : "");
+	}
+	for (i = w->reached; !w->verbose && i < s->ncands; i++) {
 		const struct ct_cand *c = &s->cands[i];
 
 		if (!shadows(w, c))
@@ -312,6 +354,9 @@ int ct_cmd_why(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		CT_COLOR_OPTION,
 		{ "library-path", required_argument, NULL, 'L' },
 		{ "preload", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -325,8 +370,18 @@ int ct_cmd_why(int argc, char **argv)
 
 	memset(&w, 0, sizeof(w));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:qvh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'q':
+			w.quiet = true;
+			break;
+		case 'v':
+			w.verbose = true;
+			break;
+		case CT_OPT_COLOR:
+			if (ct_cmd_colour_option(optarg) != 0)
+				return CT_EXIT_BAD_INPUT;
+			break;
 		case 'f':
 			w.from = optarg;
 			break;
@@ -352,6 +407,8 @@ int ct_cmd_why(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
+	if (w.from && ct_cmd_no_stdin("why --from", (char *const *)&w.from, 1) != 0)
+		return CT_EXIT_BAD_INPUT;
 	w.name = argv[optind];
 	rc = ct_loader_open(&w.L, w.from, &env, &why);
 	if (rc < 0)

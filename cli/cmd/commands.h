@@ -42,6 +42,22 @@ void ct_cmd_guard_files(int status, void (*cleanup)(void));
  * directory or wheel held and that were not listed (n > 0).
  */
 void ct_cmd_unlisted(size_t n);
+/*
+ * 0, or -1 after saying that cmd does not read standard input when one
+ * of paths[0..n) is "-": users mean stdin by it, and a file of that name
+ * is still ./-. Said instead of reporting a missing file named "-".
+ */
+int ct_cmd_no_stdin(const char *cmd, char *const *paths, size_t n);
+/*
+ * --color[=WHEN] (WHEN NULL: always, as ls and grep take it): sets the
+ * colour mode (report.h, ct_colour_set). 0, or -1 after saying which
+ * values there are. Every command takes it, whether it colours or not,
+ * so that a script or alias may pass it to any.
+ */
+int ct_cmd_colour_option(const char *when);
+/* getopt_long's entry for it (val CT_OPT_COLOR). */
+#define CT_OPT_COLOR 0x100
+#define CT_COLOR_OPTION { "color", optional_argument, NULL, CT_OPT_COLOR }
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,
 		   char names[][CT_TARGET_NAME], size_t *n, size_t max);
 

@@ -31,7 +31,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: cudatrace [run] [-o DIR] [--eager] [--] PROGRAM [ARG...]\n"
 		"       cudatrace COMMAND [ARG...]\n"
-		"       cudatrace --help | --version\n"
+		"       cudatrace help [COMMAND] | --help | -V, --version\n"
 		"\n"
 		"cudatrace makes CUDA library loading visible.\n"
 		"\n"
@@ -139,7 +139,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return CT_EXIT_BAD_INPUT;
 	}
-	if (strcmp(argv[1], "help") == 0 && argc > 2 && command_index(argv[2]) >= 0) {
+	if (strcmp(argv[1], "help") == 0 && argc > 2 && command_index(argv[2]) < 0) {
+		/* A topic help does not know is a usage error, as git's is: no list on stdout. */
+		guess = meant(argv[2]);
+		if (guess)
+			ct_error("help: no command '%s'; did you mean '%s'?", argv[2], guess);
+		else
+			ct_error("help: no command '%s' (cudatrace --help lists them)", argv[2]);
+		return CT_EXIT_BAD_INPUT;
+	}
+	if (strcmp(argv[1], "help") == 0 && argc > 2) {
 		/* cudatrace help run: run --help. */
 		static char help[] = "--help";
 		char *args[] = { argv[2], help, NULL };
@@ -152,7 +161,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return ct_cmd_exit(CT_EXIT_OK, false);
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	/* -V as well: what python -V, gcc -v... users reach for first. */
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("cudatrace %s\n", CUDATRACE_VERSION);
 		return ct_cmd_exit(CT_EXIT_OK, false);
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "report.h"
 #include "util.h"
 #include "resolve.h"
 #include "targets.h"
@@ -218,6 +219,46 @@ void ct_cmd_guard_files(int status, void (*cleanup)(void))
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
+}
+
+int ct_cmd_colour_option(const char *when)
+{
+	static const struct {
+		const char *word;
+		enum ct_colour_mode mode;
+	} words[] = {
+		{ "auto", CT_COLOUR_AUTO },     { "tty", CT_COLOUR_AUTO },
+		{ "if-tty", CT_COLOUR_AUTO },   { "always", CT_COLOUR_ALWAYS },
+		{ "yes", CT_COLOUR_ALWAYS },    { "force", CT_COLOUR_ALWAYS },
+		{ "never", CT_COLOUR_NEVER },   { "no", CT_COLOUR_NEVER },
+		{ "none", CT_COLOUR_NEVER },
+	};
+	size_t i;
+
+	if (!when) {
+		ct_colour_set(CT_COLOUR_ALWAYS);
+		return 0;
+	}
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(when, words[i].word) == 0) {
+			ct_colour_set(words[i].mode);
+			return 0;
+		}
+	ct_error("--color: '%s' is none of auto, always, never", when);
+	return -1;
+}
+
+int ct_cmd_no_stdin(const char *cmd, char *const *paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(paths[i], "-") == 0) {
+			ct_error("%s does not read standard input ('-'): give a path (./- names a "
+				 "file called '-')", cmd);
+			return -1;
+		}
+	return 0;
 }
 
 int ct_cmd_targets(const char *list, struct elfscan_target *targets,

@@ -207,7 +207,12 @@ static void load_report(struct ct_side *s, const struct ct_jv *doc)
 		const struct ct_jv *drv = ct_jget(p, "driver"), *code = ct_jget(p, "device_code");
 		const struct ct_jv *env = ct_jget(p, "env");
 
-		if (!is_object(p))
+		/*
+		 * A wrapper (pyenv's shims and their helpers, roles.h) is not what
+		 * the user ran: what it searched for (pyenv-realpath.dylib) is no
+		 * difference between two runs of one program.
+		 */
+		if (!is_object(p) || ct_jbool(p, "wrapper", false))
 			continue;
 		s->nprocs++;
 		for (k = 0; is_array(libs) && k < libs->u.c.n; k++) {
@@ -339,6 +344,28 @@ static void load_doctor(struct ct_side *s, const struct ct_jv *doc)
 		add_finding(s, fs->u.c.items[i]);
 }
 
+/*
+ * Found: a file and a version, or a driver the process recorded. Not
+ * found: a doctor that loaded none, or a report whose processes searched
+ * for the driver's library and did not find it. Else, a report's program
+ * never asked for it.
+ */
+static enum ct_side_driver driver_state(const struct ct_side *s)
+{
+	size_t i;
+
+	if (s->driver_version || s->driver_path || s->driver_cuda > 0)
+		return CT_SIDE_DRIVER_FOUND;
+	if (s->kind == CT_SIDE_DOCTOR)
+		return CT_SIDE_DRIVER_NOT_FOUND;
+	if (s->has_driver)
+		return CT_SIDE_DRIVER_FOUND;
+	for (i = 0; i < s->nnot_found; i++)
+		if (ct_driver_library(base_of(s->not_found[i])) == CT_DRIVER_LIB_CUDA)
+			return CT_SIDE_DRIVER_NOT_FOUND;
+	return CT_SIDE_DRIVER_NOT_ASKED;
+}
+
 int ct_side_load(struct ct_side *s, char *text, size_t len, char *why, size_t size)
 {
 	const struct ct_jv *doc;
@@ -381,7 +408,14 @@ int ct_side_load(struct ct_side *s, char *text, size_t len, char *why, size_t si
 		load_report(s, doc);
 	else
 		load_doctor(s, doc);
+	s->driver = driver_state(s);
 	return 0;
+}
+
+const char *ct_side_driver_id(enum ct_side_driver d)
+{
+	return d == CT_SIDE_DRIVER_FOUND ? "found" : d == CT_SIDE_DRIVER_NOT_FOUND ? "not-found"
+										     : "not-asked";
 }
 
 void ct_side_release(struct ct_side *s)
@@ -666,13 +700,23 @@ void ct_diff_compute(struct ct_diff *d, const struct ct_side *a, const struct ct
 	if (a->kind != b->kind)
 		d->not_compared[d->nnot_compared++] =
 			"loaded libraries against a doctor's: only the CUDA runtime it would take";
-	if (a->has_driver && b->has_driver) {
+	/*
+	 * A side whose program never asked for the driver says nothing of its
+	 * machine's: neither the driver nor the GPUs are compared then.
+	 */
+	if (a->driver == CT_SIDE_DRIVER_NOT_ASKED || b->driver == CT_SIDE_DRIVER_NOT_ASKED) {
+		if (a->driver != b->driver)
+			d->not_compared[d->nnot_compared++] =
+				a->driver == CT_SIDE_DRIVER_NOT_ASKED
+					? "the driver and GPUs: A's program never asked for the driver"
+					: "the driver and GPUs: B's program never asked for the driver";
+	} else if (a->driver == CT_SIDE_DRIVER_FOUND && b->driver == CT_SIDE_DRIVER_FOUND) {
 		if (!same_version(a->driver_version, b->driver_version) ||
 		    a->driver_cuda != b->driver_cuda || !same(a->driver_path, b->driver_path))
 			add(d, CT_DIFF_DRIVER, "driver");
 		if (!same_gpus(a, b))
 			add(d, CT_DIFF_GPUS, "gpus");
-	} else if (a->has_driver != b->has_driver) {
+	} else if (a->driver != b->driver) {
 		add(d, CT_DIFF_DRIVER, "driver");
 		if (a->ngpus || b->ngpus)
 			add(d, CT_DIFF_GPUS, "gpus");

@@ -43,6 +43,14 @@ struct ct_side_var {
 	const char *name, *value; /* value NULL: unset */
 };
 
+/*
+ * What a side knows of its driver: a report knows it only when its program
+ * asked for it (loaded it, or searched for it and found none), a doctor
+ * always asks. "Not asked" is no "not found": it says nothing of the
+ * machine, so it is never a difference.
+ */
+enum ct_side_driver { CT_SIDE_DRIVER_NOT_ASKED, CT_SIDE_DRIVER_NOT_FOUND, CT_SIDE_DRIVER_FOUND };
+
 struct ct_side {
 	enum ct_side_kind kind;
 	struct ct_arena arena;
@@ -53,6 +61,7 @@ struct ct_side {
 	const char **not_found;      /* names searched and not found */
 	size_t nnot_found;
 	bool has_driver;             /* the driver was asked (doctor) or recorded (report) */
+	enum ct_side_driver driver;  /* set by ct_side_load from the facts below */
 	const char *driver_path, *driver_version; /* "580.159.04"; NULL: unknown */
 	int driver_cuda;             /* 13000; 0: unknown or none */
 	struct ct_side_gpu *gpus;
@@ -104,7 +113,7 @@ struct ct_diff {
 	struct ct_diff_entry *e;
 	size_t n;
 	/* Sections not compared, in words ("device code: B is a doctor's"). */
-	const char *not_compared[4];
+	const char *not_compared[6];
 	size_t nnot_compared;
 	struct ct_arena arena;           /* CODE's verdict words */
 };
@@ -114,6 +123,8 @@ void ct_diff_compute(struct ct_diff *d, const struct ct_side *a, const struct ct
 void ct_diff_release(struct ct_diff *d);
 /* The section a kind is printed under: "libraries", "driver and GPUs"... */
 const char *ct_diff_section(enum ct_diff_kind k);
+/* "found", "not-found", "not-asked": a side's driver in the JSON's words. */
+const char *ct_side_driver_id(enum ct_side_driver d);
 /* The JSON name of a kind: "library", "lib_only"... */
 const char *ct_diff_kind_id(enum ct_diff_kind k);
 /* The name a variable is compared by (LD_LIBRARY_PATH, CUDA_*, NVIDIA_*, conda, venv). */

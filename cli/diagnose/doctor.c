@@ -363,6 +363,7 @@ int ct_doctor_examine(struct ct_doctor *d, const char **why)
 	int rc;
 
 	memset(d, 0, sizeof(*d));
+	ct_system_read(&d->sys);
 	if ((rc = ct_loader_open(&d->L, NULL, NULL, why)) < 0)
 		return rc;
 	d->loader_ok = true;

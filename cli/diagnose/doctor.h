@@ -24,6 +24,7 @@
 #include "util.h"
 #include "gpu.h"
 #include "resolve.h"
+#include "system.h"
 
 /* A forward-compatibility libcuda (/usr/local/cuda-X.Y/compat). */
 struct ct_doctor_compat {
@@ -93,6 +94,7 @@ struct ct_doctor_ldentry {
 struct ct_doctor {
 	struct ct_loader L;
 	bool loader_ok;
+	struct ct_system sys;      /* the OS, kernel and glibc (system.h) */
 	struct ct_doctor_driver drv;
 	struct ct_doctor_runtime *rt;
 	size_t nrt;

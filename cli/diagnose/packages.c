@@ -1000,6 +1000,29 @@ static bool judged_before(const struct ct_pyenv *env, const char *name)
 	return false;
 }
 
+static const char *const key_names[CT_PYENV_KEYS] = { "torch", "numpy", "triton" };
+
+/* d, when it is one of the keys (torch, numpy, triton) not seen earlier on sys.path. */
+static void note_key(struct ct_pyenv *env, const char *site, const struct ct_dist *d)
+{
+	char norm[256];
+	size_t k;
+
+	if (!d->meta)
+		return;
+	ct_python_normal_name(d->name, norm, sizeof(norm));
+	for (k = 0; k < CT_PYENV_KEYS; k++) {
+		struct ct_pyenv_key *key = &env->keys[k];
+
+		if (key->version || (strcmp(norm, key->name) != 0 &&
+				     !(k == CT_PYENV_TRITON && strncmp(norm, "pytorch-triton", 14) == 0)))
+			continue;
+		key->version = ct_xstrdup(d->version ? d->version : "");
+		key->dist = ct_xstrdup(d->name);
+		key->site = ct_xstrdup(site);
+	}
+}
+
 int ct_pyenvs_judge(const char *given, const struct ct_pkg_machine *m, struct ct_pyenv **out,
 		    size_t *n)
 {
@@ -1019,15 +1042,20 @@ int ct_pyenvs_judge(const char *given, const struct ct_pkg_machine *m, struct ct
 		struct ct_pyenv *env = &(*out)[i];
 
 		env->py = pys[i];
+		ct_python_build_read(&env->py, &env->build);
+		for (k = 0; k < CT_PYENV_KEYS; k++)
+			env->keys[k].name = key_names[k];
 		for (s = 0; s < env->py.nsites; s++) {
 			struct ct_site site;
 
 			if (ct_site_read(&site, env->py.sites[s]) < 0)
 				continue;
 			/* The first of a name on sys.path is the one imported. */
-			for (k = 0; k < site.ndists; k++)
+			for (k = 0; k < site.ndists; k++) {
+				note_key(env, site.dir, &site.dists[k]);
 				if (!judged_before(env, site.dists[k].name))
 					judge_package(&J, env, site.dir, &site.dists[k]);
+			}
 			ct_site_release(&site);
 		}
 	}
@@ -1057,6 +1085,11 @@ void ct_pyenvs_free(struct ct_pyenv *envs, size_t n)
 			ct_findings_release(&p->findings);
 		}
 		free(envs[i].pkgs);
+		for (k = 0; k < CT_PYENV_KEYS; k++) {
+			free(envs[i].keys[k].version);
+			free(envs[i].keys[k].dist);
+			free(envs[i].keys[k].site);
+		}
 		ct_python_release(&envs[i].py);
 	}
 	free(envs);

@@ -77,9 +77,25 @@ struct ct_pkg {
 	const char *verdict;       /* "ok" or the first error's code (static) */
 };
 
+/*
+ * A package collect_env and issue templates ask the version of, CUDA code
+ * or not: the first distribution of its name on sys.path, as import
+ * would take it (triton's is also "pytorch-triton").
+ */
+enum { CT_PYENV_TORCH, CT_PYENV_NUMPY, CT_PYENV_TRITON, CT_PYENV_KEYS };
+struct ct_pyenv_key {
+	const char *name;          /* "torch", "numpy", "triton" (static) */
+	char *version;             /* as its metadata says ("" when it says none);
+				      NULL: not installed */
+	char *dist;                /* its distribution's name, when installed */
+	char *site;                /* the site folder it is in, when installed */
+};
+
 /* One interpreter and its packages with CUDA code. */
 struct ct_pyenv {
 	struct ct_python py;
+	struct ct_python_build build; /* its version and build, from its files */
+	struct ct_pyenv_key keys[CT_PYENV_KEYS];
 	struct ct_pkg *pkgs;       /* in site order, then by name */
 	size_t npkgs;
 	size_t nscanned;           /* shared objects looked at */

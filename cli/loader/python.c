@@ -231,6 +231,19 @@ int ct_python_open(struct ct_python *py, const char *exe, const char *from)
 		snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", dir_of(bindir, up, sizeof(up)));
 		text = ct_read_small_file(cfg, 1 << 16);
 	}
+	if (text && (cfg_value(text, "version_info", value, sizeof(value)) ||
+		     cfg_value(text, "version", value, sizeof(value)))) {
+		/* "3.11.7.final.0" (3.11 and later) or "3.8.10": the release. */
+		size_t n = strspn(value, "0123456789.");
+		char *fin = strstr(value, ".final");
+
+		if (fin)
+			n = (size_t)(fin - value);
+		if (n && n < sizeof(py->cfg_version)) {
+			memcpy(py->cfg_version, value, n);
+			py->cfg_version[n] = '\0';
+		}
+	}
 	if (!version_from_name(ct_path_base(py->real), py->version, sizeof(py->version)) &&
 	    !version_from_name(ct_path_base(exe), py->version, sizeof(py->version)) && text &&
 	    (cfg_value(text, "version_info", value, sizeof(value)) ||
@@ -252,6 +265,7 @@ int ct_python_open(struct ct_python *py, const char *exe, const char *from)
 		dir_of(value, base_prefix, sizeof(base_prefix));
 	} else
 		dir_of(dir_of(py->real, up, sizeof(up)), base_prefix, sizeof(base_prefix));
+	py->base = ct_xstrdup(base_prefix);
 	if (text) {
 		py->venv = true;
 		py->prefix = ct_xstrdup(dir_of(cfg, up, sizeof(up)));
@@ -277,6 +291,7 @@ void ct_python_release(struct ct_python *py)
 	free(py->exe);
 	free(py->real);
 	free(py->prefix);
+	free(py->base);
 	free_list(py->sites, py->nsites);
 	memset(py, 0, sizeof(*py));
 }

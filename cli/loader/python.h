@@ -35,6 +35,8 @@ struct ct_python {
 			       "--python" */
 	char version[16];   /* "3.13", or "" when nothing says */
 	char *prefix;       /* sys.prefix (the venv's, for a venv) */
+	char *base;         /* sys.base_prefix: the installation (a venv's home's) */
+	char cfg_version[32]; /* a venv's pyvenv.cfg version ("3.11.7"), or "" */
 	bool venv;          /* a pyvenv.cfg was found */
 	char **sites;       /* the site folders, in sys.path's order */
 	size_t nsites;
@@ -58,6 +60,24 @@ void ct_python_release(struct ct_python *py);
  * is -errno with *n 0.
  */
 int ct_pythons_find(const char *given, struct ct_python **out, size_t *n);
+
+/*
+ * How the interpreter was built, read from its files (pybuild.c), with
+ * nothing run: its full version ("3.11.7": a venv's pyvenv.cfg, the
+ * installation's include/pythonX.Y/patchlevel.h, else the version string
+ * compiled into the program or its libpython), the compiler that built it
+ * ("GCC 12.2.0", compiled in as sys.version shows it), its SOABI
+ * ("cpython-311-x86_64-linux-gnu") and what sets a build apart ("free-
+ * threaded", "debug") from its _sysconfigdata. "" for what no file says.
+ */
+struct ct_python_build {
+	char version[32];
+	const char *version_from; /* "pyvenv.cfg", "patchlevel.h", "the program", or NULL */
+	char compiler[64];
+	char soabi[64];
+	char flags[64];           /* "free-threaded, debug", or "" */
+};
+void ct_python_build_read(const struct ct_python *py, struct ct_python_build *b);
 
 /* One installed distribution. */
 struct ct_dist {

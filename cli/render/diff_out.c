@@ -35,8 +35,9 @@ static void lib_text(FILE *out, const char *in, const char *label, const struct 
 
 static void driver_text(FILE *out, const char *in, const char *label, const struct ct_side *s)
 {
-	if (!s->has_driver || (!s->driver_version && !s->driver_cuda && !s->driver_path)) {
-		ct_tprintf(out, "%s%s none\n", in, label);
+	if (s->driver != CT_SIDE_DRIVER_FOUND) {
+		ct_tprintf(out, "%s%s %s\n", in, label,
+			   s->driver == CT_SIDE_DRIVER_NOT_FOUND ? "not found" : "not asked for");
 		return;
 	}
 	ct_tprintf(out, "%s%s %s", in, label, s->driver_version ? s->driver_version : "?");
@@ -99,11 +100,8 @@ static void print_text(FILE *out, const char *p, const struct ct_diff *d, const 
 	memset(pad, ' ', w + 1);
 	pad[w + 1] = '\0';
 
-	if (d->n)
-		ct_tprintf(out, "%scudatrace diff: %zu difference%s that matter%s to CUDA\n", p, d->n,
-			   d->n == 1 ? "" : "s", d->n == 1 ? "s" : "");
-	else
-		ct_tprintf(out, "%scudatrace diff: no difference that matters to CUDA\n", p);
+	ct_tprintf(out, "%s", p);
+	ct_diff_headline(out, d);
 	side_line(out, p, "A", n->a, n->a_what, a);
 	side_line(out, p, "B", n->b, n->b_what, b);
 	for (i = 0; i < d->n; i++) {
@@ -182,11 +180,8 @@ static void lib_json(struct ct_json *j, const struct ct_side_lib *l)
 
 static void driver_json(struct ct_json *j, const struct ct_side *s)
 {
-	if (!s->has_driver) {
-		ct_json_null(j);
-		return;
-	}
 	ct_json_object_begin(j);
+	ct_json_kv_string(j, "state", ct_side_driver_id(s->driver));
 	ct_json_kv_string(j, "version", s->driver_version);
 	ct_json_key(j, "cuda");
 	if (s->driver_cuda > 0)
@@ -297,6 +292,15 @@ static void print_json(struct ct_json *j, const struct ct_diff *d, const struct 
 		ct_json_string(j, d->not_compared[i]);
 	ct_json_array_end(j);
 	ct_json_object_end(j);
+}
+
+void ct_diff_headline(FILE *out, const struct ct_diff *d)
+{
+	if (d->n)
+		ct_tprintf(out, "cudatrace diff: %zu difference%s that matter%s to CUDA\n", d->n,
+			   d->n == 1 ? "" : "s", d->n == 1 ? "s" : "");
+	else
+		ct_tprintf(out, "cudatrace diff: no difference that matters to CUDA\n");
 }
 
 int ct_diff_print(FILE *out, enum ct_diff_format format, const struct ct_diff *d,

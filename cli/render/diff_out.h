@@ -17,6 +17,8 @@ struct ct_diff_names {
 	const char *a_what, *b_what; /* "trace folder", "report", "doctor" */
 };
 
+/* The first line of the text: "cudatrace diff: 3 differences that matter to CUDA" (diff -q). */
+void ct_diff_headline(FILE *out, const struct ct_diff *d);
 /* Print d (verbose: the sections not compared too). 0, or -1 when out failed (JSON). */
 int ct_diff_print(FILE *out, enum ct_diff_format format, const struct ct_diff *d,
 		  const struct ct_side *a, const struct ct_side *b, const struct ct_diff_names *n,

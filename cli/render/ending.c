@@ -145,18 +145,6 @@ void ct_ending_print(FILE *out, const struct ct_proc *p)
 	ct_tprintf(out, "  end: %s%s%s\n", how, after, e.kind == CT_END_NO_RECORD ? no_record_why : "");
 }
 
-size_t ct_endings_abnormal(const struct ct_trace *t)
-{
-	struct ct_ending e;
-	size_t i, n = 0;
-
-	for (i = 0; i < t->nprocs; i++) {
-		ct_proc_ending(&t->procs[i], &e);
-		n += ct_ending_abnormal(&e);
-	}
-	return n;
-}
-
 /* "the program", or "process 123 (cmd args)": who p is in the verdict's lines. */
 static void who_words(const struct ct_proc *p, size_t runs, char *buf, size_t size)
 {
@@ -196,6 +184,49 @@ static void running_print(FILE *out, const struct ct_trace *t, size_t runs)
 	}
 	if (more)
 		ct_tprintf(out, "%zu more process%s still running\n", more, more == 1 ? "" : "es");
+}
+
+bool ct_endings_headline(const struct ct_trace *t, char *buf, size_t size)
+{
+	size_t i, bad = 0, runs = ct_trace_runs(t);
+	const struct ct_proc *one = NULL, *launched = NULL;
+	struct ct_ending e;
+	char who[160], sig[64];
+
+	buf[0] = '\0';
+	for (i = 0; i < t->nprocs; i++) {
+		ct_proc_ending(&t->procs[i], &e);
+		if (ct_ending_abnormal(&e)) {
+			bad++;
+			one = &t->procs[i];
+		}
+		if (t->procs[i].launched)
+			launched = &t->procs[i];
+	}
+	if (bad > 1) {
+		snprintf(buf, size, "%zu processes ended by a signal or without an exit record", bad);
+		return true;
+	}
+	if (bad == 1) {
+		ct_proc_ending(one, &e);
+		who_words(one, runs, who, sizeof(who));
+		if (e.kind == CT_END_SIGNAL) {
+			signal_words(e.signal, sig, sizeof(sig));
+			snprintf(buf, size, "%s was killed by %s", who, sig);
+		} else {
+			snprintf(buf, size, "%s ended without an exit record", who);
+		}
+		return true;
+	}
+	/* A failure status is the program's word that it failed: no clean bill either. */
+	if (runs == 1 && launched) {
+		ct_proc_ending(launched, &e);
+		if (e.kind == CT_END_EXIT && e.status != 0) {
+			snprintf(buf, size, "the program exited with status %lld", (long long)e.status);
+			return true;
+		}
+	}
+	return false;
 }
 
 void ct_endings_print(FILE *out, const struct ct_trace *t)

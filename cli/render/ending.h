@@ -7,6 +7,7 @@
 #ifndef CT_ENDING_H
 #define CT_ENDING_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "trace.h"
@@ -21,8 +22,15 @@ const char *ct_last_cuda_words(const struct ct_proc *p, char *buf, size_t size);
 /* "  end: killed by SIGSEGV (signal 11) after cuInit returned 0 (ok)": p's facts line. */
 void ct_ending_print(FILE *out, const struct ct_proc *p);
 
-/* How many processes of t ended badly (ct_ending_abnormal). */
-size_t ct_endings_abnormal(const struct ct_trace *t);
+/*
+ * How the run ended, for the verdict's first line, into buf (unescaped:
+ * print it through ct_tprintf): "the program was killed by SIGSEGV
+ * (signal 11)", "process 12 (crash abrt) ended without an exit record",
+ * "2 processes ended by a signal or without an exit record", or, for the
+ * one program a run waited for, "the program exited with status 3".
+ * Returns false (buf "") when every process ended as a clean run does.
+ */
+bool ct_endings_headline(const struct ct_trace *t, char *buf, size_t size);
 
 /*
  * A line for each process of t that ended badly (the first few, then how

@@ -15,6 +15,7 @@
 #include "ending.h"
 #include "facts.h"
 #include "libnames.h"
+#include "roles.h"
 #include "text.h"
 #include "tree.h"
 
@@ -45,14 +46,6 @@ static bool alike(const struct ct_proc *a, const struct ct_proc *b)
 			return false;
 	return true;
 }
-
-/* The places findings were seen at one pid. */
-struct pid_places {
-	int64_t pid;
-	const struct ct_where **where;
-	size_t n;
-	UT_hash_handle hh;
-};
 
 /* Each image arch of a file with SASS or PTX, for a column of the matrix. */
 struct arch_code {
@@ -86,44 +79,21 @@ struct file_cols {
 struct ctx {
 	const struct ct_diagnosis *d;
 	struct ct_trees *trees;   /* what every tree asks */
-	struct pid_places *places;   /* where each finding was seen, by pid */
 	struct file_cols *files;     /* by elfscan_file */
 };
 
 static void ctx_init(struct ctx *c, const struct ct_diagnosis *d)
 {
-	size_t i, k;
-
 	memset(c, 0, sizeof(*c));
 	c->d = d;
 	c->trees = ct_trees_new(d);
-	for (i = 0; d && i < d->findings.n; i++)
-		for (k = 0; k < d->findings.f[i].nwhere; k++) {
-			const struct ct_where *w = &d->findings.f[i].where[k];
-			struct pid_places *e;
-
-			HASH_FIND(hh, c->places, &w->pid, sizeof(w->pid), e);
-			if (!e) {
-				e = ct_xcalloc(1, sizeof(*e));
-				e->pid = w->pid;
-				HASH_ADD(hh, c->places, pid, sizeof(e->pid), e);
-			}
-			e->where = ct_xrealloc(e->where, (e->n + 1) * sizeof(*e->where));
-			e->where[e->n++] = w;
-		}
 }
 
 static void ctx_release(struct ctx *c)
 {
-	struct pid_places *e, *etmp;
 	struct file_cols *fc, *ftmp;
 
 	ct_trees_free(c->trees);
-	HASH_ITER(hh, c->places, e, etmp) {
-		HASH_DEL(c->places, e);
-		free(e->where);
-		free(e);
-	}
 	HASH_ITER(hh, c->files, fc, ftmp) {
 		HASH_DEL(c->files, fc);
 		free(fc->code);
@@ -185,56 +155,6 @@ static const struct file_cols *cols_of(struct ctx *c, const struct elfscan_file 
 		fc->pick[k] = elfscan_pick_image(f->images, f->nimages, &c->d->targets[k]);
 	HASH_ADD_PTR(c->files, f, fc);
 	return fc;
-}
-
-/*
- * Was a finding seen in p? A pid names the program before and after an
- * exec: the command line tells them apart (the engine's, same width).
- */
-static bool has_finding(const struct ct_proc *p, const struct ctx *c)
-{
-	struct pid_places *e;
-	char cmd[160];
-	size_t k;
-
-	HASH_FIND(hh, c->places, &p->pid, sizeof(p->pid), e);
-	if (!e)
-		return false;
-	ct_proc_command(p, cmd, sizeof(cmd), 60);
-	for (k = 0; k < e->n; k++) {
-		const struct ct_where *w = e->where[k];
-
-		if ((!w->host || !p->host || strcmp(w->host, p->host) == 0) &&
-		    (!w->program || strcmp(w->program, cmd) == 0))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Did this process do anything with CUDA, or hide something from us? A
- * process with a finding is shown too: an extension without device code
- * can be what fails.
- */
-static bool cuda_activity(const struct ct_proc *p, const struct ctx *c)
-{
-	size_t i;
-
-	if (has_finding(p, c))
-		return true;
-	if (p->nmodules || p->driver.present || p->ncuinit || p->dropped ||
-	    p->bad_lines || p->cut)
-		return true;
-	for (i = 0; i < p->nexecs; i++)
-		if (!p->execs[i].traced)
-			return true;
-	for (i = 0; i < p->nobjects; i++)
-		if (ct_cuda_library(p->objects[i].path))
-			return true;
-	for (i = 0; i < p->nsearches; i++)
-		if (ct_cuda_library(p->searches[i].name))
-			return true;
-	return false;
 }
 
 /* A file already seen, for first_loads. */
@@ -734,15 +654,6 @@ static bool ended_alike(const struct ct_proc *a, const struct ct_proc *b)
 	return x.kind == y.kind && x.status == y.status && x.signal == y.signal;
 }
 
-/* Shown although it did nothing with CUDA: it ended badly. */
-static bool ended_badly(const struct ct_proc *p)
-{
-	struct ct_ending e;
-
-	ct_proc_ending(p, &e);
-	return ct_ending_abnormal(&e);
-}
-
 /* Processes that can fold into one another's (alike, ended alike): one kind. */
 struct kind {
 	uint64_t key;
@@ -848,11 +759,11 @@ static bool many_owners(const struct ct_trace *t)
 }
 
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
-		    bool verbose)
+		    const struct ct_roles *roles, bool verbose)
 {
-	size_t i, quiet = 0, shown = 0, similar = 0;
+	size_t i, shown = 0, similar = 0;
 	/* Name the host in headings only when the trace spans several. */
-	bool hosts = many_hosts(t), owners = many_owners(t), *active;
+	bool hosts = many_hosts(t), owners = many_owners(t);
 	struct kind *kinds = NULL, *e, *tmp;
 	struct ctx c;
 
@@ -862,18 +773,13 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		return;
 	}
 	ctx_init(&c, d);
-	/* Shown: what did something with CUDA, or ended badly. */
-	active = ct_xcalloc(t->nprocs, sizeof(*active));
-	for (i = 0; i < t->nprocs; i++)
-		active[i] = cuda_activity(&t->procs[i], &c) || ended_badly(&t->procs[i]);
+	/* Shown: what did something with CUDA, or ended badly (roles.h). */
 	for (i = 0; i < t->nprocs; i++) {
 		const struct ct_proc *p = &t->procs[i];
 		char cmd[128];
 
-		if (!active[i]) {
-			quiet++;
+		if (roles->role[i] != CT_ROLE_SHOWN)
 			continue;
-		}
 		ct_proc_command(p, cmd, sizeof(cmd), 72);
 		/* Ranks of one job look alike: say so instead of repeating them (-v: all). */
 		if (!verbose && folds(&kinds, t, i)) {
@@ -915,18 +821,24 @@ void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		free(e->procs);
 		free(e);
 	}
-	free(active);
 	ctx_release(&c);
 	if (similar)
 		ct_tprintf(out, "\n%zu more process%s like %s shown (same program, same "
 			     "libraries, same driver results)\n",
 			similar, similar == 1 ? "" : "es", shown == 1 ? "the one" : "those");
-	if (quiet) {
-		if (shown)
-			fputc('\n', out);
-		ct_tprintf(out, "%zu process%s without CUDA activity\n", quiet,
-			quiet == 1 ? "" : "es");
+	if ((roles->nwrappers || roles->nquiet) && shown)
+		fputc('\n', out);
+	/* pyenv's shims and the helpers they run: one line, by the wrappers' names. */
+	if (roles->nwrappers) {
+		char names[256];
+
+		ct_tprintf(out, "%zu wrapper process%s: %s\n", roles->nwrappers,
+			   roles->nwrappers == 1 ? "" : "es",
+			   ct_roles_names(roles, names, sizeof(names)));
 	}
+	if (roles->nquiet)
+		ct_tprintf(out, "%zu process%s without CUDA activity\n", roles->nquiet,
+			roles->nquiet == 1 ? "" : "es");
 	if (t->bad_files)
 		ct_tprintf(out, "%zu trace file%s held no record\n", t->bad_files,
 			t->bad_files == 1 ? "" : "s");

@@ -11,14 +11,16 @@
 #define CT_FACTS_MATRIX_ROWS 6   /* rows of the arch matrix */
 
 struct ct_diagnosis;
+struct ct_roles;
 
 /*
- * Per process: the CUDA libraries as a tree (who asked, by which rule,
- * version), the arch coverage matrix (when d is given), failed loads,
- * driver and GPUs, modules.
+ * Per process shown (roles.h): the CUDA libraries as a tree (who asked,
+ * by which rule, version), the arch coverage matrix (when d is given),
+ * failed loads, driver and GPUs, modules; then the wrappers and the
+ * quiet processes counted.
  */
 void ct_facts_print(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
-		    bool verbose);
+		    const struct ct_roles *roles, bool verbose);
 
 /*
  * A search's candidates, one line per directory and rule (its hwcaps

@@ -77,6 +77,38 @@ static void print_module(FILE *out, const struct ct_pkg_module *m)
 	}
 }
 
+/*
+ * What collect_env says of an interpreter, read from its files: "version:
+ * 3.11.7 (GCC 12.2.0, cpython-311-x86_64-linux-gnu)", then the versions of
+ * torch, numpy and triton, whether they carry CUDA code or not.
+ */
+static void print_build(FILE *out, const struct ct_pyenv *e)
+{
+	const struct ct_python_build *b = &e->build;
+	const char *v = b->version[0] ? b->version : e->py.version;
+	size_t k, parts = 0;
+
+	ct_tprintf(out, "  version: %s", v[0] ? v : "not known");
+	if (b->compiler[0] || b->soabi[0] || b->flags[0]) {
+		ct_tprintf(out, " (");
+		if (b->compiler[0])
+			ct_tprintf(out, "%s%s", parts++ ? ", " : "", b->compiler);
+		if (b->soabi[0])
+			ct_tprintf(out, "%s%s", parts++ ? ", " : "", b->soabi);
+		if (b->flags[0])
+			ct_tprintf(out, "%s%s", parts++ ? ", " : "", b->flags);
+		ct_tprintf(out, ")");
+	}
+	ct_tprintf(out, "\n  ");
+	for (k = 0; k < CT_PYENV_KEYS; k++) {
+		const struct ct_pyenv_key *key = &e->keys[k];
+
+		ct_tprintf(out, "%s%s %s", k ? ", " : "", key->name,
+			   !key->version ? "not installed" : key->version[0] ? key->version : "?");
+	}
+	ct_tprintf(out, "\n");
+}
+
 void ct_pyenvs_print(FILE *out, const struct ct_pyenv *envs, size_t n, bool verbose)
 {
 	size_t i, k, s, m;
@@ -92,6 +124,7 @@ void ct_pyenvs_print(FILE *out, const struct ct_pyenv *envs, size_t n, bool verb
 			   : strcmp(e->py.from, "PATH (pyenv)") == 0 ? "on PATH, through pyenv's shim"
 								      : e->py.from,
 			   e->py.venv ? ", a venv" : "");
+		print_build(out, e);
 		for (s = 0; s < e->py.nsites; s++)
 			ct_tprintf(out, "  %s %s\n", s ? "     " : "site:", e->py.sites[s]);
 		if (!e->py.nsites)
@@ -152,6 +185,40 @@ static void json_module(struct ct_json *j, const struct ct_pkg_module *m)
 	ct_json_object_end(j);
 }
 
+/* "release", "build" and "versions" (torch, numpy, triton: null when not installed). */
+static void json_build(struct ct_json *j, const struct ct_pyenv *e)
+{
+	const struct ct_python_build *b = &e->build;
+	size_t k;
+
+	ct_json_kv_string(j, "release", b->version[0] ? b->version : NULL);
+	ct_json_kv_string(j, "release_from", b->version_from);
+	ct_json_key(j, "build");
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "compiler", b->compiler[0] ? b->compiler : NULL);
+	ct_json_kv_string(j, "soabi", b->soabi[0] ? b->soabi : NULL);
+	ct_json_kv_bool(j, "free_threaded", strstr(b->flags, "free-threaded") != NULL);
+	ct_json_kv_bool(j, "debug", strstr(b->flags, "debug") != NULL);
+	ct_json_object_end(j);
+	ct_json_key(j, "versions");
+	ct_json_object_begin(j);
+	for (k = 0; k < CT_PYENV_KEYS; k++) {
+		const struct ct_pyenv_key *key = &e->keys[k];
+
+		ct_json_key(j, key->name);
+		if (!key->version) {
+			ct_json_null(j);
+			continue;
+		}
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "version", key->version[0] ? key->version : NULL);
+		ct_json_kv_string(j, "distribution", key->dist);
+		ct_json_kv_string(j, "site", key->site);
+		ct_json_object_end(j);
+	}
+	ct_json_object_end(j);
+}
+
 void ct_pyenvs_json(struct ct_json *j, const struct ct_pyenv *envs, size_t n)
 {
 	size_t i, k, s, m;
@@ -165,6 +232,7 @@ void ct_pyenvs_json(struct ct_json *j, const struct ct_pyenv *envs, size_t n)
 		ct_json_kv_string(j, "real", e->py.real);
 		ct_json_kv_string(j, "from", e->py.from);
 		ct_json_kv_string(j, "version", e->py.version[0] ? e->py.version : NULL);
+		json_build(j, e);
 		ct_json_kv_string(j, "prefix", e->py.prefix);
 		ct_json_kv_bool(j, "venv", e->py.venv);
 		ct_json_key(j, "sites");

@@ -96,7 +96,8 @@ static const struct ct_loaded *family_object(const struct ct_proc *p, size_t f)
 }
 
 static void print_text(FILE *out, const char *indent, const struct ct_trace *t, struct memo *m,
-		       const struct ct_ps_unread *unread, size_t nunread)
+		       size_t nread, const struct ct_ps_unread *unread, size_t nunread,
+		       bool quiet)
 {
 	char cmd[256];
 	size_t i, f;
@@ -131,13 +132,23 @@ static void print_text(FILE *out, const char *indent, const struct ct_trace *t, 
 				   indent, p->proc_limit, p->proc_limited,
 				   p->proc_limited == 1 ? "" : "s");
 	}
-	for (i = 0; i < nunread; i++)
+	for (i = 0; !quiet && i < nunread; i++)
 		ct_tprintf(out, "%s%lld  cannot be read: %s\n", indent, unread[i].pid, unread[i].why);
+	if (quiet && nunread)
+		ct_tprintf(out, "%s%zu process%s cannot be read (ps without -q names them)\n", indent,
+			   nunread, nunread == 1 ? "" : "es");
+	/*
+	 * None found is an answer as long as some process was read; what could
+	 * not be read is named above, so the answer says it is about the rest.
+	 */
 	if (t->nprocs == 0 && nunread == 0)
 		ct_tprintf(out, "%sno process maps a CUDA library\n", indent);
+	else if (t->nprocs == 0 && nread)
+		ct_tprintf(out, "%sno process that could be read maps a CUDA library (%zu read)\n",
+			   indent, nread);
 }
 
-static void print_json(FILE *out, const struct ct_trace *t, struct memo *m,
+static void print_json(FILE *out, const struct ct_trace *t, struct memo *m, size_t nread,
 		       const struct ct_ps_unread *unread, size_t nunread, struct ct_json *j)
 {
 	char cmd[4096];
@@ -146,6 +157,7 @@ static void print_json(FILE *out, const struct ct_trace *t, struct memo *m,
 	ct_json_init(j, out);
 	ct_json_object_begin(j);
 	ct_json_kv_string(j, "schema", CT_SCHEMA_PS);
+	ct_json_kv_u64(j, "read", nread);
 	ct_json_key(j, "processes");
 	ct_json_array_begin(j);
 	for (i = 0; i < t->nprocs; i++) {
@@ -192,21 +204,21 @@ static void print_json(FILE *out, const struct ct_trace *t, struct memo *m,
 	ct_json_object_end(j);
 }
 
-int ct_ps_list_print(FILE *out, enum ct_ps_format format, const struct ct_trace *t,
-		     const struct ct_ps_unread *unread, size_t nunread)
+int ct_ps_list_print(FILE *out, enum ct_ps_format format, const struct ct_trace *t, size_t nread,
+		     const struct ct_ps_unread *unread, size_t nunread, bool quiet)
 {
 	struct memo m = { NULL, 0 };
 	struct ct_json j;
 	int ret = 0;
 
 	if (format == CT_PS_JSON) {
-		print_json(out, t, &m, unread, nunread, &j);
+		print_json(out, t, &m, nread, unread, nunread, &j);
 		ret = ct_json_finish(&j);
 	} else if (format == CT_PS_MARKDOWN) {
 		ct_tprintf(out, "### CUDA processes\n\n");
-		print_text(out, "    ", t, &m, unread, nunread);
+		print_text(out, "    ", t, &m, nread, unread, nunread, quiet);
 	} else {
-		print_text(out, "", t, &m, unread, nunread);
+		print_text(out, "", t, &m, nread, unread, nunread, quiet);
 	}
 	free(m.v);
 	return ret;

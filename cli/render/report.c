@@ -14,16 +14,26 @@
 #include "mask.h"
 #include "findings_out.h"
 #include "report.h"
+#include "roles.h"
 #include "summary.h"
 #include "text.h"
 
 #define uthash_fatal(msg) ct_out_of_memory()
 #include <uthash.h>
 
+static enum ct_colour_mode colour_mode = CT_COLOUR_AUTO;
+
+void ct_colour_set(enum ct_colour_mode mode)
+{
+	colour_mode = mode;
+}
+
 bool ct_want_colour(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
 
+	if (colour_mode != CT_COLOUR_AUTO)
+		return colour_mode == CT_COLOUR_ALWAYS;
 	return isatty(fileno(f)) && !(nc && *nc);
 }
 
@@ -76,10 +86,13 @@ static void job_notes(FILE *out, const struct ct_trace *t)
 			   ranks - RANK_NOTES_MAX);
 }
 
-static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d, bool colour)
+static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
+		    const struct ct_roles *roles, bool colour)
 {
 	size_t i, runs = ct_trace_runs(t), jobs = ct_trace_jobs(t), untraced = 0, notes = 0;
-	size_t bad = ct_endings_abnormal(t), running = 0;
+	size_t running = 0, n = t->nprocs - roles->nwrappers;
+	char ended[512], names[256];
+	bool bad = ct_endings_headline(t, ended, sizeof(ended));
 
 	for (i = 0; i < t->nprocs; i++) {
 		untraced += t->procs[i].untraced != NULL;
@@ -94,17 +107,30 @@ static void verdict(FILE *out, const struct ct_trace *t, const struct ct_diagnos
 		ct_tprintf(out, "%zu job%s (%zu runs), ", jobs, jobs == 1 ? "" : "s", runs);
 	else if (runs > 1)
 		ct_tprintf(out, "%zu runs, ", runs);
-	/* ps reads running processes from /proc: nothing was traced. */
+	/*
+	 * ps reads running processes from /proc: nothing was traced. The
+	 * wrappers (pyenv's shims) are not what the user ran: counted apart.
+	 */
 	if (running && running == t->nprocs)
-		ct_tprintf(out, "%zu running process%s read: ", running, running == 1 ? "" : "es");
-	else if (untraced && untraced == t->nprocs)
-		ct_tprintf(out, "%zu process%s not traced: ", untraced, untraced == 1 ? "" : "es");
+		ct_tprintf(out, "%zu running process%s read", running, running == 1 ? "" : "es");
+	else if (untraced && untraced == n)
+		ct_tprintf(out, "%zu process%s not traced", untraced, untraced == 1 ? "" : "es");
 	else if (untraced)
-		ct_tprintf(out, "%zu process%s traced, %zu not traced: ", t->nprocs - untraced,
-			   t->nprocs - untraced == 1 ? "" : "es", untraced);
+		ct_tprintf(out, "%zu process%s traced, %zu not traced", n - untraced,
+			   n - untraced == 1 ? "" : "es", untraced);
 	else
-		ct_tprintf(out, "%zu process%s traced: ", t->nprocs, t->nprocs == 1 ? "" : "es");
-	/* A program that crashed is not one without a problem. */
+		ct_tprintf(out, "%zu process%s traced", n, n == 1 ? "" : "es");
+	if (roles->nwrappers)
+		ct_tprintf(out, " (and %zu wrapper process%s: %s)", roles->nwrappers,
+			   roles->nwrappers == 1 ? "" : "es",
+			   ct_roles_names(roles, names, sizeof(names)));
+	ct_tprintf(out, ": ");
+	/*
+	 * A program that crashed (or failed) is not one without a problem: the
+	 * first line says how it ended, then what was found about CUDA.
+	 */
+	if (bad)
+		ct_tprintf(out, "%s; ", ended);
 	if (bad && ct_findings_worst(&d->findings) < CT_SEV_WARNING) {
 		for (i = 0; i < d->findings.n; i++)
 			notes += d->findings.f[i].severity == CT_SEV_INFO;
@@ -293,7 +319,7 @@ static void json_device_code(struct ct_json *j, const struct ct_proc *p, const s
 }
 
 static void json_process(struct ct_json *j, const struct ct_proc *p, const struct ct_diagnosis *d,
-			 struct json_memo *memo)
+			 bool wrapper, struct json_memo *memo)
 {
 	struct ct_ending end;
 	size_t i, k;
@@ -317,6 +343,8 @@ static void json_process(struct ct_json *j, const struct ct_proc *p, const struc
 	else
 		ct_json_null(j);
 	ct_json_kv_string(j, "exe", p->exe);
+	/* On the way to the program, doing nothing with CUDA (roles.h): diff leaves it out. */
+	ct_json_kv_bool(j, "wrapper", wrapper);
 	/*
 	 * The variables the trace kept that shape loading (docs/trace-format.md,
 	 * "Privacy"), masked as elsewhere; not cudatrace's own (CUDATRACE_*,
@@ -526,7 +554,24 @@ static void json_job_notes(struct ct_json *j, const struct ct_trace *t)
 	ct_json_array_end(j);
 }
 
-static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d)
+/* "wrappers": how many processes are wrappers (roles.h), and their names. */
+static void json_wrappers(struct ct_json *j, const struct ct_roles *roles)
+{
+	size_t i;
+
+	ct_json_key(j, "wrappers");
+	ct_json_object_begin(j);
+	ct_json_kv_u64(j, "processes", roles ? roles->nwrappers : 0);
+	ct_json_key(j, "names");
+	ct_json_array_begin(j);
+	for (i = 0; roles && i < roles->nnames; i++)
+		ct_json_string(j, roles->names[i]);
+	ct_json_array_end(j);
+	ct_json_object_end(j);
+}
+
+static void json_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
+			const struct ct_roles *roles)
 {
 	struct json_memo memo = { NULL, NULL, NULL };
 	struct ct_json j;
@@ -552,9 +597,10 @@ static void json_report(FILE *out, const struct ct_trace *t, const struct ct_dia
 	ct_json_key(&j, "processes");
 	ct_json_array_begin(&j);
 	for (i = 0; i < t->nprocs; i++)
-		json_process(&j, &t->procs[i], d, &memo);
+		json_process(&j, &t->procs[i], d, roles->role[i] == CT_ROLE_WRAPPER, &memo);
 	memo_release(&memo);
 	ct_json_array_end(&j);
+	json_wrappers(&j, roles);
 	ct_json_key(&j, "findings");
 	ct_findings_json(&j, &d->findings);
 	/* What the folder held that is no process of the report: counted, never silent. */
@@ -592,6 +638,7 @@ void ct_report_json_error(FILE *out, const char *error)
 	ct_json_key(&j, "processes");
 	ct_json_array_begin(&j);
 	ct_json_array_end(&j);
+	json_wrappers(&j, NULL);
 	ct_json_key(&j, "findings");
 	ct_json_array_begin(&j);
 	ct_json_array_end(&j);
@@ -669,16 +716,16 @@ static void print_env(FILE *out, const struct ct_trace *t)
 }
 
 static void markdown_report(FILE *out, const struct ct_trace *t, const struct ct_diagnosis *d,
-			    const struct ct_report_options *o)
+			    const struct ct_roles *roles, const struct ct_report_options *o)
 {
 	struct ct_md *md = ct_md_new(o->home, o->verbose);
 	char title[128];
 
-	verdict(ct_md_verdict(md), t, d, false);
+	verdict(ct_md_verdict(md), t, d, roles, false);
 	if (!o->findings_only) {
 		snprintf(title, sizeof(title), "Processes: CUDA libraries, device code, driver (%zu "
 			 "process%s)", t->nprocs, t->nprocs == 1 ? "" : "es");
-		ct_facts_print(ct_md_section(md, title), t, d, o->verbose);
+		ct_facts_print(ct_md_section(md, title), t, d, roles, o->verbose);
 		print_env(ct_md_section(md, "Environment the trace kept"), t);
 	}
 	ct_md_write(md, out, "cudatrace report", &d->findings);
@@ -689,25 +736,28 @@ int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE 
 	      FILE *json)
 {
 	struct ct_diagnosis d;
+	struct ct_roles roles;
 	int worst;
 
 	ct_diagnose(&d, t, o->targets, o->ntargets, o->machine);
+	ct_roles_find(&roles, t, &d);
 	worst = ct_findings_worst(&d.findings);
 	if (text && o->markdown) {
-		markdown_report(text, t, &d, o);
+		markdown_report(text, t, &d, &roles, o);
 	} else if (text && o->findings_only) {
 		ct_findings_print(text, &d.findings, o->colour, o->verbose);
 	} else if (text) {
-		verdict(text, t, &d, o->colour);
+		verdict(text, t, &d, &roles, o->colour);
 		if (d.findings.n) {
 			fputc('\n', text);
 			ct_findings_print(text, &d.findings, o->colour, o->verbose);
 		}
 		fputc('\n', text);
-		ct_facts_print(text, t, &d, o->verbose);
+		ct_facts_print(text, t, &d, &roles, o->verbose);
 	}
 	if (json)
-		json_report(json, t, &d);
+		json_report(json, t, &d, &roles);
+	ct_roles_release(&roles);
 	ct_diagnosis_release(&d);
 	return worst;
 }

@@ -34,7 +34,15 @@ struct ct_report_options {
 int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,
 	      FILE *json);
 
-/* Colour for this stream: a terminal, and NO_COLOR unset. */
+/*
+ * --color=WHEN: auto (the default: a terminal, and NO_COLOR unset or
+ * empty), always (NO_COLOR too: an option given for this command wins
+ * over the environment, as no-color.org asks), never. Set once by the
+ * command, before printing; not thread-safe.
+ */
+enum ct_colour_mode { CT_COLOUR_AUTO, CT_COLOUR_ALWAYS, CT_COLOUR_NEVER };
+void ct_colour_set(enum ct_colour_mode mode);
+/* Colour for this stream, by the mode set (ct_colour_set). */
 bool ct_want_colour(FILE *f);
 
 /*

@@ -173,6 +173,7 @@ int ct_run_dir_open(struct ct_run_dir *d, const char *path)
 	d->fd = fd;
 	fd = -1;
 	err = finish(d, path);
+	d->nmade = (unsigned)nmade;
 out:
 	if (fd >= 0)
 		close(fd);
@@ -191,6 +192,30 @@ out:
 	free(prefix);
 	free(made);
 	return err;
+}
+
+void ct_run_dir_unmake(struct ct_run_dir *d)
+{
+	char path[PATH_MAX], *slash;
+	struct stat st;
+	unsigned i;
+
+	if (d->fd < 0 || d->private_dir || !d->nmade)
+		goto out;
+	snprintf(path, sizeof(path), "%s", d->path);
+	/* The folder itself only while its name is still it (not swapped for another). */
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_dev != d->dev ||
+	    st.st_ino != d->ino)
+		goto out;
+	for (i = 0; i < d->nmade; i++) {
+		if (rmdir(path) != 0)
+			break;
+		if (!(slash = strrchr(path, '/')) || slash == path)
+			break;
+		*slash = '\0';
+	}
+out:
+	ct_run_dir_close(d);
 }
 
 int ct_run_dir_private(struct ct_run_dir *d, const char *tmpdir)

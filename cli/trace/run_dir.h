@@ -26,6 +26,7 @@ struct ct_run_dir {
 	char path[PATH_MAX];    /* its absolute path, for the shim (CUDATRACE_DIR) */
 	bool private_dir;       /* a private one: ct_run_dir_close removes it */
 	bool created;           /* made here (with the missing folders above it) */
+	unsigned nmade;         /* folders made here: the last nmade of path */
 	mode_t mode;            /* as found: permission bits, sticky included */
 	uid_t uid;              /* its owner */
 	dev_t dev;              /* its identity, for the shim (CUDATRACE_DIR_ID) */
@@ -51,6 +52,13 @@ void ct_run_dir_init(struct ct_run_dir *d);
  */
 int ct_run_dir_open(struct ct_run_dir *d, const char *path);
 
+/*
+ * Undo what ct_run_dir_open made, when the program never started: the
+ * folders it created, deepest first, each only while empty (the first
+ * only while its name still is the folder opened); then close it. A
+ * folder that was there before is left as it was.
+ */
+void ct_run_dir_unmake(struct ct_run_dir *d);
 /* A new private folder (0700, unpredictable name) in tmpdir. */
 int ct_run_dir_private(struct ct_run_dir *d, const char *tmpdir);
 

@@ -173,11 +173,31 @@ static void test_driver_gpus_code(void **state)
 		&a, &b, &d);
 	assert_int_equal(d.n, 0);
 	done(&a, &b, &d);
-	/* No driver on one side. */
-	compare(PROC("", "", DRV("13000", "9.0"), "", "") END, PROC("", "", "null", "", "") END, &a,
-		&b, &d);
+	/* No driver on one side: searched for and not found. */
+	compare(PROC("", "", DRV("13000", "9.0"), "", "") END,
+		PROC("", "{\"name\":\"libcuda.so.1\"}", "null", "", "") END, &a, &b, &d);
+	assert_int_equal(a.driver, CT_SIDE_DRIVER_FOUND);
+	assert_int_equal(b.driver, CT_SIDE_DRIVER_NOT_FOUND);
 	assert_non_null(entry(&d, CT_DIFF_DRIVER, "driver"));
 	assert_non_null(entry(&d, CT_DIFF_GPUS, "gpus"));
+	done(&a, &b, &d);
+	/*
+	 * A side whose program never asked for the driver says nothing of its
+	 * machine's (issue 33, point 7): neither compared, and said why.
+	 */
+	compare(PROC("", "", DRV("13000", "9.0"), "", "") END, PROC("", "", "null", "", "") END, &a,
+		&b, &d);
+	assert_int_equal(b.driver, CT_SIDE_DRIVER_NOT_ASKED);
+	assert_null(entry(&d, CT_DIFF_DRIVER, "driver"));
+	assert_null(entry(&d, CT_DIFF_GPUS, "gpus"));
+	assert_int_equal(d.nnot_compared, 1);
+	assert_string_equal(d.not_compared[0],
+			    "the driver and GPUs: B's program never asked for the driver");
+	done(&a, &b, &d);
+	/* Not found on both sides: no difference. */
+	compare(PROC("", "{\"name\":\"libcuda.so.1\"}", "null", "", "") END,
+		PROC("", "{\"name\":\"libcuda.so.1\"}", "null", "", "") END, &a, &b, &d);
+	assert_null(entry(&d, CT_DIFF_DRIVER, "driver"));
 	done(&a, &b, &d);
 }
 

@@ -33,6 +33,7 @@
 #include "diagnose.h"
 #include "facts.h"
 #include "resolve.h"
+#include "roles.h"
 #include "trace.h"
 
 static int world_setup(void **state)
@@ -174,9 +175,12 @@ static char *facts(const struct world *w, bool verbose)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
+	struct ct_roles roles;
 
 	assert_non_null(m);
-	ct_facts_print(m, &w->t, &w->d, verbose);
+	ct_roles_find(&roles, &w->t, &w->d);
+	ct_facts_print(m, &w->t, &w->d, &roles, verbose);
+	ct_roles_release(&roles);
 	assert_int_equal(fclose(m), 0);
 	return out;
 }
