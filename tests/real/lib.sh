@@ -164,7 +164,8 @@ need_cuobjdump() {
 # check_table TABLE: cudatrace check --json in the root against a verdict
 # table written by hand, one line per file and driver:
 #   FILE DRIVER V35 V50 V61 V70 V80 V86 V90 V100 V120  # why
-# DRIVER is - (no --driver), 470, 550 or 580; each V the verdict for sm_35,
+# FILE may be a wheel's member, WHEEL!MEMBER (check reads the wheel). DRIVER
+# is - (no --driver), 470, 550 or 580; each V the verdict for sm_35,
 # sm_50, sm_61, sm_70, sm_80, sm_86, sm_90, sm_100, sm_120 in that order,
 # abbreviated: S sass, J ptx-jit, N no-image, T ptx-too-new, G
 # no-gpu-support, D driver-too-old, - no-device-code. Text after # is the
@@ -176,7 +177,9 @@ check_table() {
 	for drv in - 470 550 580; do
 		files=()
 		while read -r f d _; do
-			[ "$d" = "$drv" ] && files+=("$f")
+			# A wheel's member (WHEEL!MEMBER): check reads the wheel.
+			f=${f%%!*}
+			[ "$d" = "$drv" ] && case " ${files[*]} " in *" $f "*) ;; *) files+=("$f") ;; esac
 		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' <<<"$1")
 		[ ${#files[@]} -gt 0 ] || continue
 		# The JSON (megabytes) stays in the scratch folder; the log gets the
