@@ -224,3 +224,37 @@ sys.exit(1 if bad else 0)
 		failures=$((failures + $(grep -c '^FAIL: ' "$T/cmp-$drv")))
 	done
 }
+
+# need_glibc_2_36_host: this machine (not the root) as the Debian 12 machine
+# of issue 32: cudatrace built here by tests/real/run ($HCT), judging with
+# this machine's glibc and ld.so.cache. Skips unless its glibc is 2.36
+# (bookworm's), older than the GLIBC_2.38 that trixie's builds need.
+need_glibc_2_36_host() {
+	local v
+	HCT=${CUDATRACE_HOST_BUILD:-$SRC/build}/cudatrace
+	[ -x "$HCT" ] || skip "cudatrace is not built on this machine ($HCT; tests/real/run builds it)"
+	v=$(getconf GNU_LIBC_VERSION 2>/dev/null)
+	[ "$v" = "glibc 2.36" ] ||
+		skip "this machine's C library is '${v:-unknown}', not bookworm's glibc 2.36: the scenario needs a Debian 12 machine"
+}
+
+# hct NAME [VAR=VALUE...] -- SUBCOMMAND ARG...: as ctx, with $HCT on this
+# machine instead of the root.
+hct() {
+	local name=$1 vars=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	env "${vars[@]}" "$HCT" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	{
+		echo "== $name (on this machine, $(getconf GNU_LIBC_VERSION))"
+		echo "\$ ${vars[*]:+${vars[*]} }cudatrace $*"
+		cat "$T/out" "$T/err"
+		echo "(exit $rc)"
+		echo "=="
+	} | sed 's/^/    /'
+}
