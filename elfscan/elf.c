@@ -318,6 +318,27 @@ out:
 	return rc;
 }
 
+/*
+ * UPX's pack header ("UPX!", then its version, format, method and sizes)
+ * ends the files it packs, in their last 36 bytes or so; the packed ELF
+ * keeps no section headers. Such a file holds its code, fatbins included,
+ * compressed in a format of UPX's own: a segment scan finds nothing in
+ * it, which is no evidence that it has no device code (llama-cpp-cffi
+ * 0.1.21's _llama_cli_cuda_12_6 module, 139 MB, is one). Reads only the
+ * file's last 64 bytes.
+ */
+static bool upx_packed(const struct elfscan_file *f)
+{
+	static const unsigned char magic[4] = { 'U', 'P', 'X', '!' };
+	size_t tail = f->len < 64 ? f->len : 64, i;
+	const unsigned char *b = f->buf + f->len - tail;
+
+	for (i = 0; i + sizeof(magic) <= tail; i++)
+		if (memcmp(b + i, magic, sizeof(magic)) == 0)
+			return true;
+	return false;
+}
+
 /* No section headers (stripped with sstrip and the like): scan segments. */
 static int scan_segments(struct elfscan_file *f, Elf *elf)
 {
@@ -647,7 +668,9 @@ int es_scan_elf(struct elfscan_file *f, const struct elfscan_options *opt)
 		goto out;
 	}
 	if (shnum == 0) {
-		rc = scan_segments(f, elf);
+		rc = upx_packed(f) ? es_add_problem(f, ELFSCAN_P_PACKED_UPX, 0, 0, -1, -1,
+						    NO_SECTION)
+				   : scan_segments(f, elf);
 		goto out;
 	}
 

@@ -117,19 +117,25 @@ build_old_ext() {
 	rm -rf "$T/ext/stub"
 }
 
-# need_real_builds: Debian's third-party CUDA builds (tools/get-real-builds,
-# fetched once into /var/cache/cudatrace-tests/real-builds), bound read-only
-# at $RB in the root; skips when they cannot be fetched. Sets
-# REAL_BUILD_FILES: every ELF file of those packages and the bare PTX file of
-# gpu-burn, then trixie's cuBLAS 12.4 and cuFFT 11.2, which the root has
-# (python3-torch-cuda installs them), all as the root sees them.
+# need_real_builds: the third-party CUDA builds of Debian and PyPI
+# (tools/get-real-builds, fetched once into
+# /var/cache/cudatrace-tests/real-builds), bound read-only at $RB in the
+# root; skips when they cannot be fetched. Sets REAL_BUILD_FILES: every ELF
+# file of those packages and wheels (the unpacked wheels, not the .whl) and
+# the bare PTX file of gpu-burn, then trixie's cuBLAS 12.4, cuFFT 11.2 and
+# NCCL 2.22, which the root has (python3-torch-cuda installs them), all as
+# the root sees them. BW is bookworm's unpacked root, PYPI the wheels'
+# folder, both as the root sees them.
 RB=/opt/real-builds
+BW=$RB/bookworm/root
+PYPI=$RB/pypi
 need_real_builds() {
 	local dir f
 	dir=$("$SRC/tools/get-real-builds" 2>"$T/get-real-builds.err" | tail -n 1) && [ -d "$dir" ] ||
 		skip "cannot fetch the real builds: $(tail -n 1 "$T/get-real-builds.err")"
 	mkdir -p "$R$RB" || exit 99
 	IN_ROOT_BIND="${IN_ROOT_BIND:+$IN_ROOT_BIND }$dir:$RB"
+	REAL_BUILDS_DIR=$dir
 	REAL_BUILD_FILES=()
 	while IFS= read -r f; do
 		case $f in
@@ -137,8 +143,9 @@ need_real_builds() {
 		*) [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] &&
 			REAL_BUILD_FILES+=("$RB/${f#"$dir"/}") ;;
 		esac
-	done < <(find "$dir/sid/root" "$dir/trixie/root" -type f ! -path '*/usr/share/doc/*' | LC_ALL=C sort)
-	for f in libcublas.so.12.4.5.8 libcublasLt.so.12.4.5.8 libcufft.so.11.2.1.3; do
+	done < <(find "$dir/sid/root" "$dir/trixie/root" "$dir/bookworm/root" "$dir/pypi" \
+		-type f ! -path '*/usr/share/doc/*' ! -name '*.whl' | LC_ALL=C sort)
+	for f in libcublas.so.12.4.5.8 libcublasLt.so.12.4.5.8 libcufft.so.11.2.1.3 libnccl.so.2.22.3; do
 		[ -f "$R/usr/lib/x86_64-linux-gnu/$f" ] || fail "the root has no /usr/lib/x86_64-linux-gnu/$f"
 		REAL_BUILD_FILES+=("/usr/lib/x86_64-linux-gnu/$f")
 	done
@@ -152,4 +159,102 @@ need_cuobjdump() {
 	[ -n "$c" ] || skip "cuobjdump not found (set CUOBJDUMP, or run tools/get-cuobjdump build/tools/cuobjdump)"
 	cp "$c" "$T/cuobjdump" || exit 99
 	CUOBJDUMP_IN=$RT/cuobjdump
+}
+
+# check_table TABLE: cudatrace check --json in the root against a verdict
+# table written by hand, one line per file and driver:
+#   FILE DRIVER V35 V50 V61 V70 V80 V86 V90 V100 V120  # why
+# FILE may be a wheel's member, WHEEL!MEMBER (check reads the wheel). DRIVER
+# is - (no --driver), 470, 550 or 580; each V the verdict for sm_35,
+# sm_50, sm_61, sm_70, sm_80, sm_86, sm_90, sm_100, sm_120 in that order,
+# abbreviated: S sass, J ptx-jit, N no-image, T ptx-too-new, G
+# no-gpu-support, D driver-too-old, - no-device-code. Text after # is the
+# reasoning, for the reader. One check per driver over its files; every
+# verdict that differs is a failure, named with the file, target and driver.
+CHECK_TARGETS=(sm_35 sm_50 sm_61 sm_70 sm_80 sm_86 sm_90 sm_100 sm_120)
+check_table() {
+	local drv f d args
+	for drv in - 470 550 580; do
+		files=()
+		while read -r f d _; do
+			# A wheel's member (WHEEL!MEMBER): check reads the wheel.
+			f=${f%%!*}
+			[ "$d" = "$drv" ] && case " ${files[*]} " in *" $f "*) ;; *) files+=("$f") ;; esac
+		done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' <<<"$1")
+		[ ${#files[@]} -gt 0 ] || continue
+		# The JSON (megabytes) stays in the scratch folder; the log gets the
+		# command, its exit status and each verdict compared.
+		args=(check --json --arch "$(IFS=,; echo "${CHECK_TARGETS[*]}")")
+		[ "$drv" = - ] || args+=(--driver "$drv")
+		echo "    \$ cudatrace ${args[*]} (${#files[@]} files)"
+		inroot "$CT_IN" "${args[@]}" "${files[@]}" >"$T/check-$drv.json" 2>"$T/err"
+		rc=$?
+		echo "    (exit $rc)"
+		[ "$rc" -le 1 ] || { sed 's/^/    /' "$T/err"; fail "check --driver $drv: exit $rc"; }
+		json_kept+=("$T/check-$drv.json")
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' <<<"$1" | awk -v d="$drv" '$2 == d' |
+			python3 -c '
+import json, sys
+abbrev = {"S": "sass", "J": "ptx-jit", "N": "no-image", "T": "ptx-too-new",
+          "G": "no-gpu-support", "D": "driver-too-old", "-": "no-device-code"}
+targets = sys.argv[2].split(",")
+got = {f["path"]: {r["target"]: r["verdict"] for r in f.get("results") or []}
+       for f in json.load(open(sys.argv[1]))["files"]}
+bad = 0
+for line in sys.stdin:
+    w = line.split()
+    path, drv, want = w[0], w[1], w[2:]
+    if len(want) != len(targets):
+        print("FAIL: table line for %s has %d verdicts, not %d" % (path, len(want), len(targets)))
+        bad += 1
+        continue
+    name = path.rsplit("/", 1)[-1]
+    for t, v in zip(targets, want):
+        g = got.get(path, {}).get(t, "no-device-code" if path in got else "nothing")
+        if g == abbrev[v]:
+            continue
+        print("FAIL: %s on %s, driver %s: check says %s, the table %s" % (name, t, drv, g, abbrev[v]))
+        bad += 1
+    if not any(g != abbrev[v] for t, v in zip(targets, want)
+               for g in [got.get(path, {}).get(t, "no-device-code" if path in got else "nothing")]):
+        print("ok: %s, driver %s: %s" % (name, drv, " ".join(want)))
+sys.exit(1 if bad else 0)
+' "$T/check-$drv.json" "$(IFS=,; echo "${CHECK_TARGETS[*]}")" >"$T/cmp-$drv"
+		sed 's/^/    /' "$T/cmp-$drv"
+		failures=$((failures + $(grep -c '^FAIL: ' "$T/cmp-$drv")))
+	done
+}
+
+# need_glibc_2_36_host: this machine (not the root) as the Debian 12 machine
+# of issue 32: cudatrace built here by tests/real/run ($HCT), judging with
+# this machine's glibc and ld.so.cache. Skips unless its glibc is 2.36
+# (bookworm's), older than the GLIBC_2.38 that trixie's builds need.
+need_glibc_2_36_host() {
+	local v
+	HCT=${CUDATRACE_HOST_BUILD:-$SRC/build}/cudatrace
+	[ -x "$HCT" ] || skip "cudatrace is not built on this machine ($HCT; tests/real/run builds it)"
+	v=$(getconf GNU_LIBC_VERSION 2>/dev/null)
+	[ "$v" = "glibc 2.36" ] ||
+		skip "this machine's C library is '${v:-unknown}', not bookworm's glibc 2.36: the scenario needs a Debian 12 machine"
+}
+
+# hct NAME [VAR=VALUE...] -- SUBCOMMAND ARG...: as ctx, with $HCT on this
+# machine instead of the root.
+hct() {
+	local name=$1 vars=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	shift
+	env "${vars[@]}" "$HCT" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	{
+		echo "== $name (on this machine, $(getconf GNU_LIBC_VERSION))"
+		echo "\$ ${vars[*]:+${vars[*]} }cudatrace $*"
+		cat "$T/out" "$T/err"
+		echo "(exit $rc)"
+		echo "=="
+	} | sed 's/^/    /'
 }

@@ -330,6 +330,56 @@ static void test_section_table_wraps(void **state)
 	free(b);
 }
 
+/*
+ * Without section headers (sstrip) the loadable segments are scanned and
+ * the fatbin is still found. With UPX's pack header ("UPX!") in the last
+ * bytes as well, the segments hold UPX's compressed form: nothing can be
+ * listed, and the file is reported unreadable (packed-upx, fatal), not as
+ * one without device code.
+ */
+static void test_packed_upx(void **state)
+{
+	size_t len;
+	unsigned char *b = read_fixture("sm80-ptx80.so", &len), *packed;
+	static const unsigned char trailer[36] = { 'U', 'P', 'X', '!', 14, 0x17 };
+	struct scanned s;
+
+	(void)state;
+	put64(b + 0x28, 0); /* e_shoff */
+	put16(b + 0x3c, 0); /* e_shnum */
+	put16(b + 0x3e, 0); /* e_shstrndx */
+	scanned_open(&s, b, len, NULL);
+	assert_int_equal(s.rc, 0);
+	assert_has_problem(&s.f, ELFSCAN_P_NO_SECTION_HEADERS);
+	assert_false(elfscan_problem_is_fatal(s.f.problems[0].code));
+	assert_int_equal(s.f.nimages, 2);
+	scanned_close(&s);
+
+	packed = malloc(len + sizeof(trailer));
+	assert_non_null(packed);
+	memcpy(packed, b, len);
+	memcpy(packed + len, trailer, sizeof(trailer));
+	scanned_open(&s, packed, len + sizeof(trailer), NULL);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.f.nproblems, 1);
+	assert_int_equal(s.f.problems[0].code, ELFSCAN_P_PACKED_UPX);
+	assert_true(elfscan_problem_is_fatal(s.f.problems[0].code));
+	assert_int_equal(s.f.nimages, 0);
+	scanned_close(&s);
+
+	/* The same bytes at the end of a file with its section headers are data. */
+	free(b);
+	b = read_fixture("sm80-ptx80.so", &len);
+	memcpy(packed, b, len);
+	scanned_open(&s, packed, len + sizeof(trailer), NULL);
+	assert_int_equal(s.rc, 0);
+	assert_null(find_problem(&s.f, ELFSCAN_P_PACKED_UPX));
+	assert_int_equal(s.f.nimages, 2);
+	scanned_close(&s);
+	free(packed);
+	free(b);
+}
+
 /* .nv_fatbin's header says its bytes start 32 bytes before the end. */
 static void test_section_outside_file(void **state)
 {
@@ -606,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_refused_cubin_type),
 		cmocka_unit_test(test_damaged_elf),
 		cmocka_unit_test(test_section_table_wraps),
+		cmocka_unit_test(test_packed_upx),
 		cmocka_unit_test(test_section_outside_file),
 		cmocka_unit_test(test_magic_scan_option),
 		cmocka_unit_test(test_problem_texts),
