@@ -126,7 +126,21 @@ const char *ct_library_version_read(const char *path, const char *soname, char *
 		return NULL;
 	buf[0] = '\0';
 	if (!soname || !soname[0]) {
-		/* No DT_SONAME to weigh the name against: the real file's name says what it says. */
+		char real[PATH_MAX];
+
+		/*
+		 * No DT_SONAME to weigh the name against (ps's list reads none):
+		 * the real file's name says what it says (libcudart.so.12.4.127);
+		 * one that says only a major (a wheel's libcudart.so.12) may have
+		 * its release in the wheel's dist-info.
+		 */
+		ct_library_version(path, buf, size);
+		if (strchr(buf, '.'))
+			return "file name";
+		if (!realpath(path, real))
+			snprintf(real, sizeof(real), "%s", path);
+		if (wheel_version(real, ct_path_base(real), buf, size))
+			return "dist-info";
 		ct_library_version(path, buf, size);
 		return buf[0] ? "file name" : NULL;
 	}

@@ -60,8 +60,7 @@ static const char *version_of(struct memo *m, const struct ct_loaded *o, bool dr
 	if (driver)
 		ct_driver_version(o->path, "libcuda.so.1", v->version, sizeof(v->version));
 	else
-		ct_library_version_read(o->path, o->soname ? o->soname : ct_path_base(o->path),
-					v->version, sizeof(v->version));
+		ct_library_version_read(o->path, o->soname, v->version, sizeof(v->version));
 	return v->version;
 }
 

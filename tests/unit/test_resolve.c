@@ -411,6 +411,12 @@ static void test_library_renamed(void **state)
 	/* No DT_SONAME: the name, whatever it says. */
 	ct_library_version_read("/nonexistent/libfoo.so.2.1", "", v, sizeof(v));
 	assert_string_equal(v, "2.1");
+	/* Nor a soname read (ps's list): the real file's release (ps-torch said "12"). */
+	assert_string_equal(ct_library_version_read("/nonexistent/libcudart.so.12.4.127", NULL, v,
+						    sizeof(v)), "file name");
+	assert_string_equal(v, "12.4.127");
+	ct_library_version_read("/nonexistent/libcudart.so.12", NULL, v, sizeof(v));
+	assert_string_equal(v, "12");
 	assert_int_equal(ct_library_cuda("libcudart.so.13", "13.0.96", &minor), 13);
 	assert_int_equal(minor, 0);
 	assert_int_equal(ct_library_cuda("libcublas.so.13", "13.1.0.3", &minor), 0);
