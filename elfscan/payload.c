@@ -118,30 +118,25 @@ long es_payload_head(struct elfscan_file *f, const struct elfscan_image *img,
 	return -EBADMSG;
 }
 
-int es_read_cubin_headers(struct elfscan_file *f)
+int es_read_cubin_header(struct elfscan_file *f, struct elfscan_image *img)
 {
-	size_t i;
+	unsigned char head[64];
+	long n;
 
-	for (i = 0; i < f->nimages; i++) {
-		struct elfscan_image *img = &f->images[i];
-		unsigned char head[64];
-		long n;
-
-		if (img->kind != ELFSCAN_KIND_SASS || img->variant != ELFSCAN_VARIANT_NONE ||
-		    (img->flags & ELFSCAN_FLAG_OPAQUE) || img->version_major != 1 ||
-		    img->version_minor >= 8)
-			continue;
-		n = es_payload_head(f, img, head, sizeof(head));
-		if (n == -ENOMEM)
-			return -ENOMEM;
-		/* Unreadable: --verify says so; a listing keeps the header's word. */
-		if (n < (long)sizeof(head) || memcmp(head, "\177ELF", 4) != 0 ||
-		    rd16(head + 18) != EM_CUDA)
-			continue;
-		if (es_eflags_arch_specific(head[8], rd32(head + 0x30))) {
-			img->variant = ELFSCAN_VARIANT_A;
-			img->variant_from_cubin = true;
-		}
+	if (img->kind != ELFSCAN_KIND_SASS || img->variant != ELFSCAN_VARIANT_NONE ||
+	    (img->flags & ELFSCAN_FLAG_OPAQUE) || img->version_major != 1 ||
+	    img->version_minor >= 8)
+		return 0;
+	n = es_payload_head(f, img, head, sizeof(head));
+	if (n == -ENOMEM)
+		return -ENOMEM;
+	/* Unreadable: --verify says so; a listing keeps the header's word. */
+	if (n < (long)sizeof(head) || memcmp(head, "\177ELF", 4) != 0 ||
+	    rd16(head + 18) != EM_CUDA)
+		return 0;
+	if (es_eflags_arch_specific(head[8], rd32(head + 0x30))) {
+		img->variant = ELFSCAN_VARIANT_A;
+		img->variant_from_cubin = true;
 	}
 	return 0;
 }

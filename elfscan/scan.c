@@ -48,21 +48,8 @@ static int looks_like_ptx(const unsigned char *buf, size_t len)
 			    &p) == 0;
 }
 
-static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
-		       const struct elfscan_options *opt);
-
 int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 			const struct elfscan_options *opt)
-{
-	int rc = scan_buffer(f, buf, len, opt);
-
-	if (rc == 0 && (f->type == ELFSCAN_FILE_ELF || f->type == ELFSCAN_FILE_FATBIN))
-		rc = es_read_cubin_headers(f);
-	return rc;
-}
-
-static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
-		       const struct elfscan_options *opt)
 {
 	static const struct elfscan_options defaults;
 	const unsigned char *b = buf;
