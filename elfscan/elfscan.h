@@ -191,6 +191,13 @@ struct elfscan_file {
 	unsigned char *peek;
 	size_t peek_cap, peek_len;
 	uint64_t peek_off;
+	void *zstd; /* Private: es_payload_head's zstd context, or NULL. */
+	/*
+	 * Private: what the walk does with each image as it appends it, or
+	 * NULL (the scan reads a cubin's e_flags there; the shim, which
+	 * links the walker without the decompressors, sets nothing).
+	 */
+	int (*each_image)(struct elfscan_file *f, struct elfscan_image *img);
 	size_t cap_sections, cap_containers, cap_images, cap_problems;
 };
 

@@ -435,7 +435,8 @@ int es_add_container(struct elfscan_file *f, uint64_t off, uint64_t limit,
 			    (rc = es_add_problem(f, ELFSCAN_P_LZ4_FRAME, pos, 0,
 						 ii, ci, section)))
 				return rc;
-			if ((rc = es_read_cubin_header(f, &f->images[ii])))
+			if (f->each_image &&
+			    (rc = f->each_image(f, &f->images[ii])))
 				return rc;
 		}
 		pos += step;

@@ -153,6 +153,8 @@ int es_payload(const struct elfscan_file *f, const struct elfscan_image *img,
  */
 long es_payload_head(struct elfscan_file *f, const struct elfscan_image *img,
 		     unsigned char *dst, size_t n);
+/* Free what es_payload_head keeps in f between calls (a zstd context). */
+void es_payload_release(struct elfscan_file *f);
 
 /*
  * Whether the device ELF in [buf, buf+len) defines a kernel: an STT_FUNC

@@ -58,6 +58,7 @@ int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 		opt = &defaults;
 	f->buf = b;
 	f->len = len;
+	f->each_image = es_read_cubin_header;
 	if (len >= 20 && memcmp(b, "\177ELF", 4) == 0) {
 		if (rd16(b + 18) == EM_CUDA) {
 			int rc = scan_single(f);
