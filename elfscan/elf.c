@@ -388,6 +388,7 @@ static void run_job(const struct elfscan_file *f, struct section_job *j)
 	o->buf = f->buf;
 	o->len = f->len;
 	o->peek_fd = f->peek_fd;
+	o->drop_page = f->drop_page;
 	o->each_image = f->each_image;
 	/* Shared: each job counts containers in its own section only. */
 	o->sections = f->sections;

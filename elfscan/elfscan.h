@@ -191,6 +191,13 @@ struct elfscan_file {
 	unsigned char *peek;
 	size_t peek_cap, peek_len;
 	uint64_t peek_off;
+	/*
+	 * Private: the page size when buf is scan_path's own mapping (0
+	 * otherwise); the magic scan then unmaps the pages it has left
+	 * behind, so its resident set stays bounded (the file's pages stay
+	 * in the page cache, and a later read maps them again).
+	 */
+	size_t drop_page;
 	void *zstd; /* Private: es_payload_head's zstd context, or NULL. */
 	/*
 	 * Private: what the walk does with each image as it appends it, or

@@ -152,7 +152,9 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
 	f->map = map;
 	f->map_len = (size_t)st.st_size;
 	f->peek_fd = fd + 1;
+	f->drop_page = (size_t)sysconf(_SC_PAGESIZE);
 	rc = elfscan_scan_buffer(f, map, (size_t)st.st_size, opt);
+	f->drop_page = 0;
 	f->peek_fd = 0;
 	f->peek_len = 0;
 	close(fd);
