@@ -258,6 +258,13 @@ void elfscan_set_opener(int (*fn)(const char *path, int flags));
  */
 int elfscan_scan_path(struct elfscan_file *f, const char *path,
 		      const struct elfscan_options *opt);
+/*
+ * The same for a file already open for reading (fd stays the caller's:
+ * it is not kept, nor closed): for a caller that must know the scanned
+ * file is the one it checked with fstat (a cache keyed by it).
+ */
+int elfscan_scan_fd(struct elfscan_file *f, int fd,
+		    const struct elfscan_options *opt);
 
 /*
  * Decompress every image payload and check it against its header: cubin

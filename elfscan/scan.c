@@ -119,36 +119,22 @@ void elfscan_set_opener(int (*fn)(const char *path, int flags))
 	opener = fn ? fn : open_regular;
 }
 
-int elfscan_scan_path(struct elfscan_file *f, const char *path,
-		      const struct elfscan_options *opt)
+int elfscan_scan_fd(struct elfscan_file *f, int fd,
+		    const struct elfscan_options *opt)
 {
 	struct stat st;
 	void *map;
-	int fd, rc;
+	int rc;
 
-	/* Not blocking on a FIFO named as an input or in a trace: O_NONBLOCK, then the type. */
-	fd = opener(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
+	if (fstat(fd, &st) != 0)
 		return -errno;
-	if (fstat(fd, &st) != 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
+	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
+	if (!S_ISREG(st.st_mode) || st.st_size == 0)
 		return S_ISREG(st.st_mode) ? -EINVAL : -ENODEV;
-	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	rc = map == MAP_FAILED ? -errno : 0;
-	if (rc) {
-		close(fd);
-		return rc;
-	}
+	if (map == MAP_FAILED)
+		return -errno;
 	f->map = map;
 	f->map_len = (size_t)st.st_size;
 	f->peek_fd = fd + 1;
@@ -157,6 +143,19 @@ int elfscan_scan_path(struct elfscan_file *f, const char *path,
 	f->drop_page = 0;
 	f->peek_fd = 0;
 	f->peek_len = 0;
+	return rc;
+}
+
+int elfscan_scan_path(struct elfscan_file *f, const char *path,
+		      const struct elfscan_options *opt)
+{
+	int fd, rc;
+
+	/* Not blocking on a FIFO named as an input or in a trace: O_NONBLOCK, then the type. */
+	fd = opener(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	rc = elfscan_scan_fd(f, fd, opt);
 	close(fd);
 	return rc;
 }
