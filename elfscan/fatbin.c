@@ -521,8 +521,10 @@ static uint64_t find_magic(const unsigned char *buf, uint64_t pos,
  * otherwise grows to every page it touched and the pages fault-around
  * mapped next to them (cuFFT 10's 230 MB .data: 241 MB of RSS). A
  * multiple of MAGIC_BLOCK, so that the search's steps keep their phase.
+ * The fuzzer lowers it, so that small inputs cross windows.
  */
-#define DROP_WINDOW (8u << 20)
+uint64_t es_drop_window = 8u << 20;
+#define DROP_WINDOW es_drop_window
 
 /*
  * Unmap the pages of the mapping in [*kept, the page before pos) once

@@ -60,6 +60,11 @@ const unsigned char *es_at(struct elfscan_file *f, uint64_t off, size_t n);
  * to run threads on small fixtures.
  */
 extern uint64_t es_thread_scan_min;
+/*
+ * The bytes the magic scan searches at a time, and leaves mapped behind
+ * it before it unmaps them (a multiple of 64); the fuzzer lowers it.
+ */
+extern uint64_t es_drop_window;
 
 /* Append helpers; return 0 or -ENOMEM. */
 int es_append_container(struct elfscan_file *f, const struct elfscan_container *c);
