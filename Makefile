@@ -300,12 +300,17 @@ $(B)/bench/scan_pages: bench/scan_pages.c $(B)/libelfscan.a
 	$(CC) $(ALL_CFLAGS) $(INC_ELFSCAN) -o $@ $< $(B)/libelfscan.a \
 		$(ALL_LDFLAGS) $(DEPS_LIBS)
 
+# cat of the pages a scan touches: the I/O floor bench/scan compares with.
+$(B)/bench/cat_pages: bench/cat_pages.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
 # A command's own peak RSS, which a process started by Python cannot report.
 $(B)/bench/peak_rss: bench/peak_rss.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
-bench: all programs $(B)/bench/scan_pages $(B)/bench/peak_rss
+bench: all programs $(B)/bench/scan_pages $(B)/bench/peak_rss $(B)/bench/cat_pages
 	@bench/scan
 	@bench/trace
 	@bench/ldd

@@ -2,7 +2,7 @@
  * bench/scan_pages: which pages of a file the scanner reads, counted
  * exactly; for bench/scan, never a test, not installed.
  *
- *   build/bench/scan_pages [--known-sections] FILE...
+ *   build/bench/scan_pages [--known-sections] [--ranges OUT] FILE...
  *
  * Each file is mapped with no access rights; a SIGSEGV handler grants read
  * access to one page at a time as the scanner first touches it, and counts
@@ -17,12 +17,18 @@
  * when the kernel refused to split the mapping any further (the
  * vm.max_map_count limit): the count is then a lower bound. Exit status
  * 0, 1 when a file could not be read, 2 on usage.
+ *
+ * --ranges OUT (one FILE) writes the touched pages to OUT as runs of
+ * adjacent pages, each two native uint64_t (offset, length in bytes,
+ * clipped to the file's size): what build/bench/cat_pages reads, the I/O
+ * floor under the scan.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -34,6 +40,8 @@ static unsigned char *map_base;
 static size_t map_len, page_size;
 static volatile size_t touched;
 static volatile int exact;
+/* One byte per page, set as it is touched (--ranges). */
+static unsigned char *volatile seen;
 
 static void on_fault(int sig, siginfo_t *si, void *ctx)
 {
@@ -48,6 +56,8 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 	if (mprotect((void *)(a & ~(uintptr_t)(page_size - 1)), page_size,
 		     PROT_READ) == 0) {
 		touched++;
+		if (seen)
+			seen[(a - base) / page_size] = 1;
 		return;
 	}
 	/* Too many mappings: open everything, count no further. */
@@ -56,7 +66,40 @@ static void on_fault(int sig, siginfo_t *si, void *ctx)
 		signal(sig, SIG_DFL);
 }
 
-static int count_file(const char *path, const struct elfscan_options *opt)
+/* The touched pages as runs (offset, length), for bench/cat_pages. */
+static int write_ranges(const char *out, size_t npages)
+{
+	FILE *fp = fopen(out, "wb");
+	size_t i = 0;
+	int bad = !fp;
+
+	while (fp && i < npages) {
+		uint64_t run[2];
+		size_t j = i;
+
+		if (!seen[i]) {
+			i++;
+			continue;
+		}
+		while (j < npages && seen[j])
+			j++;
+		run[0] = (uint64_t)i * page_size;
+		run[1] = (uint64_t)(j - i) * page_size;
+		if (run[0] + run[1] > map_len)
+			run[1] = map_len - run[0];
+		bad |= fwrite(run, sizeof(run), 1, fp) != 1;
+		i = j;
+	}
+	if (fp)
+		bad |= fclose(fp) != 0;
+	if (bad)
+		fprintf(stderr, "scan_pages: cannot write '%s': %s\n", out,
+			strerror(errno));
+	return bad;
+}
+
+static int count_file(const char *path, const struct elfscan_options *opt,
+		      const char *ranges)
 {
 	struct elfscan_file f;
 	struct stat st;
@@ -81,19 +124,28 @@ static int count_file(const char *path, const struct elfscan_options *opt)
 	}
 	touched = 0;
 	exact = 1;
+	if (ranges && !(seen = calloc((map_len + page_size - 1) / page_size, 1))) {
+		munmap(map_base, map_len);
+		return 1;
+	}
 	elfscan_file_init(&f);
 	rc = elfscan_scan_buffer(&f, map_base, map_len, opt);
+	if (ranges && (rc == 0 || rc == -EINVAL) &&
+	    write_ranges(ranges, (map_len + page_size - 1) / page_size))
+		rc = -EIO;
 	if (rc == 0 || rc == -EINVAL)
 		printf("touched=%zu pages=%zu scanned=%llu hops=%zu containers=%zu "
 		       "images=%zu exact=%d %s\n",
 		       (size_t)touched, (map_len + page_size - 1) / page_size,
 		       (unsigned long long)f.magic_scanned, f.magic_hops,
 		       f.ncontainers, f.nimages, exact, path);
-	else
+	else if (rc != -EIO)
 		fprintf(stderr, "scan_pages: cannot scan '%s': %s\n", path,
 			strerror(-rc));
 	elfscan_file_release(&f);
 	munmap(map_base, map_len);
+	free(seen);
+	seen = NULL;
 	return rc == 0 || rc == -EINVAL ? 0 : 1;
 }
 
@@ -101,14 +153,19 @@ int main(int argc, char **argv)
 {
 	struct elfscan_options opt = { 0 };
 	struct sigaction sa;
+	const char *ranges = NULL;
 	int i = 1, status = 0;
 
-	if (i < argc && strcmp(argv[i], "--known-sections") == 0) {
-		opt.no_magic_scan = true;
-		i++;
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "--known-sections") == 0)
+			opt.no_magic_scan = true;
+		else if (strcmp(argv[i], "--ranges") == 0 && i + 1 < argc)
+			ranges = argv[++i];
+		else
+			break;
 	}
-	if (i >= argc) {
-		fprintf(stderr, "usage: scan_pages [--known-sections] FILE...\n");
+	if (i >= argc || (ranges && i + 1 != argc)) {
+		fprintf(stderr, "usage: scan_pages [--known-sections] [--ranges OUT] FILE...\n");
 		return 2;
 	}
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
@@ -118,6 +175,6 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, NULL);
 	for (; i < argc; i++)
-		status |= count_file(argv[i], &opt);
+		status |= count_file(argv[i], &opt, ranges);
 	return status;
 }

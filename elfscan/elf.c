@@ -409,6 +409,8 @@ static void run_job(const struct elfscan_file *f, struct section_job *j)
 	o->buf = f->buf;
 	o->len = f->len;
 	o->peek_fd = f->peek_fd;
+	o->drop_page = f->drop_page;
+	o->each_image = f->each_image;
 	/* Shared: each job counts containers in its own section only. */
 	o->sections = f->sections;
 	o->nsections = f->nsections;
@@ -496,6 +498,7 @@ static void free_job(struct section_job *j)
 	free(j->out.images);
 	free(j->out.problems);
 	free(j->out.peek);
+	es_payload_release(&j->out);
 }
 
 /*

@@ -191,6 +191,20 @@ struct elfscan_file {
 	unsigned char *peek;
 	size_t peek_cap, peek_len;
 	uint64_t peek_off;
+	/*
+	 * Private: the page size when buf is scan_path's own mapping (0
+	 * otherwise); the magic scan then unmaps the pages it has left
+	 * behind, so its resident set stays bounded (the file's pages stay
+	 * in the page cache, and a later read maps them again).
+	 */
+	size_t drop_page;
+	void *zstd; /* Private: es_payload_head's zstd context, or NULL. */
+	/*
+	 * Private: what the walk does with each image as it appends it, or
+	 * NULL (the scan reads a cubin's e_flags there; the shim, which
+	 * links the walker without the decompressors, sets nothing).
+	 */
+	int (*each_image)(struct elfscan_file *f, struct elfscan_image *img);
 	size_t cap_sections, cap_containers, cap_images, cap_problems;
 };
 
@@ -244,6 +258,13 @@ void elfscan_set_opener(int (*fn)(const char *path, int flags));
  */
 int elfscan_scan_path(struct elfscan_file *f, const char *path,
 		      const struct elfscan_options *opt);
+/*
+ * The same for a file already open for reading (fd stays the caller's:
+ * it is not kept, nor closed): for a caller that must know the scanned
+ * file is the one it checked with fstat (a cache keyed by it).
+ */
+int elfscan_scan_fd(struct elfscan_file *f, int fd,
+		    const struct elfscan_options *opt);
 
 /*
  * Decompress every image payload and check it against its header: cubin

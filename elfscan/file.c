@@ -25,6 +25,7 @@ void elfscan_file_release(struct elfscan_file *f)
 	free(f->images);
 	free(f->problems);
 	free(f->peek);
+	es_payload_release(f);
 	if (f->map)
 		munmap(f->map, f->map_len);
 	elfscan_file_init(f);

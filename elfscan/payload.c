@@ -63,30 +63,35 @@ int es_payload(const struct elfscan_file *f, const struct elfscan_image *img,
 /*
  * The first bytes of a zstd frame: a stream read into a small buffer.
  * zstd still decodes the first block (up to 128 KiB) to hand them over,
- * but nothing past it.
+ * but nothing past it. The decompression context is the file's, made at
+ * the first use and reset for each frame: making one per image cost 8% of
+ * cuSPARSE's --known-sections scan (892 zstd cubins).
  */
-static long zstd_head(const unsigned char *src, size_t srclen,
-		      unsigned char *dst, size_t n)
+static long zstd_head(struct elfscan_file *f, const unsigned char *src,
+		      size_t srclen, unsigned char *dst, size_t n)
 {
-	ZSTD_DCtx *z = ZSTD_createDCtx();
 	ZSTD_inBuffer in = { src, srclen, 0 };
 	ZSTD_outBuffer out = { dst, n, 0 };
-	long rc = 0;
+	ZSTD_DCtx *z = f->zstd;
 
-	if (!z)
+	if (!z && !(z = f->zstd = ZSTD_createDCtx()))
 		return -ENOMEM;
+	ZSTD_DCtx_reset(z, ZSTD_reset_session_only);
 	while (out.pos < out.size && in.pos < in.size) {
 		size_t r = ZSTD_decompressStream(z, &out, &in);
 
-		if (ZSTD_isError(r)) {
-			rc = -EBADMSG;
-			break;
-		}
+		if (ZSTD_isError(r))
+			return -EBADMSG;
 		if (r == 0)
 			break;
 	}
-	ZSTD_freeDCtx(z);
-	return rc ? rc : (long)out.pos;
+	return (long)out.pos;
+}
+
+void es_payload_release(struct elfscan_file *f)
+{
+	ZSTD_freeDCtx(f->zstd);
+	f->zstd = NULL;
 }
 
 long es_payload_head(struct elfscan_file *f, const struct elfscan_image *img,
@@ -114,34 +119,29 @@ long es_payload_head(struct elfscan_file *f, const struct elfscan_image *img,
 		return k < 0 ? -EBADMSG : k;
 	}
 	if (img->codec == ELFSCAN_CODEC_ZSTD)
-		return zstd_head(src, (size_t)img->stored_size, dst, n);
+		return zstd_head(f, src, (size_t)img->stored_size, dst, n);
 	return -EBADMSG;
 }
 
-int es_read_cubin_headers(struct elfscan_file *f)
+int es_read_cubin_header(struct elfscan_file *f, struct elfscan_image *img)
 {
-	size_t i;
+	unsigned char head[64];
+	long n;
 
-	for (i = 0; i < f->nimages; i++) {
-		struct elfscan_image *img = &f->images[i];
-		unsigned char head[64];
-		long n;
-
-		if (img->kind != ELFSCAN_KIND_SASS || img->variant != ELFSCAN_VARIANT_NONE ||
-		    (img->flags & ELFSCAN_FLAG_OPAQUE) || img->version_major != 1 ||
-		    img->version_minor >= 8)
-			continue;
-		n = es_payload_head(f, img, head, sizeof(head));
-		if (n == -ENOMEM)
-			return -ENOMEM;
-		/* Unreadable: --verify says so; a listing keeps the header's word. */
-		if (n < (long)sizeof(head) || memcmp(head, "\177ELF", 4) != 0 ||
-		    rd16(head + 18) != EM_CUDA)
-			continue;
-		if (es_eflags_arch_specific(head[8], rd32(head + 0x30))) {
-			img->variant = ELFSCAN_VARIANT_A;
-			img->variant_from_cubin = true;
-		}
+	if (img->kind != ELFSCAN_KIND_SASS || img->variant != ELFSCAN_VARIANT_NONE ||
+	    (img->flags & ELFSCAN_FLAG_OPAQUE) || img->version_major != 1 ||
+	    img->version_minor >= 8)
+		return 0;
+	n = es_payload_head(f, img, head, sizeof(head));
+	if (n == -ENOMEM)
+		return -ENOMEM;
+	/* Unreadable: --verify says so; a listing keeps the header's word. */
+	if (n < (long)sizeof(head) || memcmp(head, "\177ELF", 4) != 0 ||
+	    rd16(head + 18) != EM_CUDA)
+		return 0;
+	if (es_eflags_arch_specific(head[8], rd32(head + 0x30))) {
+		img->variant = ELFSCAN_VARIANT_A;
+		img->variant_from_cubin = true;
 	}
 	return 0;
 }

@@ -48,21 +48,8 @@ static int looks_like_ptx(const unsigned char *buf, size_t len)
 			    &p) == 0;
 }
 
-static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
-		       const struct elfscan_options *opt);
-
 int elfscan_scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 			const struct elfscan_options *opt)
-{
-	int rc = scan_buffer(f, buf, len, opt);
-
-	if (rc == 0 && (f->type == ELFSCAN_FILE_ELF || f->type == ELFSCAN_FILE_FATBIN))
-		rc = es_read_cubin_headers(f);
-	return rc;
-}
-
-static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
-		       const struct elfscan_options *opt)
 {
 	static const struct elfscan_options defaults;
 	const unsigned char *b = buf;
@@ -71,6 +58,7 @@ static int scan_buffer(struct elfscan_file *f, const void *buf, size_t len,
 		opt = &defaults;
 	f->buf = b;
 	f->len = len;
+	f->each_image = es_read_cubin_header;
 	if (len >= 20 && memcmp(b, "\177ELF", 4) == 0) {
 		if (rd16(b + 18) == EM_CUDA) {
 			int rc = scan_single(f);
@@ -131,42 +119,43 @@ void elfscan_set_opener(int (*fn)(const char *path, int flags))
 	opener = fn ? fn : open_regular;
 }
 
-int elfscan_scan_path(struct elfscan_file *f, const char *path,
-		      const struct elfscan_options *opt)
+int elfscan_scan_fd(struct elfscan_file *f, int fd,
+		    const struct elfscan_options *opt)
 {
 	struct stat st;
 	void *map;
+	int rc;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		return S_ISREG(st.st_mode) ? -EINVAL : -ENODEV;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	f->map = map;
+	f->map_len = (size_t)st.st_size;
+	f->peek_fd = fd + 1;
+	f->drop_page = (size_t)sysconf(_SC_PAGESIZE);
+	rc = elfscan_scan_buffer(f, map, (size_t)st.st_size, opt);
+	f->drop_page = 0;
+	f->peek_fd = 0;
+	f->peek_len = 0;
+	return rc;
+}
+
+int elfscan_scan_path(struct elfscan_file *f, const char *path,
+		      const struct elfscan_options *opt)
+{
 	int fd, rc;
 
 	/* Not blocking on a FIFO named as an input or in a trace: O_NONBLOCK, then the type. */
 	fd = opener(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) != 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
-		return S_ISREG(st.st_mode) ? -EINVAL : -ENODEV;
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	rc = map == MAP_FAILED ? -errno : 0;
-	if (rc) {
-		close(fd);
-		return rc;
-	}
-	f->map = map;
-	f->map_len = (size_t)st.st_size;
-	f->peek_fd = fd + 1;
-	rc = elfscan_scan_buffer(f, map, (size_t)st.st_size, opt);
-	f->peek_fd = 0;
-	f->peek_len = 0;
+	rc = elfscan_scan_fd(f, fd, opt);
 	close(fd);
 	return rc;
 }

@@ -169,7 +169,9 @@ static void note_driver_version(const void *real_fn)
 	char path[1024];
 	int v = 0;
 
-	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+	/* Asked on every cuGetProcAddress call: a plain load once it is done. */
+	if (__atomic_load_n(&done, __ATOMIC_ACQUIRE) ||
+	    __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
 		return;
 	if (!ct_object_dynamic(real_fn, &base, &dyn))
 		return;
@@ -501,9 +503,18 @@ static void *wrap(int fn, void *real)
 static int fn_of(const char *name)
 {
 	char base[64];
-	size_t n = ct_strlen(name);
+	size_t n;
 	int f;
 
+	/*
+	 * Every binding of every object comes here (la_symbind64): turn the
+	 * names of no entry point away on their first bytes, as all of
+	 * driver.def's start with "cu" or "__cuda".
+	 */
+	if (!name || !((name[0] == 'c' && name[1] == 'u') ||
+		       (name[0] == '_' && name[1] == '_' && name[2] == 'c')))
+		return -1;
+	n = ct_strlen(name);
 	for (f = 0; f < FN_COUNT; f++)
 		if (ct_strcmp(name, fn_names[f]) == 0)
 			return f;

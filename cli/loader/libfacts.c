@@ -1,15 +1,18 @@
 /* A file's CUDA facts; see libfacts.h. */
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "compat.h"
 #include "copies.h"
 #include "elfinfo.h"
@@ -237,15 +240,135 @@ const char *ct_driver_version(const char *path, const char *soname, char *buf, s
 }
 
 /*
+ * Device-code summaries kept between runs (cache.h) for files this large
+ * or larger: below, the scan costs about what reading a record back
+ * does (a 16 MB library has at most a few milliseconds to search).
+ */
+#define FACTS_CACHE_MIN ((off_t)16 << 20)
+#define FACTS_CACHE_KIND "device-code-1"
+
+/* The summary as a record: a line each, "images N", then line, sass, ptx, ltoir. */
+static int facts_record(const struct ct_cuda_facts *c, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "images %zu\nline %s\nsass %s\nptx %s\nltoir %s\n",
+			 c->nimages, c->line, c->sass, c->ptx, c->ltoir);
+
+	return n > 0 && (size_t)n < size ? n : -1;
+}
+
+/* One "NAME VALUE" line of rec at *at into out (size bytes); false unless it fits. */
+static bool record_field(const char **at, const char *name, char *out, size_t size)
+{
+	size_t len = strlen(name), n;
+	const char *end;
+
+	if (strncmp(*at, name, len) != 0 || (*at)[len] != ' ' ||
+	    !(end = strchr(*at + len + 1, '\n')))
+		return false;
+	n = (size_t)(end - (*at + len + 1));
+	if (n >= size)
+		return false;
+	memcpy(out, *at + len + 1, n);
+	out[n] = '\0';
+	*at = end + 1;
+	return true;
+}
+
+/* The summary from a record facts_record wrote; false, and c untouched, otherwise. */
+static bool facts_from_record(struct ct_cuda_facts *c, const char *rec)
+{
+	char images[24], line[sizeof(c->line)], sass[sizeof(c->sass)];
+	char ptx[sizeof(c->ptx)], ltoir[sizeof(c->ltoir)];
+	const char *at = rec;
+	char *end;
+	unsigned long long n;
+
+	if (!record_field(&at, "images", images, sizeof(images)) ||
+	    !record_field(&at, "line", line, sizeof(line)) ||
+	    !record_field(&at, "sass", sass, sizeof(sass)) ||
+	    !record_field(&at, "ptx", ptx, sizeof(ptx)) ||
+	    !record_field(&at, "ltoir", ltoir, sizeof(ltoir)) || *at ||
+	    images[0] < '0' || images[0] > '9')
+		return false;
+	errno = 0;
+	n = strtoull(images, &end, 10);
+	if (errno || *end || n > SIZE_MAX)
+		return false;
+	c->scanned = true;
+	c->nimages = (size_t)n;
+	memcpy(c->line, line, sizeof(line));
+	memcpy(c->sass, sass, sizeof(sass));
+	memcpy(c->ptx, ptx, sizeof(ptx));
+	memcpy(c->ltoir, ltoir, sizeof(ltoir));
+	return true;
+}
+
+/*
+ * The device code of the file at path into c: every container scan's
+ * default finds, headers only. Read from the cache when it holds this
+ * very file's (by the descriptor scanned: its fstat is the key), else
+ * scanned and, when the file did not change meanwhile, kept there.
+ */
+static void read_device_code(struct ct_cuda_facts *c, const char *path, unsigned threads)
+{
+	/*
+	 * Everything scan's default finds: the fatbin sections and the
+	 * containers outside them (cuFFT keeps all but one in .ldata, its
+	 * .nv_fatbin says "sass sm_52" alone), so the summary names what
+	 * scan names. Headers only, and no registration cross-check (9 MB
+	 * of relocations in cuBLASLt): what is registered is not asked here.
+	 */
+	struct elfscan_options opt = { .no_registration = true, .threads = threads };
+	struct ct_cache_key key, after;
+	struct elfscan_file f;
+	struct stat st;
+	char rec[2048];
+	bool keep = false;
+	int fd = ct_open_file(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= FACTS_CACHE_MIN) {
+		ct_cache_key_of(&key, &st);
+		if (ct_cache_get(FACTS_CACHE_KIND, &key, rec, sizeof(rec)) >= 0 &&
+		    facts_from_record(c, rec)) {
+			close(fd);
+			return;
+		}
+		keep = true;
+	}
+	elfscan_file_init(&f);
+	if (elfscan_scan_fd(&f, fd, &opt) == 0) {
+		struct ct_summary s;
+		int n;
+
+		ct_summary_build(&s, &f, 0, f.nimages);
+		c->scanned = true;
+		c->nimages = f.nimages;
+		ct_summary_oneline(&s, c->line, sizeof(c->line));
+		ct_summary_archs(&s, ELFSCAN_KIND_SASS, c->sass, sizeof(c->sass));
+		ct_summary_archs(&s, ELFSCAN_KIND_PTX, c->ptx, sizeof(c->ptx));
+		ct_summary_archs(&s, ELFSCAN_KIND_LTOIR, c->ltoir, sizeof(c->ltoir));
+		ct_summary_release(&s);
+		/* Kept only when what was read is what the key says. */
+		if (keep && fstat(fd, &st) == 0) {
+			ct_cache_key_of(&after, &st);
+			if (ct_cache_key_same(&key, &after) &&
+			    (n = facts_record(c, rec, sizeof(rec))) > 0)
+				ct_cache_put(FACTS_CACHE_KIND, &key, rec, (size_t)n);
+		}
+	}
+	elfscan_file_release(&f);
+	close(fd);
+}
+
+/*
  * threads: elfscan's, for a file whose sections have much to search
  * (cuBLASLt's .ldata, .cask_resource and .rodata side by side).
  */
 static void read_facts(struct ct_cuda_facts *c, const char *path, const char *soname,
 		       unsigned threads)
 {
-	struct elfscan_options opt = { .no_registration = true, .threads = threads };
-	struct elfscan_file f;
-
 	memset(c, 0, sizeof(*c));
 	c->cuda_library = ct_cuda_library(path);
 	c->cuda_minor = -1;
@@ -283,27 +406,7 @@ static void read_facts(struct ct_cuda_facts *c, const char *path, const char *so
 					 (realpath(path, real) && strstr(real, "/stubs/"));
 		}
 	}
-	elfscan_file_init(&f);
-	/*
-	 * Everything scan's default finds: the fatbin sections and the
-	 * containers outside them (cuFFT keeps all but one in .ldata, its
-	 * .nv_fatbin says "sass sm_52" alone), so the summary names what
-	 * scan names. Headers only, and no registration cross-check (9 MB
-	 * of relocations in cuBLASLt): what is registered is not asked here.
-	 */
-	if (elfscan_scan_path(&f, path, &opt) == 0) {
-		struct ct_summary s;
-
-		ct_summary_build(&s, &f, 0, f.nimages);
-		c->scanned = true;
-		c->nimages = f.nimages;
-		ct_summary_oneline(&s, c->line, sizeof(c->line));
-		ct_summary_archs(&s, ELFSCAN_KIND_SASS, c->sass, sizeof(c->sass));
-		ct_summary_archs(&s, ELFSCAN_KIND_PTX, c->ptx, sizeof(c->ptx));
-		ct_summary_archs(&s, ELFSCAN_KIND_LTOIR, c->ltoir, sizeof(c->ltoir));
-		ct_summary_release(&s);
-	}
-	elfscan_file_release(&f);
+	read_device_code(c, path, threads);
 }
 
 void ct_cuda_facts_read(struct ct_cuda_facts *c, const char *path)

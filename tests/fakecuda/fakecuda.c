@@ -13,6 +13,8 @@
  *                            succeeds when the image has code for device 0
  *                            (209 otherwise, 222 for PTX newer than the
  *                            driver's ISA), as the real driver decides
+ *   FAKECUDA_COUNTS          a file the calls of each entry point are
+ *                            appended to at exit
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,67 @@ struct device {
 	int major, minor;
 	char name[128];
 };
+
+/*
+ * Calls counted, for bench/trace: with FAKECUDA_COUNTS=FILE, each entry
+ * point's calls are written there at exit ("NAME N" lines, appended), so a
+ * bench can say how many calls went through the shim's wrappers.
+ */
+#define FAKE_ENTRIES(X) \
+	X(cuDeviceGet) \
+	X(cuDeviceGetAttribute) \
+	X(cuDeviceGetCount) \
+	X(cuDeviceGetName) \
+	X(cuDeviceGetUuid) \
+	X(cuDeviceGetUuid_v2) \
+	X(cuDriverGetVersion) \
+	X(cuGetErrorName) \
+	X(cuGetErrorString) \
+	X(cuGetExportTable) \
+	X(cuGetProcAddress) \
+	X(cuGetProcAddress_v2) \
+	X(cuInit) \
+	X(cuLibraryLoadData) \
+	X(cuLibraryLoadFromFile) \
+	X(cuLibraryUnload) \
+	X(cuLinkAddData_v2) \
+	X(cuLinkAddFile_v2) \
+	X(cuLinkComplete) \
+	X(cuLinkCreate_v2) \
+	X(cuLinkDestroy) \
+	X(cuModuleLoad) \
+	X(cuModuleLoadData) \
+	X(cuModuleLoadDataEx) \
+	X(cuModuleLoadFatBinary) \
+	X(cuModuleUnload)
+
+enum {
+#define FAKE_ENUM(n) C_##n,
+	FAKE_ENTRIES(FAKE_ENUM)
+#undef FAKE_ENUM
+	C_COUNT
+};
+static unsigned long calls[C_COUNT];
+static const char *const call_names[] = {
+#define FAKE_NAME(n) #n,
+	FAKE_ENTRIES(FAKE_NAME)
+#undef FAKE_NAME
+};
+#define COUNT(n) __atomic_add_fetch(&calls[C_##n], 1, __ATOMIC_RELAXED)
+
+__attribute__((destructor)) static void write_counts(void)
+{
+	const char *path = getenv("FAKECUDA_COUNTS");
+	FILE *f;
+	int i;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	for (i = 0; i < C_COUNT; i++)
+		if (calls[i])
+			fprintf(f, "%s %lu\n", call_names[i], calls[i]);
+	fclose(f);
+}
 
 static struct device devices[8];
 static int ndevices = -1;
@@ -81,6 +144,7 @@ static void load_devices(void)
 
 EXPORT CUresult cuInit(unsigned flags)
 {
+	COUNT(cuInit);
 	(void)flags;
 	load_devices();
 	initialised = 1;
@@ -89,6 +153,7 @@ EXPORT CUresult cuInit(unsigned flags)
 
 EXPORT CUresult cuDriverGetVersion(int *v)
 {
+	COUNT(cuDriverGetVersion);
 	if (!v)
 		return INVALID_VALUE;
 	*v = env_int("FAKECUDA_DRIVER_VERSION", 13000);
@@ -97,6 +162,7 @@ EXPORT CUresult cuDriverGetVersion(int *v)
 
 EXPORT CUresult cuDeviceGetCount(int *n)
 {
+	COUNT(cuDeviceGetCount);
 	if (!initialised)
 		return NOT_INITIALIZED;
 	*n = ndevices;
@@ -105,6 +171,7 @@ EXPORT CUresult cuDeviceGetCount(int *n)
 
 EXPORT CUresult cuDeviceGet(int *dev, int ordinal)
 {
+	COUNT(cuDeviceGet);
 	if (!initialised)
 		return NOT_INITIALIZED;
 	if (ordinal < 0 || ordinal >= ndevices)
@@ -115,6 +182,7 @@ EXPORT CUresult cuDeviceGet(int *dev, int ordinal)
 
 EXPORT CUresult cuDeviceGetName(char *name, int len, int dev)
 {
+	COUNT(cuDeviceGetName);
 	if (dev < 0 || dev >= ndevices || len <= 0)
 		return INVALID_DEVICE;
 	snprintf(name, (size_t)len, "%s", devices[dev].name);
@@ -123,6 +191,7 @@ EXPORT CUresult cuDeviceGetName(char *name, int len, int dev)
 
 EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
 {
+	COUNT(cuDeviceGetAttribute);
 	if (dev < 0 || dev >= ndevices)
 		return INVALID_DEVICE;
 	if (attr == 75)
@@ -136,6 +205,7 @@ EXPORT CUresult cuDeviceGetAttribute(int *v, int attr, int dev)
 
 EXPORT CUresult cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
 {
+	COUNT(cuDeviceGetUuid_v2);
 	int i;
 
 	if (dev < 0 || dev >= ndevices)
@@ -147,6 +217,7 @@ EXPORT CUresult cuDeviceGetUuid_v2(unsigned char *uuid, int dev)
 
 EXPORT CUresult cuDeviceGetUuid(unsigned char *uuid, int dev)
 {
+	COUNT(cuDeviceGetUuid);
 	return cuDeviceGetUuid_v2(uuid, dev);
 }
 
@@ -227,28 +298,33 @@ static CUresult load_file(void **out, const char *path)
 
 EXPORT CUresult cuModuleLoad(void **mod, const char *fname)
 {
+	COUNT(cuModuleLoad);
 	return load_file(mod, fname);
 }
 
 EXPORT CUresult cuModuleLoadData(void **mod, const void *image)
 {
+	COUNT(cuModuleLoadData);
 	return loaded(mod, judge(unwrap(image), (size_t)1 << 40));
 }
 
 EXPORT CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n,
 				   int *opts, void **vals)
 {
+	COUNT(cuModuleLoadDataEx);
 	(void)n, (void)opts, (void)vals;
 	return loaded(mod, judge(unwrap(image), (size_t)1 << 40));
 }
 
 EXPORT CUresult cuModuleLoadFatBinary(void **mod, const void *fat)
 {
+	COUNT(cuModuleLoadFatBinary);
 	return loaded(mod, judge(unwrap(fat), (size_t)1 << 40));
 }
 
 EXPORT CUresult cuModuleUnload(void *mod)
 {
+	COUNT(cuModuleUnload);
 	return mod ? OK : INVALID_VALUE;
 }
 
@@ -256,6 +332,7 @@ EXPORT CUresult cuLibraryLoadData(void **lib, const void *code, int *jo,
 				  void **jv, unsigned nj, int *lo, void **lv,
 				  unsigned nl)
 {
+	COUNT(cuLibraryLoadData);
 	(void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
 	return loaded(lib, judge(unwrap(code), (size_t)1 << 40));
 }
@@ -264,17 +341,20 @@ EXPORT CUresult cuLibraryLoadFromFile(void **lib, const char *file, int *jo,
 				      void **jv, unsigned nj, int *lo,
 				      void **lv, unsigned nl)
 {
+	COUNT(cuLibraryLoadFromFile);
 	(void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
 	return load_file(lib, file);
 }
 
 EXPORT CUresult cuLibraryUnload(void *lib)
 {
+	COUNT(cuLibraryUnload);
 	return lib ? OK : INVALID_VALUE;
 }
 
 EXPORT CUresult cuLinkCreate_v2(unsigned n, int *opts, void **vals, void **state)
 {
+	COUNT(cuLinkCreate_v2);
 	(void)n, (void)opts, (void)vals;
 	*state = (void *)(long)++handles;
 	return OK;
@@ -284,6 +364,7 @@ EXPORT CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
 				 const char *name, unsigned n, int *opts,
 				 void **vals)
 {
+	COUNT(cuLinkAddData_v2);
 	(void)state, (void)type, (void)name, (void)n, (void)opts, (void)vals;
 	return data && size ? OK : INVALID_VALUE;
 }
@@ -291,12 +372,14 @@ EXPORT CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t size,
 EXPORT CUresult cuLinkAddFile_v2(void *state, int type, const char *path,
 				 unsigned n, int *opts, void **vals)
 {
+	COUNT(cuLinkAddFile_v2);
 	(void)state, (void)type, (void)n, (void)opts, (void)vals;
 	return path ? OK : INVALID_VALUE;
 }
 
 EXPORT CUresult cuLinkComplete(void *state, void **cubin, size_t *size)
 {
+	COUNT(cuLinkComplete);
 	(void)state;
 	*cubin = NULL;
 	*size = 0;
@@ -305,11 +388,13 @@ EXPORT CUresult cuLinkComplete(void *state, void **cubin, size_t *size)
 
 EXPORT CUresult cuLinkDestroy(void *state)
 {
+	COUNT(cuLinkDestroy);
 	return state ? OK : INVALID_VALUE;
 }
 
 EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
 {
+	COUNT(cuGetExportTable);
 	(void)uuid;
 	*table = NULL;
 	return NOT_SUPPORTED;
@@ -317,12 +402,14 @@ EXPORT CUresult cuGetExportTable(const void **table, const void *uuid)
 
 EXPORT CUresult cuGetErrorString(CUresult rc, const char **s)
 {
+	COUNT(cuGetErrorString);
 	*s = rc == OK ? "no error" : "fake driver error";
 	return OK;
 }
 
 EXPORT CUresult cuGetErrorName(CUresult rc, const char **s)
 {
+	COUNT(cuGetErrorName);
 	*s = rc == OK ? "CUDA_SUCCESS" : "CUDA_ERROR_FAKE";
 	return OK;
 }
@@ -399,6 +486,7 @@ static CUresult lookup(const char *symbol, void **pfn, int ver, int *status)
 EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int ver,
 				 unsigned long long flags)
 {
+	COUNT(cuGetProcAddress);
 	(void)flags;
 	return lookup(symbol, pfn, ver, NULL);
 }
@@ -406,6 +494,7 @@ EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int ver,
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int ver,
 				    unsigned long long flags, int *status)
 {
+	COUNT(cuGetProcAddress_v2);
 	(void)flags;
 	return lookup(symbol, pfn, ver, status);
 }

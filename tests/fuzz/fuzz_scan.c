@@ -11,9 +11,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "elfscan.h"
+#include "internal.h"
+
+/* Windows of the magic scan small enough for small inputs to cross them. */
+__attribute__((constructor)) static void small_windows(void)
+{
+	es_drop_window = 64;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -98,6 +107,44 @@ static void scan(const uint8_t *data, size_t size,
 	elfscan_file_release(&f);
 }
 
+/*
+ * The same bytes as a file (a memfd) through elfscan_scan_fd: the header
+ * reads through pread and the search in windows that unmap what lies
+ * behind them must find what the buffer scan finds, image for image.
+ */
+static void scan_as_file(const uint8_t *data, size_t size)
+{
+	struct elfscan_file a, b;
+	int fd = memfd_create("fuzz_scan", MFD_CLOEXEC);
+	int ra, rb;
+
+	if (fd < 0)
+		return;
+	if (size && write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return;
+	}
+	elfscan_file_init(&a);
+	elfscan_file_init(&b);
+	ra = elfscan_scan_buffer(&a, data, size, NULL);
+	rb = elfscan_scan_fd(&b, fd, NULL);
+	if (size && ra != rb)
+		__builtin_trap();
+	if (ra == 0 && rb == 0) {
+		if (a.nimages != b.nimages || a.ncontainers != b.ncontainers ||
+		    a.nproblems != b.nproblems || a.magic_scanned != b.magic_scanned)
+			__builtin_trap();
+		for (size_t i = 0; i < a.nimages; i++)
+			if (a.images[i].offset != b.images[i].offset ||
+			    a.images[i].variant != b.images[i].variant ||
+			    a.images[i].arch != b.images[i].arch)
+				__builtin_trap();
+	}
+	elfscan_file_release(&a);
+	elfscan_file_release(&b);
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct elfscan_options known_only = { .no_magic_scan = true };
@@ -109,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	scan(data, size, NULL);
 	scan(data, size, &known_only);
+	scan_as_file(data, size);
 
 	n = elfscan_module_describe(data, size, out, 2);
 	for (i = 0; i < n && i < 2; i++) {
