@@ -4,8 +4,7 @@
  * below it (tools/check-layers finds a circle):
  *  - the engine (diagnose.c) sets up each process (struct ctx) and runs
  *    the rules, declared last here;
- *  - the rules, a file per finding code or group of them (diag_*.c, and
- *    builds.c's rule);
+ *  - the rules, a file per finding code or group of them (diag_*.c);
  *  - what the rules share: each file's facts, read once (dx_files.c),
  *    the CUDA a file was built for (builds.c), and the helpers every rule
  *    uses (dx_helpers.c). These call no rule and not the engine.
@@ -234,7 +233,7 @@ void ct_dx_rule_mixed(struct ctx *c);
 void ct_dx_rule_symbol_versions(struct ctx *c);
 /* diag_symbols.c: symbol-missing. */
 void ct_dx_rule_symbol_missing(struct ctx *c);
-/* builds.c: lib-mixed-versions by builds for two CUDAs; builds newer than the driver. */
+/* diag_builds.c: lib-mixed-versions by builds for two CUDAs; builds newer than the driver. */
 void ct_dx_rule_builds(struct ctx *c);
 /* diag_devcode.c: the device code of each object, and the driver's word on each module. */
 void ct_dx_rule_modules(struct ctx *c);
