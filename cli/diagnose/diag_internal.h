@@ -226,10 +226,13 @@ void ct_dx_rule_proc_read(struct ctx *c);
 /* diag_driver.c: driver-missing; driver-too-old by the runtime or cuInit; no-device. */
 void ct_dx_rule_driver_missing(struct ctx *c);
 void ct_dx_rule_driver(struct ctx *c);
-/* diag_libs.c: lib-not-found, lib-shadowed, lib-mixed-versions, symbol-version-missing. */
+/* diag_not_found.c: lib-not-found. */
 void ct_dx_rule_not_found(struct ctx *c);
+/* diag_shadowed.c: lib-shadowed. */
 void ct_dx_rule_shadowed(struct ctx *c);
+/* diag_mixed.c: lib-mixed-versions, two versions of one family. */
 void ct_dx_rule_mixed(struct ctx *c);
+/* diag_symvers.c: symbol-version-missing. */
 void ct_dx_rule_symbol_versions(struct ctx *c);
 /* diag_symbols.c: symbol-missing. */
 void ct_dx_rule_symbol_missing(struct ctx *c);
@@ -239,9 +242,35 @@ void ct_dx_rule_builds(struct ctx *c);
 void ct_dx_rule_modules(struct ctx *c);
 void ct_dx_rule_device_code(struct ctx *c);
 
-/* Frees what the shadowed rule kept of the loader model's answers (diag_libs.c). */
+/* Frees what the shadowed rule kept of the loader model's answers (diag_shadowed.c). */
 void ct_dx_own_choices_free(struct ct_own_choice *all);
-/* Frees what not-found kept of the libraries each object's tree misses (diag_libs.c). */
+/* Frees what not-found kept of the libraries each object's tree misses (diag_missing.c). */
 void ct_dx_unresolved_free(struct ct_dx_unresolved *all);
+
+/* ---- lib-not-found's other misses (diag_missing.c, for diag_not_found.c) ----------- */
+
+/*
+ * Where name comes from, in words (sonames.def), for askers built for
+ * CUDA cuda (or 0), a Python package's when python; "" when the table
+ * does not know it. Returns buf.
+ */
+const char *ct_dx_install_words(const char *name, int cuda, bool python, char *buf,
+				size_t size);
+/*
+ * The libraries requester's load would also miss, past s's name (the
+ * loader stops at the first): into f->missing, s's name first; returns
+ * how many more, 0 when s's is the only one.
+ */
+size_t ct_dx_also_missing(struct ctx *c, struct ct_finding *f, const struct ct_search *s,
+			  const char *requester);
+/* f's headline and evidence say the others of f->missing too. */
+void ct_dx_say_also(struct ct_finding *f);
+void ct_dx_evidence_also(struct ct_finding *f);
+/*
+ * One fix for every library in f->missing (cs: copies of the first; who:
+ * its askers in words; python, cuda as for ct_dx_install_words).
+ */
+void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, const char *who,
+			   bool python, int cuda);
 
 #endif
