@@ -169,7 +169,7 @@ void ct_verdict_judge_driver(struct ct_verdict *v, const struct elfscan_file *f,
  * ISA, the failure of the load (CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222),
  * not a second choice; and nvcc writes every PTX of one fatbin with its
  * own ISA, so in what nvcc builds there is no older PTX to fall back to.
- * Run mode judges the same pick (ptx-too-new, cli/diagnose/diagnose.c).
+ * Run mode judges the same pick (ptx-too-new, cli/diagnose/diag_devcode.c).
  */
 static void count_pick(struct ct_verdict *v, const struct elfscan_image *img, int driver)
 {

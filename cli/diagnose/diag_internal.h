@@ -1,8 +1,17 @@
 /*
- * Shared by the parts of the diagnosis engine (diagnose.c, diag_libs.c,
- * diag_symbols.c, diag_proc.c):
- * the process under judgement and the helpers every rule uses. Not for
- * other callers: diagnose.h is the interface.
+ * Shared by the parts of the diagnosis engine; not for other callers:
+ * diagnose.h is the interface. Three floors, each calling only those
+ * below it (tools/check-layers finds a circle):
+ *  - the engine (diagnose.c) sets up each process (struct ctx) and runs
+ *    the rules, declared last here;
+ *  - the rules, a file per finding code or group of them (diag_*.c);
+ *  - what the rules share: each file's facts, read once (dx_files.c),
+ *    the CUDA a file was built for (builds.c), and the helpers every rule
+ *    uses (dx_helpers.c). These call no rule and not the engine.
+ * What these return is owned by the diagnosis (c->d) or the trace and
+ * lives as long as they do, unless a comment says otherwise; words go
+ * into the caller's buffer. None is thread-safe: a diagnosis is made by
+ * one thread.
  */
 #ifndef CT_DIAG_INTERNAL_H
 #define CT_DIAG_INTERNAL_H
@@ -13,6 +22,7 @@
 #include "findings.h"
 #include "resolve.h"
 #include "trace.h"
+#include "verdict.h"
 
 /* One process under judgement. */
 struct ctx {
@@ -33,6 +43,84 @@ struct ctx {
 	char *mapped_key;            /* ct_dx_mapped_key, made when first asked */
 	size_t mapped_key_len;
 };
+
+/* ---- each file's facts, read once (dx_files.c) ---------------------------------- */
+
+/*
+ * Read path once (its device code and dynamic section) for the rules and
+ * the printers: ct_diagnose reads every object of the trace before any
+ * rule runs. ct_dx_files_release frees what d holds of the files.
+ */
+void ct_dx_file_read(struct ct_diagnosis *d, const char *path);
+void ct_dx_files_release(struct ct_diagnosis *d);
+/* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
+const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
+/*
+ * A file's dynamic section and device code, read once, also for a file
+ * the trace does not name (cuDNN's siblings, builds.c): NULL when
+ * unreadable or without device code.
+ */
+const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path);
+const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path);
+/*
+ * What a file says of its build (builds.c computes it), kept with the
+ * file's other facts so that it is worked out once per file, not once per
+ * process: a job's ranks all ask it of the same libraries, and finding
+ * the compiler's release reads the whole .nv_fatbin.
+ */
+struct ct_file_build {
+	bool known;                  /* worked out */
+	int cuda;                    /* 0: the file does not say */
+	char *why;                   /* its evidence in words; owned by the diagnosis */
+	bool release_known;          /* release worked out */
+	int release;                 /* ct_fatbin_compiler_release of its device code; 0: none */
+};
+/* path's slot (the file read once, as ct_dx_code_scan does); never NULL. */
+struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path);
+/* What a file's device code gives each target of the diagnosis (d->targets). */
+struct ct_file_verdicts {
+	const struct elfscan_file *code; /* its device code */
+	bool runnable;            /* holds SASS or PTX */
+	/*
+	 * check's verdict for each target (verdict.c, the one rule: fatbin
+	 * by fatbin, fatbins without kernels left out), and the image it
+	 * runs by: the PTX one for ptx-jit, else the most picked, or -1.
+	 */
+	enum ct_verdict_kind verdicts[CT_MAX_TARGETS];
+	long picks[CT_MAX_TARGETS];
+	size_t ptx_only[CT_MAX_TARGETS], modules[CT_MAX_TARGETS];
+	char archs[512];          /* what it holds, in words */
+};
+/* Those of an object of the trace; NULL when it holds no device code. */
+const struct ct_file_verdicts *ct_dx_file_verdicts(struct ctx *c, const char *path);
+/*
+ * The version of the library at path (ct_library_version_read, libfacts.h,
+ * with the file's own DT_SONAME), asked of the file system once per
+ * diagnosis: the same libraries' versions are said for every process that
+ * maps them. ct_dx_release: the same, "" for a bare major.
+ */
+const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size);
+const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size);
+/* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */
+const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o);
+/* Was o loaded under another major of its own name (ct_library_renamed)? */
+bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o);
+
+/* ---- the CUDA a file was built for (builds.c) ------------------------------------ */
+
+/*
+ * The newest "Cuda compilation tools, release X.Y" in the .nv_fatbin of
+ * the file at path (ct_fatbin_compiler_release, cudart_need.h), as CUDA's
+ * integer (13010) into *cuda, worked out once per file; false when none.
+ */
+bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda);
+/*
+ * The CUDA o was built for (13000; 13010 when the minor is known), and
+ * the evidence in words into why; 0 when the file does not say.
+ */
+int ct_dx_build(struct ctx *c, const struct ct_loaded *o, char *why, size_t size);
+
+/* ---- the helpers every rule uses (dx_helpers.c) ---------------------------------- */
 
 const char *ct_dx_base(const char *path);
 /* Record that f was seen in c's process. */
@@ -61,28 +149,19 @@ const char *ct_dx_mapped_key(struct ctx *c, size_t *len);
 bool ct_dx_memo_has(const struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_add(struct ctx *c, char tag, const char *key, size_t len);
 void ct_dx_memo_free(struct ct_memo *all);
-/*
- * The version of the library at path (ct_library_version_read, libfacts.h,
- * with the file's own DT_SONAME), asked of the file system once per
- * diagnosis: the same libraries' versions are said for every process that
- * maps them. ct_dx_release: the same, "" for a bare major.
- */
-const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size);
-const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size);
-void ct_dx_versions_free(struct ct_dx_version *all);
 /* The first mapped object (c->mapped) with this soname or file name, or NULL. */
 const struct ct_loaded *ct_dx_loaded_named(const struct ctx *c, const char *name);
-/*
- * Did s end with nothing? Not when it opened a file, nor when a candidate
- * was a file already mapped, its own process's (the trace says) or one
- * inherited from a parent.
- */
 /*
  * Did s end, unanswered because the process ended, at a candidate the
  * loader refuses (ct_loader_check_file: CT_NOT_ELF)? Then that file is
  * the cause, not a lost answer.
  */
 bool ct_dx_search_ended_refused(const struct ctx *c, const struct ct_search *s);
+/*
+ * Did s end with nothing? Not when it opened a file, nor when a candidate
+ * was a file already mapped, its own process's (the trace says) or one
+ * inherited from a parent.
+ */
 bool ct_dx_search_missed(const struct ctx *c, const struct ct_search *s);
 /*
  * The file the loader stopped at: s's last candidate (or the path asked
@@ -122,8 +201,6 @@ void ct_dx_copies(struct ctx *c, const char *name, const struct ct_search *s,
 bool ct_dx_same_file(const char *a, const char *b);
 /* Two traced objects from one file: same path, else the trace's dev/ino, else stat. */
 bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b);
-/* A traced object's dynamic section, read once by ct_diagnose; NULL when unreadable. */
-const struct ct_elfinfo *ct_dx_elfinfo(const struct ctx *c, const char *path);
 bool ct_dx_is_driver(const char *name);
 /* NVML (libnvidia-ml.so.1): the driver ships it, with libcuda.so.1. */
 bool ct_dx_is_nvml(const char *name);
@@ -131,63 +208,69 @@ bool ct_dx_is_nvml(const char *name);
 bool ct_dx_clean_end(const struct ctx *c);
 /* Did the process map the driver (libcuda)? */
 bool ct_dx_driver_mapped(const struct ctx *c);
+/* A driver record's CUDA version as the int the tables use; 0 when unknown or absurd. */
+int ct_dx_cuda_of(int64_t version);
 /*
  * Is c's process a Python one (its program python*, or an object a Python
  * package ships mapped)? pip is offered only there: a wheel helps no Node
  * or C program.
  */
 bool ct_dx_python(const struct ctx *c);
-/* o's DT_SONAME: its file's (read once), else the trace's; NULL when none. */
-const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o);
-/* Was o loaded under another major of its own name (ct_library_renamed)? */
-bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o);
 
-/*
- * A file's dynamic section and device code, read once, also for a file
- * the trace does not name (cuDNN's siblings, builds.c): NULL when
- * unreadable or without device code.
- */
-const struct ct_elfinfo *ct_dx_elfinfo_scan(struct ctx *c, const char *path);
-const struct elfscan_file *ct_dx_code_scan(struct ctx *c, const char *path);
-/*
- * The newest "Cuda compilation tools, release X.Y" in the .nv_fatbin of
- * the file at path (ct_fatbin_compiler_release, cudart_need.h), as CUDA's
- * integer (13010) into *cuda, worked out once per file; false when none.
- */
-bool ct_dx_file_release(struct ctx *c, const char *path, int *cuda);
-/*
- * The CUDA o was built for (13000; 13010 when the minor is known), and
- * the evidence in words into why; 0 when the file does not say (builds.c).
- */
-int ct_dx_build(struct ctx *c, const struct ct_loaded *o, char *why, size_t size);
-/*
- * What a file says of its build (builds.c computes it), kept with the
- * file's other facts so that it is worked out once per file, not once per
- * process: a job's ranks all ask it of the same libraries, and finding
- * the compiler's release reads the whole .nv_fatbin.
- */
-struct ct_file_build {
-	bool known;                  /* worked out */
-	int cuda;                    /* 0: the file does not say */
-	char *why;                   /* its evidence in words; owned by the diagnosis */
-	bool release_known;          /* release worked out */
-	int release;                 /* ct_fatbin_compiler_release of its device code; 0: none */
-};
-/* path's slot (the file read once, as ct_dx_code_scan does); never NULL. */
-struct ct_file_build *ct_dx_file_build(struct ctx *c, const char *path);
+/* ---- the rules: the engine runs each on every process ------------------------------ */
 
-/* Frees what the shadowed rule kept of the loader model's answers (diag_libs.c). */
-void ct_dx_own_choices_free(struct ct_own_choice *all);
-/* Frees what not-found kept of the libraries each object's tree misses (diag_libs.c). */
-void ct_dx_unresolved_free(struct ct_dx_unresolved *all);
-
-void ct_dx_rule_not_found(struct ctx *c);
-void ct_dx_rule_shadowed(struct ctx *c);
-void ct_dx_rule_mixed(struct ctx *c);
-void ct_dx_rule_symbol_versions(struct ctx *c);
-void ct_dx_rule_symbol_missing(struct ctx *c);
-void ct_dx_rule_builds(struct ctx *c);
+/* diag_incomplete.c: what the trace of a process leaves out. */
+void ct_dx_rule_incomplete(struct ctx *c);
 /* diag_proc.c: what a process read from /proc (ps) left out. */
 void ct_dx_rule_proc_read(struct ctx *c);
+/* diag_driver.c: driver-missing; driver-too-old by the runtime or cuInit; no-device. */
+void ct_dx_rule_driver_missing(struct ctx *c);
+void ct_dx_rule_driver(struct ctx *c);
+/* diag_not_found.c: lib-not-found. */
+void ct_dx_rule_not_found(struct ctx *c);
+/* diag_shadowed.c: lib-shadowed. */
+void ct_dx_rule_shadowed(struct ctx *c);
+/* diag_mixed.c: lib-mixed-versions, two versions of one family. */
+void ct_dx_rule_mixed(struct ctx *c);
+/* diag_symvers.c: symbol-version-missing. */
+void ct_dx_rule_symbol_versions(struct ctx *c);
+/* diag_symbols.c: symbol-missing. */
+void ct_dx_rule_symbol_missing(struct ctx *c);
+/* diag_builds.c: lib-mixed-versions by builds for two CUDAs; builds newer than the driver. */
+void ct_dx_rule_builds(struct ctx *c);
+/* diag_devcode.c: the device code of each object, and the driver's word on each module. */
+void ct_dx_rule_modules(struct ctx *c);
+void ct_dx_rule_device_code(struct ctx *c);
+
+/* Frees what the shadowed rule kept of the loader model's answers (diag_shadowed.c). */
+void ct_dx_own_choices_free(struct ct_own_choice *all);
+/* Frees what not-found kept of the libraries each object's tree misses (diag_missing.c). */
+void ct_dx_unresolved_free(struct ct_dx_unresolved *all);
+
+/* ---- lib-not-found's other misses (diag_missing.c, for diag_not_found.c) ----------- */
+
+/*
+ * Where name comes from, in words (sonames.def), for askers built for
+ * CUDA cuda (or 0), a Python package's when python; "" when the table
+ * does not know it. Returns buf.
+ */
+const char *ct_dx_install_words(const char *name, int cuda, bool python, char *buf,
+				size_t size);
+/*
+ * The libraries requester's load would also miss, past s's name (the
+ * loader stops at the first): into f->missing, s's name first; returns
+ * how many more, 0 when s's is the only one.
+ */
+size_t ct_dx_also_missing(struct ctx *c, struct ct_finding *f, const struct ct_search *s,
+			  const char *requester);
+/* f's headline and evidence say the others of f->missing too. */
+void ct_dx_say_also(struct ct_finding *f);
+void ct_dx_evidence_also(struct ct_finding *f);
+/*
+ * One fix for every library in f->missing (cs: copies of the first; who:
+ * its askers in words; python, cuda as for ct_dx_install_words).
+ */
+void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, const char *who,
+			   bool python, int cuda);
 
 #endif

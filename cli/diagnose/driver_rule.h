@@ -1,9 +1,10 @@
 /*
  * driver-too-old, judged in one place: for a traced process (run and
- * report, diagnose.c) and for the runtimes of this machine (doctor,
- * doctor.c and doctor_rules.c). A CUDA runtime of a newer major than the
- * driver supports fails with cudaErrorInsufficientDriver (35);
- * minor-version compatibility runs newer minors of the driver's own major.
+ * report, diag_driver.c and diag_builds.c) and for the runtimes of this
+ * machine (doctor, doctor.c and doctor_rules.c). A CUDA runtime of a
+ * newer major than the driver supports fails with
+ * cudaErrorInsufficientDriver (35); minor-version compatibility runs
+ * newer minors of the driver's own major.
  * Versions are CUDA's integers, 1000 * major + 10 * minor (12040 is 12.4).
  *
  * Ownership: the findings own what is added; every string passed in is

@@ -1,7 +1,9 @@
 /*
  * The helpers every rule of the diagnosis engine uses (diag_internal.h):
- * names, places, who asked, the candidates of a search, copies elsewhere.
- * The rules call these; these call no rule.
+ * names, places, who asked, the candidates of a search, copies elsewhere,
+ * what the process mapped. The engine and the rules call these; these
+ * call no rule, not the engine, and not what the rules share about a file
+ * (dx_files.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +17,6 @@
 #include "copies.h"
 #include "diag_internal.h"
 #include "elfinfo.h"
-#include "libfacts.h"
 #include "libnames.h"
 #include "util.h"
 
@@ -143,54 +144,6 @@ const char *ct_dx_mapped_key(struct ctx *c, size_t *len)
 	c->mapped_key_len = (size_t)(k - c->mapped_key);
 	*len = c->mapped_key_len;
 	return c->mapped_key;
-}
-
-/* A library's version (ct_library_version_read), by path. */
-struct ct_dx_version {
-	char *path;
-	char *version;
-	UT_hash_handle hh;
-};
-
-const char *ct_dx_version(struct ctx *c, const char *path, char *buf, size_t size)
-{
-	struct ct_dx_version *e;
-
-	HASH_FIND_STR(c->d->versions, path, e);
-	if (!e) {
-		const struct ct_elfinfo *info = ct_dx_elfinfo_scan(c, path);
-		char v[PATH_MAX];
-
-		/* realpath: a readlink per part of the path, for every process that maps it. */
-		e = ct_xcalloc(1, sizeof(*e));
-		e->path = ct_xstrdup(path);
-		ct_library_version_read(path, info ? info->soname : NULL, v, sizeof(v));
-		e->version = ct_xstrdup(v);
-		HASH_ADD_KEYPTR(hh, c->d->versions, e->path, strlen(e->path), e);
-	}
-	if (size)
-		snprintf(buf, size, "%s", e->version);
-	return buf;
-}
-
-const char *ct_dx_release(struct ctx *c, const char *path, char *buf, size_t size)
-{
-	ct_dx_version(c, path, buf, size);
-	if (size && !strchr(buf, '.'))
-		buf[0] = '\0';
-	return buf;
-}
-
-void ct_dx_versions_free(struct ct_dx_version *all)
-{
-	struct ct_dx_version *e, *tmp;
-
-	HASH_ITER(hh, all, e, tmp) {
-		HASH_DEL(all, e);
-		free(e->path);
-		free(e->version);
-		free(e);
-	}
 }
 
 struct ct_memo {
@@ -482,6 +435,11 @@ bool ct_dx_driver_mapped(const struct ctx *c)
 	return false;
 }
 
+int ct_dx_cuda_of(int64_t version)
+{
+	return version > 0 && version <= INT_MAX ? (int)version : 0;
+}
+
 bool ct_dx_python(const struct ctx *c)
 {
 	const char *b = c->p->exe ? ct_dx_base(c->p->exe) : "";
@@ -494,16 +452,6 @@ bool ct_dx_python(const struct ctx *c)
 		if (!c->mapped[i]->shim && ct_python_shipped(c->mapped[i]->path))
 			return true;
 	return false;
-}
-
-const char *ct_dx_soname(const struct ctx *c, const struct ct_loaded *o)
-{
-	return ct_diagnosis_soname(c->d, o);
-}
-
-bool ct_dx_renamed(const struct ctx *c, const struct ct_loaded *o)
-{
-	return ct_library_renamed(o->path, ct_dx_soname(c, o));
 }
 
 /* What follows "prefix: " at the start of text, or NULL. */

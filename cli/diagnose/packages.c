@@ -731,7 +731,7 @@ static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *
 								   links_torch(m->path), gencode,
 								   sizeof(gencode)));
 		} else if (v.verdict == CT_VERDICT_PTX_JIT && !ct_cuda_library(ct_path_base(m->path))) {
-			/* NVIDIA's own libraries JIT by design: run mode's rule (diagnose.c). */
+			/* NVIDIA's own libraries JIT by design: run mode's rule (diag_devcode.c). */
 			fd = ct_finding_add(&p->findings, CT_F_PTX_JIT_ONLY, m->path,
 					    "'%s' runs on %s only as PTX, compiled at first launch",
 					    ct_path_base(m->path), M->target_names[t]);
