@@ -28,6 +28,36 @@ static bool exact_build(const struct built *b)
 	return strncmp(b->why, "needs ", 6) == 0 || strncmp(b->why, "its soname ", 11) == 0;
 }
 
+static bool asked_without_major(struct ctx *c, const struct ct_loaded *o);
+
+/*
+ * Without a runtime mapped (cuBLASLt links its cudart in), the process's
+ * CUDA is the one its CUDA libraries' own sonames say (libcublasLt.so.11:
+ * CUDA 11), those it asked for by a name that says a major; 0 when they
+ * say two, or none does. *rt: the first of them.
+ */
+static int libraries_major(struct ctx *c, const struct ct_loaded **rt)
+{
+	int major = 0, m;
+	size_t i;
+	char why[256];
+
+	for (i = 0; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+
+		if (o->shim || !ct_cuda_library(o->path) || asked_without_major(c, o) ||
+		    !(m = ct_dx_build(c, o, why, sizeof(why))) ||
+		    strncmp(why, "its soname ", 11) != 0)
+			continue;
+		if (major && m / 1000 != major)
+			return 0;
+		if (!major)
+			*rt = o;
+		major = m / 1000;
+	}
+	return major;
+}
+
 /* The process's own CUDA: its runtime's major; 0 with none or two. */
 static int process_major(struct ctx *c, const struct ct_loaded **rt)
 {
@@ -48,7 +78,7 @@ static int process_major(struct ctx *c, const struct ct_loaded **rt)
 		major = m;
 		*rt = o;
 	}
-	return major;
+	return major ? major : libraries_major(c, rt);
 }
 
 /*
@@ -110,55 +140,6 @@ static bool asked_without_major(struct ctx *c, const struct ct_loaded *o)
 	const char *so = ct_dx_soname(c, o);
 
 	return name && !strchr(name, '/') && !strstr(name, ".so.") && so && strstr(so, ".so.");
-}
-
-/*
- * The fix for o, asked for by a name without a major and given another
- * CUDA's: that name made to find the process's major, from a folder first
- * on LD_LIBRARY_PATH (it comes before RUNPATH and ld.so.cache). A copy of
- * the major's library on this machine is named; a folder that already
- * holds the unversioned link to it is the whole fix.
- */
-static void fix_unversioned(struct ctx *c, struct ct_finding *f, const struct ct_loaded *o,
-			    int major)
-{
-	const char *name = o->request && o->request->name ? o->request->name : o->name;
-	const char *asker = o->request ? o->request->caller : o->by;
-	const char *want = ct_soname_in_cuda(name, major);
-	struct ct_copies cs = { 0 };
-	const char *copy = NULL, *ready = NULL;
-	char link[4096];
-	size_t i;
-
-	if (want)
-		ct_dx_copies(c, want, NULL, &cs);
-	for (i = 0; i < cs.n && !ready; i++) {
-		const char *slash = strrchr(cs.c[i].path, '/');
-
-		if (!cs.c[i].same_name || !slash)
-			continue;
-		copy = copy ? copy : cs.c[i].path;
-		snprintf(link, sizeof(link), "%.*s/%s", (int)(slash - cs.c[i].path), cs.c[i].path,
-			 name);
-		if (ct_dx_same_file(link, cs.c[i].path))
-			ready = cs.c[i].path;
-	}
-	if (ready)
-		ct_finding_fix(f, "%s asks for '%s', a name without a major: put %.*s first on "
-				  "LD_LIBRARY_PATH, where that name is CUDA %d's %s",
-			       ct_dx_base(asker ? asker : "?"), name,
-			       (int)(strrchr(ready, '/') - ready), ready, major, want);
-	else if (copy)
-		ct_finding_fix(f, "%s asks for '%s', a name without a major: make it find CUDA "
-				  "%d's: a folder first on LD_LIBRARY_PATH with a link %s to %s",
-			       ct_dx_base(asker ? asker : "?"), name, major, name, copy);
-	else
-		ct_finding_fix(f, "%s asks for '%s', a name without a major: make it find CUDA "
-				  "%d's: install %s%s and its link %s (the CUDA %d toolkit's "
-				  "development files), in a folder first on LD_LIBRARY_PATH",
-			       ct_dx_base(asker ? asker : "?"), name, major,
-			       want ? want : "that library", want ? "" : " of CUDA's", name, major);
-	ct_copies_release(&cs);
 }
 
 static void dirname_of(const char *path, char *buf, size_t size)
@@ -260,8 +241,17 @@ void ct_dx_rule_builds(struct ctx *c)
 						    major, bs[k].why);
 				break;
 			}
-		if (unversioned)
-			fix_unversioned(c, f, unversioned, major);
+		if (unversioned) {
+			const struct ct_loaded *u = unversioned;
+			char *fix = ct_dx_unversioned_fix(c, u->request && u->request->name
+								 ? u->request->name
+								 : u->name,
+							  u->request ? u->request->caller : u->by,
+							  major);
+
+			ct_finding_fix(f, "%s", fix);
+			free(fix);
+		}
 		else if (python)
 			ct_finding_fix(f, "use builds of these libraries for CUDA %d (pip: the -cu%d "
 					  "packages, the same index as your framework)%s",

@@ -199,6 +199,11 @@ void ct_dx_copies(struct ctx *c, const char *name, const struct ct_search *s,
 		  struct ct_copies *out);
 /* The same file on this machine (stat); false when either is missing. */
 bool ct_dx_same_file(const char *a, const char *b);
+/*
+ * The fix, in words (to free), for asker's dlopen of name, a name without a
+ * major ("libnvrtc.so"), to find CUDA major's library of that name.
+ */
+char *ct_dx_unversioned_fix(struct ctx *c, const char *name, const char *asker, int major);
 /* Two traced objects from one file: same path, else the trace's dev/ino, else stat. */
 bool ct_dx_same_object(const struct ct_loaded *a, const struct ct_loaded *b);
 bool ct_dx_is_driver(const char *name);

@@ -74,6 +74,27 @@ static int context_cuda(const struct ctx *c, const char *requester)
 }
 
 /*
+ * A CUDA library's dlopen of a name without a major ("libnvrtc.so": how
+ * cuBLASLt 11 looks for NVRTC): the CUDA major the asker was built for,
+ * its own soname says (libcublasLt.so.11: CUDA 11), when CUDA ships a
+ * library of that name for it (libnvrtc.so.11.2); 0 otherwise. The asker
+ * goes on without it (its load went on): no error, and the copy of
+ * another major is no answer.
+ */
+static int unversioned_major(const struct ctx *c, const char *name, const char *requester)
+{
+	const struct ct_elfinfo *e;
+	int m;
+
+	if (!requester || strchr(name, '/') || strstr(name, ".so.") ||
+	    !ct_cuda_library(requester) || !(e = ct_dx_elfinfo(c, requester)) || !e->soname ||
+	    (m = ct_cuda_mask_major(ct_soname_cuda(e->soname, NULL))) <= 0 ||
+	    !ct_soname_in_cuda(name, m))
+		return 0;
+	return m;
+}
+
+/*
  * The fix of a miss, for who asked: one object (its file name) or several
  * ("a, b and c", many set). python: an asker a Python package ships (pip
  * helps); cuda: the CUDA major the askers were built for, or 0.
@@ -258,6 +279,7 @@ struct miss_state {
 	const char *refused_why;
 	bool unreadable;        /* a candidate the process may not read: its fix stands */
 	bool python;            /* an asker a Python package ships: pip helps */
+	char *unversioned_fix;  /* a CUDA library's dlopen of a name without a major: its fix */
 	int cuda;               /* the askers' CUDA major, or 0 */
 };
 
@@ -269,6 +291,7 @@ static void miss_state_free(void *p)
 		return;
 	free(m->name);
 	free(m->refused);
+	free(m->unversioned_fix);
 	ct_copies_release(&m->cs);
 	free(m);
 }
@@ -295,7 +318,9 @@ static void miss_restate(struct ct_finding *f)
 		python = ct_python_shipped(f->needed_by[i].object);
 	if (f->nmissing)
 		ct_dx_say_also(f);
-	if (!m->refused && !m->unreadable)
+	if (m->unversioned_fix)
+		ct_finding_fix(f, "%s", m->unversioned_fix);
+	else if (!m->refused && !m->unreadable)
 		fix_not_found(f, m->name, who, true, m->kind, &m->cs, python, m->cuda);
 	if (!m->refused && !m->unreadable && f->nmissing)
 		ct_dx_fix_all_missing(f, &m->cs, who, python, m->cuda);
@@ -422,6 +447,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 		const char *requester, *refused, *unreadable, *why = NULL;
 		struct ct_finding *f;
 		struct ct_copies cs;
+		char *unversioned_fix = NULL;
+		int um = 0;
 
 		if (!counts(c, s, &kind))
 			continue;
@@ -492,6 +519,16 @@ void ct_dx_rule_not_found(struct ctx *c)
 					ct_finding_evidence(f, "the program got: %s", s->request->error);
 				if (ct_dx_is_nvml(s->name) && !alt)
 					nvml_without(c, f);
+				if (!alt && (um = unversioned_major(c, s->name, requester))) {
+					f->severity = CT_SEV_WARNING;
+					ct_finding_evidence(f, "'%s' says no major: %s is built for CUDA "
+							       "%d, whose is %s; its load went on "
+							       "without it",
+							    s->name, ct_dx_base(requester), um,
+							    ct_soname_in_cuda(s->name, um));
+					unversioned_fix = ct_dx_unversioned_fix(c, s->name, requester,
+										um);
+				}
 				break;
 			}
 		}
@@ -508,6 +545,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 		evidence_copies(f, &cs);
 		if (refused)
 			fix_refused(f, s->name, refused, why);
+		else if (unversioned_fix)
+			ct_finding_fix(f, "%s", unversioned_fix);
 		else if (unreadable)
 			ct_finding_fix(f, "make %s readable by the job's user (chmod a+r, and a+x on "
 					  "the folders above it)",
@@ -547,10 +586,13 @@ void ct_dx_rule_not_found(struct ctx *c)
 			m->unreadable = unreadable != NULL;
 			m->python = ct_python_shipped(requester);
 			m->cuda = context_cuda(c, requester);
+			m->unversioned_fix = unversioned_fix;
+			unversioned_fix = NULL;
 			f->state = m;
 			f->state_free = miss_state_free;
 			f->restate = miss_restate;
 		}
+		free(unversioned_fix);
 		ct_dx_where(c, f);
 	}
 	HASH_ITER(hh, said, e, tmp) {

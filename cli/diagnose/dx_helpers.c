@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "copies.h"
 #include "diag_internal.h"
 #include "elfinfo.h"
@@ -555,4 +556,64 @@ const char *ct_diagnosis_refused(const struct ct_diagnosis *d, const struct ct_s
 	if (words)
 		*words = ct_dx_refused_words(r->why);
 	return r->path;
+}
+
+/*
+ * The fix for a library asker asked for by a name without a major
+ * (cuBLASLt 11's dlopen of "libnvrtc.so"), for it to find CUDA major's:
+ * that name made to find the major's library, from a folder first on
+ * LD_LIBRARY_PATH (it comes before RUNPATH and ld.so.cache). A copy of
+ * the major's library on this machine is named (the asker's own folder
+ * first: bookworm's libnvrtc.so.11.2 beside its libcublasLt.so.11); a
+ * folder that already holds the unversioned link to it is the whole fix.
+ */
+char *ct_dx_unversioned_fix(struct ctx *c, const char *name, const char *asker, int major)
+{
+	const char *want = ct_soname_in_cuda(name, major), *who = ct_dx_base(asker ? asker : "?");
+	struct ct_copies cs = { 0 };
+	const char *copy = NULL, *ready = NULL;
+	char link[4096], *own = NULL, *fix = NULL;
+	struct stat st;
+	size_t i;
+	int n;
+
+	if (want)
+		ct_dx_copies(c, want, NULL, &cs);
+	/* The asker's folder is on its own path: no copy "elsewhere", but the one to take. */
+	if (want && asker && strrchr(asker, '/')) {
+		snprintf(link, sizeof(link), "%.*s/%s", (int)(strrchr(asker, '/') - asker), asker,
+			 want);
+		if (stat(link, &st) == 0 && S_ISREG(st.st_mode))
+			copy = own = ct_xstrdup(link);
+	}
+	for (i = 0; i < cs.n && !ready; i++) {
+		const char *slash = strrchr(cs.c[i].path, '/');
+
+		if (!cs.c[i].same_name || !slash)
+			continue;
+		copy = copy ? copy : cs.c[i].path;
+		snprintf(link, sizeof(link), "%.*s/%s", (int)(slash - cs.c[i].path), cs.c[i].path,
+			 name);
+		if (ct_dx_same_file(link, cs.c[i].path))
+			ready = cs.c[i].path;
+	}
+	if (ready)
+		n = asprintf(&fix, "%s asks for '%s', a name without a major: put %.*s first on "
+				   "LD_LIBRARY_PATH, where that name is CUDA %d's %s",
+			     who, name, (int)(strrchr(ready, '/') - ready), ready, major, want);
+	else if (copy)
+		n = asprintf(&fix, "%s asks for '%s', a name without a major: make it find CUDA "
+				   "%d's: a folder first on LD_LIBRARY_PATH with a link %s to %s",
+			     who, name, major, name, copy);
+	else
+		n = asprintf(&fix, "%s asks for '%s', a name without a major: make it find CUDA "
+				   "%d's: install %s%s and its link %s (the CUDA %d toolkit's "
+				   "development files), in a folder first on LD_LIBRARY_PATH",
+			     who, name, major, want ? want : "that library",
+			     want ? "" : " of CUDA's", name, major);
+	if (n < 0)
+		ct_out_of_memory();
+	ct_copies_release(&cs);
+	free(own);
+	return fix;
 }
