@@ -104,12 +104,58 @@ static int name_score(const char *lib, const char *sym, const char *demangled)
 	return score;
 }
 
+/*
+ * Libraries whose C names say whose they are: the CUDA driver API (cuInit,
+ * cuMemCreate), the runtime (cudaMalloc), the CUDA libraries, Python's C
+ * API. Longer prefixes first: cublasLt before cublas, cuda before cu.
+ */
+static const struct family {
+	const char *prefix;   /* the name starts so, then a capital (or '_') */
+	const char *stem;     /* a DT_NEEDED entry of the family starts so */
+	const char *soname;   /* what to link or load, in words (N: its major) */
+	const char *words;    /* whose it is */
+} families[] = {
+	{ "cublasLt", "libcublasLt.so", "libcublasLt.so.N", "cuBLASLt's" },
+	{ "cublas", "libcublas.so", "libcublas.so.N", "cuBLAS's" },
+	{ "cudnn", "libcudnn", "libcudnn.so.N", "cuDNN's" },
+	{ "cufft", "libcufft.so", "libcufft.so.N", "cuFFT's" },
+	{ "curand", "libcurand.so", "libcurand.so.N", "cuRAND's" },
+	{ "cusparse", "libcusparse.so", "libcusparse.so.N", "cuSPARSE's" },
+	{ "cusolver", "libcusolver.so", "libcusolver.so.N", "cuSOLVER's" },
+	{ "nvrtc", "libnvrtc.so", "libnvrtc.so.N", "NVRTC's" },
+	{ "nvJitLink", "libnvJitLink.so", "libnvJitLink.so.N", "nvJitLink's" },
+	{ "nccl", "libnccl.so", "libnccl.so.N", "NCCL's" },
+	{ "cuda", "libcudart.so", "libcudart.so.N", "the CUDA runtime's" },
+	{ "cu", "libcuda.so", "libcuda.so.1", "the CUDA driver's" },
+	{ "Py", "libpython", "libpython3.X", "Python's C API (the interpreter's)" },
+	{ "_Py", "libpython", "libpython3.X", "Python's C API (the interpreter's)" },
+};
+
+static const struct family *family_of(const char *sym)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		n = strlen(families[i].prefix);
+		if (strncmp(sym, families[i].prefix, n) == 0 &&
+		    (isupper((unsigned char)sym[n]) || sym[n] == '_'))
+			return &families[i];
+	}
+	return NULL;
+}
+
 /* The dependency expected to define a symbol, and why it is that one. */
 struct expected {
 	const struct ct_loaded *o;     /* the loaded copy, or NULL: none named */
 	const char *needed;            /* the DT_NEEDED entry */
 	const struct ct_symtab *table; /* o's, or NULL when unreadable */
 	char why[256];
+	/*
+	 * The symbol's family, whose library the requester does not need at
+	 * all: it was linked without it (xllamacpp's wheel calls cuMemCreate
+	 * and names no CUDA library), and no other dependency is to blame.
+	 */
+	const struct family *unlinked;
 };
 
 /*
@@ -133,6 +179,14 @@ static void find_expected(struct ctx *c, const char *requester, const char *sym,
 	memset(x, 0, sizeof(*x));
 	if (!e)
 		goto out;
+	if ((x->unlinked = family_of(sym))) {
+		for (i = 0; i < e->nneeded && x->unlinked; i++)
+			if (strncmp(ct_dx_base(e->needed[i]), x->unlinked->stem,
+				    strlen(x->unlinked->stem)) == 0)
+				x->unlinked = NULL;
+		if (x->unlinked)
+			goto out;
+	}
 	/* The namespaces, innermost first: the parts but the function's own name. */
 	for (level = nparts ? nparts - 1 : 0; level > 0 && !x->o; level--) {
 		for (i = 0; i < e->nneeded; i++) {
@@ -261,6 +315,30 @@ static void report(struct ctx *c, const char *requester, const char *sym, size_t
 
 	symbol_words(sym, words, sizeof(words));
 	find_expected(c, requester, sym, &x);
+	if (x.unlinked) {
+		f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_MISSING, requester,
+				   "'%s' needs %s, %s, and names no library that defines it%s",
+				   ct_dx_base(requester), words, x.unlinked->words,
+				   nmore ? " (nor others)" : "");
+		if (loaded_error)
+			ct_finding_evidence(f, "the program got: %s", loaded_error);
+		if (nmore)
+			ct_finding_evidence(f, "%zu more undefined symbol%s of %s defined nowhere",
+					    nmore, nmore == 1 ? "" : "s", ct_dx_base(requester));
+		ct_finding_evidence(f, "its DT_NEEDED names no %s: it was linked without it, "
+				       "and counts on one loaded before it",
+				    x.unlinked->soname);
+		if (strcmp(x.unlinked->prefix, "Py") == 0 || strcmp(x.unlinked->prefix, "_Py") == 0)
+			ct_finding_fix(f, "%s is a Python extension module: import it from the "
+					  "python it was built for, which defines these",
+				       ct_dx_base(requester));
+		else
+			ct_finding_fix(f, "use a build of %s that links %s (its DT_NEEDED); or load "
+					  "%s with RTLD_GLOBAL before it",
+				       ct_dx_base(requester), x.unlinked->soname, x.unlinked->soname);
+		ct_dx_where(c, f);
+		return;
+	}
 	if (x.o)
 		f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_MISSING, requester,
 				   "'%s' needs %s, which %s does not define%s", ct_dx_base(requester),
