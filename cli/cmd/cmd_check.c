@@ -531,6 +531,14 @@ static void judge_driver(const struct check_ctx *ctx, struct object_facts *o,
 			 "(CUDA %s)", d->words, t->major, t->minor, first,
 			 ct_cuda_version_words(c, cuda, sizeof(cuda)));
 		upgrade_to(&up, first, c, ct_branch_driver(first));
+	} else if (gpu_ok == 0 && !last) {
+		/* Their first branch is not known: one too old is, and one that drives them. */
+		unsigned known, later = ct_branch_gpu_later(t->major, t->minor, &known);
+
+		snprintf(gpu, sizeof(gpu), "%s does not drive %u.%u GPUs: they need a driver branch "
+			 "newer than R%u (R%u and newer drive them)", d->words, t->major, t->minor,
+			 later, known);
+		upgrade_to(&up, known, branch_cuda(known), ct_branch_driver(known));
 	} else if (gpu_ok == 0) {
 		snprintf(gpu, sizeof(gpu), "%s does not drive %u.%u GPUs: R%u was the last driver "
 			 "branch for them", d->words, t->major, t->minor, last);
@@ -588,7 +596,7 @@ static void judge_driver(const struct check_ctx *ctx, struct object_facts *o,
 		detail(r, "its first CUDA call fails with \"CUDA driver version is insufficient "
 			  "for CUDA runtime version\" (35)");
 	detail(r, "%s", code);
-	if (gpu[0] && !first) {
+	if (gpu[0] && !first && last) {
 		/* A GPU the driver dropped: only an older driver drives it. */
 		int c = branch_cuda(last);
 

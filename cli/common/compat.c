@@ -15,10 +15,10 @@ static const struct release {
 	int cuda;
 	unsigned isa, branch;
 	const char *driver;
-	const char *gpus_new, *gpus_gone;
+	const char *gpus_new, *gpus_gone, *gpus_later, *gpus_known;
 } releases[] = {
-#define CT_CUDA_RELEASE(cuda, isa, branch, driver, gpus_new, gpus_gone) \
-	{ cuda, isa, branch, driver, gpus_new, gpus_gone },
+#define CT_CUDA_RELEASE(cuda, isa, branch, driver, gpus_new, gpus_gone, gpus_later, gpus_known) \
+	{ cuda, isa, branch, driver, gpus_new, gpus_gone, gpus_later, gpus_known },
 #include "cuda_releases.def"
 #undef CT_CUDA_RELEASE
 };
@@ -189,9 +189,27 @@ int ct_branch_gpu(unsigned branch, unsigned major, unsigned minor, unsigned *fir
 		*first = f;
 	if (last)
 		*last = l;
-	if (!f && !l)
-		return -1;
+	if (!f && !l) {
+		unsigned known, later = ct_branch_gpu_later(major, minor, &known);
+
+		return later && branch <= later ? 0 : known && branch >= known ? 1 : -1;
+	}
 	return (!f || branch >= f) && (!l || branch <= l);
+}
+
+unsigned ct_branch_gpu_later(unsigned major, unsigned minor, unsigned *known)
+{
+	unsigned sm = major * 10 + minor, later = 0;
+	size_t i;
+
+	*known = 0;
+	for (i = 0; minor < 10 && i < NRELEASES; i++) {
+		if (listed(releases[i].gpus_later, sm))
+			later = releases[i].branch;
+		if (!*known && listed(releases[i].gpus_known, sm))
+			*known = releases[i].branch;
+	}
+	return later;
 }
 
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size)

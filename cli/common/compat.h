@@ -74,6 +74,14 @@ const char *ct_branch_driver(unsigned branch);
  */
 int ct_branch_gpu(unsigned branch, unsigned major, unsigned minor, unsigned *first,
 		  unsigned *last);
+/*
+ * The newest branch known not to drive major.minor GPUs yet, where the
+ * first that does is not known (R510 for Hopper and Ada); 0 when the table
+ * says nothing of it. *known: the oldest branch known to drive them (R520,
+ * CUDA 11.8's), or 0. ct_branch_gpu is 0 at or below the first, 1 from
+ * the second, -1 between, with *first and *last 0.
+ */
+unsigned ct_branch_gpu_later(unsigned major, unsigned minor, unsigned *known);
 
 /* "12.4" from 12040; into buf. */
 char *ct_cuda_version_words(int cuda, char *buf, unsigned long size);

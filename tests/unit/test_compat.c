@@ -140,6 +140,18 @@ static void test_branch_gpus(void **state)
 	assert_int_equal(ct_branch_gpu(495, 3, 5, NULL, NULL), 0);
 	assert_int_equal(ct_branch_gpu(550, 3, 0, NULL, NULL), 0);
 	assert_int_equal(ct_branch_gpu(0, 3, 2, NULL, NULL), 1);
+	/* Hopper and Ada: R510 and older do not drive them, R520 does, R515 not said. */
+	assert_int_equal(ct_branch_gpu(470, 9, 0, &first, &last), 0);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 0);
+	assert_int_equal(ct_branch_gpu(510, 8, 9, NULL, NULL), 0);
+	assert_int_equal(ct_branch_gpu(515, 9, 0, NULL, NULL), -1);
+	assert_int_equal(ct_branch_gpu(520, 9, 0, NULL, NULL), 1);
+	assert_int_equal(ct_branch_gpu(580, 8, 9, NULL, NULL), 1);
+	assert_int_equal(ct_branch_gpu_later(9, 0, &first), 510);
+	assert_int_equal(first, 520);
+	assert_int_equal(ct_branch_gpu_later(8, 0, &first), 0);
+	assert_int_equal(first, 0);
 	/* Maxwell, Pascal, Volta: R580 the last. */
 	assert_int_equal(ct_branch_gpu(580, 7, 0, &first, &last), 1);
 	assert_int_equal(last, 580);
@@ -155,7 +167,7 @@ static void test_branch_gpus(void **state)
 	assert_int_equal(ct_branch_gpu(570, 12, 0, NULL, NULL), 1);
 	assert_int_equal(ct_branch_gpu(610, 10, 0, NULL, NULL), 1);
 	/* Archs the sources name no branch for are not judged. */
-	assert_int_equal(ct_branch_gpu(450, 9, 0, &first, &last), -1);
+	assert_int_equal(ct_branch_gpu(450, 8, 6, &first, &last), -1);
 	assert_int_equal(first, 0);
 	assert_int_equal(last, 0);
 	assert_int_equal(ct_branch_gpu(550, 7, 5, NULL, NULL), -1);
