@@ -1,7 +1,9 @@
 /*
  * What a process's searches mean (trace.h): which found an object
  * already mapped though nothing was opened (at the end of its file,
- * reader.h), and their candidates folded by directory (ct_try_runs).
+ * reader.h), whether the trace tells that one found nothing
+ * (ct_search_known), and their candidates folded by directory
+ * (ct_try_runs).
  */
 #include <limits.h>
 #include <pthread.h>
@@ -218,6 +220,33 @@ void ct_searches_already_loaded(struct reader *rd)
 	}
 	HASH_CLEAR(hh, files);
 	free(latest);
+}
+
+enum ct_search_known ct_search_known(const struct ct_proc *p, const struct ct_search *s)
+{
+	const struct ct_run *r = p->launched;
+
+	if (s->found || s->already_loaded)
+		return CT_SEARCH_KNOWN;
+	if (s->audit)
+		return CT_SEARCH_AUDITOR;
+	if (s->in_doubt)
+		return CT_SEARCH_LOST;
+	/* Its thread went on, or the process went on to an end it wrote itself. */
+	if (!s->unsettled || p->exited || p->fini)
+		return CT_SEARCH_KNOWN;
+	if (r && r->signal > 0)
+		return CT_SEARCH_INTERRUPTED;
+	/*
+	 * The loader's own failure at start-up: it prints its error and exits
+	 * 127 before main, past every exit hook, so the trace ends with the
+	 * search. Anything else that ends a trace mid-search (a dlopen that
+	 * never returned, a trace that stops while the program goes on to
+	 * exit 0) is no miss.
+	 */
+	if (!p->reached_main && (!r || !r->exited || r->exit_status != 0))
+		return CT_SEARCH_KNOWN;
+	return CT_SEARCH_INTERRUPTED;
 }
 
 static size_t dir_len(const char *path)
