@@ -2,7 +2,8 @@
  * Running processes from /proc (procs.h): the files each maps, checked
  * against what is at their paths now; its command line and the
  * environment variables a trace keeps. Read through a descriptor of the
- * process's folder, so that its files are one process's.
+ * process's folder, so that its files are one process's. Then the driver
+ * it maps, judged by the machine's (ct_proc_set_driver, trace.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,12 +16,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#define uthash_fatal(msg) ct_out_of_memory()
-#include <uthash.h>
-
+#include "files.h"
+#include "gpu.h"
 #include "libnames.h"
 #include "procs.h"
-#include "files.h"
+#include "trace_internal.h"
 #include "util.h"
 
 /* What is read of one small /proc file at most (cmdline, environ, stat); the arguments kept. */
@@ -42,19 +42,6 @@ static const char *const env_names[] = {
 #include "ct_env.def"
 #undef CT_ENV
 };
-
-static void *grow(void *arr, size_t n, size_t size)
-{
-	if (n & (n - 1))
-		return arr;
-	if (n > SIZE_MAX / 2 / size)
-		ct_out_of_memory();
-	return ct_xrealloc(arr, (n ? n * 2 : 1) * size);
-}
-
-#define PUSH(arr, n)                                                          \
-	((arr) = grow((arr), (n), sizeof(*(arr))),                             \
-	 memset(&(arr)[(n)], 0, sizeof(*(arr))), &(arr)[(n)++])
 
 /* The whole of a /proc file of dfd, NUL-terminated (*len without it); NULL with errno. */
 static char *read_at(int dfd, const char *name, size_t *len)
@@ -213,7 +200,7 @@ static void scan_line(struct maps_scan *s, const char *line)
 	e->start = m.start;
 	e->end = m.end;
 	HASH_ADD(hh, s->set, key, sizeof(e->key), e);
-	*PUSH(s->order, s->n) = e;
+	*CT_TRACE_PUSH(s->order, s->n) = e;
 	s->path_bytes += len;
 }
 
@@ -367,7 +354,7 @@ static void read_env(struct ct_trace *t, struct ct_proc *p, int dfd)
 			size_t nl = strlen(env_names[k]);
 
 			if ((size_t)(eq - (buf + i)) == nl && strncmp(buf + i, env_names[k], nl) == 0) {
-				struct ct_var *v = PUSH(env, nenv);
+				struct ct_var *v = CT_TRACE_PUSH(env, nenv);
 
 				v->name = ct_intern(&t->strings, env_names[k]);
 				v->value = ct_intern(&t->strings, eq + 1);
@@ -458,7 +445,7 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 		ret = 1;
 		goto out;
 	}
-	p = PUSH(t->procs, t->nprocs);
+	p = CT_TRACE_PUSH(t->procs, t->nprocs);
 	p->running = true;
 	p->pid = pid;
 	p->ppid = read_ppid(dfd);
@@ -491,7 +478,7 @@ int ct_trace_read_pid(struct ct_trace *t, const char *root, pid_t pid, bool cuda
 			p->proc_unverified++;
 			continue;
 		}
-		o = PUSH(p->objects, p->nobjects);
+		o = CT_TRACE_PUSH(p->objects, p->nobjects);
 		o->path = ct_intern(&t->strings, m->path);
 		o->name = ct_intern(&t->strings, ct_path_base(m->path));
 		o->dev = m->key.dev;
@@ -531,10 +518,60 @@ int ct_proc_pids(const char *root, bool all, uid_t uid, pid_t **pids, size_t *n)
 			continue;
 		if (!all && (fstatat(dirfd(d), e->d_name, &st, 0) != 0 || st.st_uid != uid))
 			continue;
-		*PUSH(*pids, *n) = (pid_t)v;
+		*CT_TRACE_PUSH(*pids, *n) = (pid_t)v;
 	}
 	closedir(d);
 	if (*n)
 		qsort(*pids, *n, sizeof(**pids), cmp_pid);
 	return 0;
+}
+
+/* The machine's driver, for ps: cudatrace's own probe of it stands for the process's. */
+void ct_proc_set_driver(struct ct_trace *t, struct ct_proc *p, const struct ct_driver_probe *probe,
+			bool same)
+{
+	struct ct_driver_rec *d = &p->driver;
+	const char *mapped = NULL;
+	int i;
+
+	for (i = 0; (size_t)i < p->nobjects && !mapped; i++)
+		if (ct_driver_file(p->objects[i].path))
+			mapped = p->objects[i].path;
+	if (!mapped || d->present)
+		return;
+	d->present = true;
+	/* The file the process maps is its driver; the probe's is cudatrace's own. */
+	d->path = mapped;
+	if (!probe->opened || (!same && probe->init_result != 0)) {
+		p->driver_unasked = true;
+		return;
+	}
+	p->cuinit_probed = same;
+	if (same && probe->init_result >= 0) {
+		p->cuinit = probe->init_result;
+		p->ncuinit = 1;
+	}
+	d->version = probe->version > 0 ? probe->version : 0;
+	d->ngpus = 0;
+	d->gpus = probe->ngpus > 0 ? ct_arena_alloc(&t->arena, (size_t)probe->ngpus *
+								   sizeof(*d->gpus))
+				   : NULL;
+	for (i = 0; i < probe->ngpus; i++) {
+		const struct ct_gpu_info *g = &probe->gpus[i];
+		struct ct_gpu_rec *r = &d->gpus[d->ngpus++];
+		char cc[32];
+
+		memset(r, 0, sizeof(*r));
+		r->index = g->index;
+		r->name = g->name[0] ? ct_intern(&t->strings, g->name) : NULL;
+		if (g->major >= 0 && g->minor >= 0) {
+			snprintf(cc, sizeof(cc), "%d.%d", g->major, g->minor);
+			r->cc = ct_intern(&t->strings, cc);
+		}
+		/* A trace's uuid is the bare hex; the probe's says "GPU-" first. */
+		r->uuid = !g->uuid[0] ? NULL
+			  : ct_intern(&t->strings, strncmp(g->uuid, "GPU-", 4) == 0 ? g->uuid + 4
+										 : g->uuid);
+	}
+	d->has_devices = probe->init_result == 0;
 }

@@ -367,7 +367,7 @@ struct ct_trace {
 	uint64_t nbytes;             /* bytes read, every file (CT_TRACE_BYTES_MAX) */
 	struct ct_arena arena;
 	struct ct_intern strings;    /* the records' strings, each kept once, in arena */
-	struct ct_trace_stat *stats; /* the file system asked once per path (trace.c) */
+	struct ct_trace_stat *stats; /* the file system asked once per path (searches.c) */
 };
 
 /* The name of the run of processes without a run id (which no run id can be). */
