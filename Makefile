@@ -1,10 +1,13 @@
 # cudatrace: one GNU Makefile for the whole project.
 #
 #   make              build build/cudatrace (and the libraries)
+#   make deps         install the Debian packages make check needs (as root;
+#                     as a user: print the apt-get line)
 #   make check        install missing Debian packages (as root), build, run every test
 #   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
-#   make demo         the same set-up, then cudatrace on the bundled example
+#   make demo         install the build's Debian packages, build, then cudatrace on
+#                     the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured (and
 #                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go;
 #                     SCHEMADIR: the JSON schemas)
@@ -13,12 +16,16 @@
 #                     built in a Debian bullseye root when it can be (WHEEL_BUILD)
 #   make check-pkg    both, installed and run in a clean Debian root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
-#   make check-fresh  make demo and make check on a newcomer's fresh Debian (minbase,
-#                     git, make), as root under /root and as a user (as root; CI)
+#   make check-fresh  make demo and make check on a newcomer's fresh Debian 12 and 13
+#                     (minbase, git, make): as root under /root, as a user, as root
+#                     without CAP_SYS_ADMIN; the wheel in a clean venv (as root; CI)
 #   make SANITIZE=address,undefined check
-#   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
+#   make fuzz         install clang (tools/deps --fuzz), build the libFuzzer targets and
+#                     run each FUZZ_SECONDS (60):
 #                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, fuzz-diff, one at a time
 #   make bench        speed against the peers, as ratios
+#   V=1               show the compiler's command lines (make demo and make check
+#                     build quietly)
 #
 # The user's CFLAGS/LDFLAGS come first; the flags the project needs are
 # appended after them.
@@ -48,6 +55,7 @@ PKG_CONFIG ?= pkg-config
 INSTALL ?= install
 SANITIZE ?=
 WERROR ?=
+V ?=
 
 # The one version: cudatrace --version, the shim's records, the wheel;
 # debian/changelog must say the same (make deb checks it).
@@ -199,9 +207,13 @@ $(B)/examples/gpuapp: examples/findings/gpuapp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -ldl
 
+# Quiet builds (V=1 shows the compiler's lines), then each test as it ends.
+QUIET = $(if $(V),,-s)
+
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(MAKE) --no-print-directory fixtures programs
+	@echo "make check: building cudatrace, the unit tests and the test programs in $(B)/"
+	@$(MAKE) --no-print-directory $(QUIET) all $(UNIT_TESTS)
+	@$(MAKE) --no-print-directory $(QUIET) fixtures programs
 	@tests/run $(B)
 
 # Debian's PyTorch 2.6 (CUDA 12.4) in a trixie root that tools/make-real-root
@@ -217,12 +229,15 @@ check-gpu: all
 	@$(MAKE) --no-print-directory programs
 	@tests/gpu/run $(B)
 
-# Installs the Debian packages the build and the tests need, when missing.
+# Installs the Debian packages the build and the tests need, when missing
+# (tools/deps: each target installs only what it uses).
 deps:
 	@tools/deps
 
-demo: deps
-	@$(MAKE) --no-print-directory all $(B)/examples/trace-demo
+demo:
+	@tools/deps --build
+	@echo "make demo: building cudatrace in $(B)/"
+	@$(MAKE) --no-print-directory $(QUIET) all $(B)/examples/trace-demo
 	@examples/demo $(B)
 
 $(B)/examples/trace-demo: examples/trace-demo/app.c
@@ -244,7 +259,10 @@ FUZZ_RUN = -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(B)/fuzz-crashes/ \
 LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
 
 .PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff
-fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo $(B)/fuzz_trace $(B)/fuzz_diff
+fuzz:
+	@tools/deps --fuzz
+	@$(MAKE) --no-print-directory $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo \
+		$(B)/fuzz_trace $(B)/fuzz_diff
 	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff
 
 fuzz-scan: $(B)/fuzz_scan
@@ -331,7 +349,7 @@ install: all
 # (so that debhelper's files stay out of the checkout); the .deb, .buildinfo
 # and .changes land in $(B)/deb/.
 deb:
-	@tools/deps --pkg
+	@tools/deps --deb
 	@tools/make-deb $(B)/deb $(VERSION)
 
 # The binary linked with static libelf, liblz4, libzstd and zlib, built in
@@ -343,6 +361,7 @@ deb:
 # symbol version the binary and the shim need (tools/make-wheel measures it).
 WHEEL_BUILD ?= auto
 wheel:
+	@tools/deps --wheel
 	@WERROR=$(WERROR) tools/build-wheel $(B) $(VERSION) $(WHEEL_BUILD)
 
 # The .deb and the wheel installed into a clean Debian root that
@@ -359,7 +378,7 @@ check-pkg: all
 # cloned into /root (mode 0700) and into a user's home; as root, then as
 # that user (tests/fresh/run). Never part of make check; .ci/run runs it.
 check-fresh:
-	@tools/deps --pkg || :
+	@tools/deps --fresh || :
 	@tests/fresh/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 clean:
