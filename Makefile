@@ -1,6 +1,7 @@
 # cudatrace: one GNU Makefile for the whole project.
 #
-#   make              build build/cudatrace (and the libraries)
+#   make              build build/cudatrace (and the libraries); says 'run make deps'
+#                     when the libraries it needs are not installed
 #   make deps         install the Debian packages make check needs (as root;
 #                     as a user: print the apt-get line)
 #   make check        install missing Debian packages (as root), build, run every test
@@ -136,8 +137,23 @@ ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
 .PHONY: all clean install deps check check-real check-gpu check-pkg check-fresh demo fuzz bench fixtures \
-	programs deb wheel
+	programs deb wheel need-libs
 all: $(B)/cudatrace $(B)/libcudatrace.so
+
+# Before the first compile: what the build needs, found, or one message that
+# says how to get it (not forty lines of undefined references). Order-only,
+# so it never makes anything rebuild.
+need-libs:
+	@command -v $(firstword $(CC)) >/dev/null 2>&1 || \
+		{ echo "cudatrace: cannot build: no C compiler ('$(firstword $(CC))'); run 'make deps' (as root: it installs what the build and the tests need)" >&2; exit 1; }
+	@command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
+		{ echo "cudatrace: cannot build: $(PKG_CONFIG) not found; run 'make deps' (as root: it installs what the build and the tests need)" >&2; exit 1; }
+	@missing=; for p in $(PKGS) libzip; do $(PKG_CONFIG) --exists $$p || missing="$$missing $$p"; done; \
+	echo '#include <uthash.h>' | $(CC) $(CPPFLAGS) $(CFLAGS) -E -x c - >/dev/null 2>&1 || missing="$$missing uthash"; \
+	[ -z "$$missing" ] || { echo "cudatrace: cannot build: the development files of$$missing are not installed" >&2; \
+		echo "cudatrace: run 'make deps' (as root: it installs what the build and the tests need; as a user it prints the apt-get line)" >&2; exit 1; }
+
+$(ELFSCAN_OBJ) $(CLI_OBJ): | need-libs
 
 $(B)/elfscan/%.o: LAYER_INC = $(INC_ELFSCAN)
 $(B)/cli/common/%.o: LAYER_INC = $(INC_COMMON)
