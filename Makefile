@@ -86,7 +86,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' $(DEPS_CFLAGS) \
 	$(if $(LIBZIP_SONAME),-DCT_LIBZIP_SONAME='"$(LIBZIP_SONAME)"') \
-	-DCT_LIBDIR='"$(LIBDIR)"' \
+	-DCT_LIBDIR='"$(LIBDIR)"' -DCT_MANDIR='"$(MANDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CT_LDFLAGS := -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
