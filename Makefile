@@ -389,10 +389,12 @@ check-pkg: all
 	@tests/pkg/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # The README's two commands (make demo, make check) on a newcomer's fresh
-# machine: a minbase root (git and make only) that tools/make-pkg-root
-# --fresh builds once into /var/cache/cudatrace-tests, the checkout's HEAD
-# cloned into /root (mode 0700) and into a user's home; as root, then as
-# that user (tests/fresh/run). Never part of make check; .ci/run runs it.
+# machine: minbase roots of bookworm and trixie (git and make only) that
+# tools/make-pkg-root --fresh builds once into /var/cache/cudatrace-tests,
+# the checkout's HEAD cloned into /root (mode 0700) and into a user's home;
+# as root in a container (docker's capabilities, no TERM), as root, as that
+# user; and the wheel in a clean venv (tests/fresh/run; CHECK_FRESH_SUITES,
+# CHECK_FRESH_AS pick). Never part of make check; .ci/run runs it.
 check-fresh:
 	@tools/deps --fresh || :
 	@tests/fresh/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
