@@ -1,10 +1,14 @@
 # cudatrace: one GNU Makefile for the whole project.
 #
-#   make              build build/cudatrace (and the libraries)
+#   make              build build/cudatrace (and the libraries); says 'run make deps'
+#                     when the libraries it needs are not installed
+#   make deps         install the Debian packages make check needs (as root;
+#                     as a user: print the apt-get line)
 #   make check        install missing Debian packages (as root), build, run every test
 #   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
-#   make demo         the same set-up, then cudatrace on the bundled example
+#   make demo         install the build's Debian packages, build, then cudatrace on
+#                     the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured (and
 #                     BASHCOMPDIR, ZSHCOMPDIR: where the shell completions go;
 #                     SCHEMADIR: the JSON schemas)
@@ -13,13 +17,16 @@
 #                     built in a Debian bullseye root when it can be (WHEEL_BUILD)
 #   make check-pkg    both, installed and run in a clean Debian root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
-#   make check-fresh  make demo and make check on a newcomer's fresh Debian (minbase,
-#                     git, make), as root under /root and as a user (as root; CI)
+#   make check-fresh  make demo and make check on a newcomer's fresh Debian 12 and 13
+#                     (minbase, git, make): as root under /root, as a user, as root
+#                     without CAP_SYS_ADMIN; the wheel in a clean venv (as root; CI)
 #   make SANITIZE=address,undefined check
-#   make fuzz         build the libFuzzer targets (clang) and run each FUZZ_SECONDS (60):
-#                     fuzz-scan, fuzz-ldcache, fuzz-elfinfo, fuzz-trace, fuzz-diff, fuzz-zip,
-#                     one at a time
+#   make fuzz         install clang (tools/deps --fuzz), build the libFuzzer targets and
+#                     run each FUZZ_SECONDS (60): fuzz-scan, fuzz-ldcache, fuzz-elfinfo,
+#                     fuzz-trace, fuzz-diff, fuzz-zip, one at a time
 #   make bench        speed against the peers, as ratios
+#   V=1               show the compiler's command lines (make demo and make check
+#                     build quietly)
 #
 # The user's CFLAGS/LDFLAGS come first; the flags the project needs are
 # appended after them.
@@ -49,6 +56,7 @@ PKG_CONFIG ?= pkg-config
 INSTALL ?= install
 SANITIZE ?=
 WERROR ?=
+V ?=
 
 # The one version: cudatrace --version, the shim's records, the wheel;
 # debian/changelog must say the same (make deb checks it).
@@ -75,7 +83,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
 	-Wmissing-prototypes -Wvla
 CT_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARNINGS) $(if $(WERROR),-Werror) \
 	-DCUDATRACE_VERSION='"$(VERSION)"' $(DEPS_CFLAGS) \
-	-DCT_LIBDIR='"$(LIBDIR)"' \
+	-DCT_LIBDIR='"$(LIBDIR)"' -DCT_MANDIR='"$(MANDIR)"' \
 	$(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-omit-frame-pointer)
 CT_LDFLAGS := -pthread $(if $(SANITIZE),-fsanitize=$(SANITIZE))
 
@@ -126,8 +134,23 @@ ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
 .PHONY: all clean install deps check check-real check-gpu check-pkg check-fresh demo fuzz bench fixtures \
-	programs deb wheel
+	programs deb wheel need-libs
 all: $(B)/cudatrace $(B)/libcudatrace.so
+
+# Before the first compile: what the build needs, found, or one message that
+# says how to get it (not forty lines of undefined references). Order-only,
+# so it never makes anything rebuild.
+need-libs:
+	@command -v $(firstword $(CC)) >/dev/null 2>&1 || \
+		{ echo "cudatrace: cannot build: no C compiler ('$(firstword $(CC))'); run 'make deps' (as root: it installs what the build and the tests need)" >&2; exit 1; }
+	@command -v $(PKG_CONFIG) >/dev/null 2>&1 || \
+		{ echo "cudatrace: cannot build: $(PKG_CONFIG) not found; run 'make deps' (as root: it installs what the build and the tests need)" >&2; exit 1; }
+	@missing=; for p in $(PKGS); do $(PKG_CONFIG) --exists $$p || missing="$$missing $$p"; done; \
+	echo '#include <uthash.h>' | $(CC) $(CPPFLAGS) $(CFLAGS) -E -x c - >/dev/null 2>&1 || missing="$$missing uthash"; \
+	[ -z "$$missing" ] || { echo "cudatrace: cannot build: the development files of$$missing are not installed" >&2; \
+		echo "cudatrace: run 'make deps' (as root: it installs what the build and the tests need; as a user it prints the apt-get line)" >&2; exit 1; }
+
+$(ELFSCAN_OBJ) $(CLI_OBJ): | need-libs
 
 $(B)/elfscan/%.o: LAYER_INC = $(INC_ELFSCAN)
 $(B)/cli/common/%.o: LAYER_INC = $(INC_COMMON)
@@ -197,9 +220,13 @@ $(B)/examples/gpuapp: examples/findings/gpuapp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -ldl
 
+# Quiet builds (V=1 shows the compiler's lines), then each test as it ends.
+QUIET = $(if $(V),,-s)
+
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS)
-	@$(MAKE) --no-print-directory fixtures programs
+	@echo "make check: building cudatrace, the unit tests and the test programs in $(B)/"
+	@$(MAKE) --no-print-directory $(QUIET) all $(UNIT_TESTS)
+	@$(MAKE) --no-print-directory $(QUIET) fixtures programs
 	@tests/run $(B)
 
 # Debian's PyTorch 2.6 (CUDA 12.4) in a trixie root that tools/make-real-root
@@ -215,12 +242,15 @@ check-gpu: all
 	@$(MAKE) --no-print-directory programs
 	@tests/gpu/run $(B)
 
-# Installs the Debian packages the build and the tests need, when missing.
+# Installs the Debian packages the build and the tests need, when missing
+# (tools/deps: each target installs only what it uses).
 deps:
 	@tools/deps
 
-demo: deps
-	@$(MAKE) --no-print-directory all $(B)/examples/trace-demo
+demo:
+	@tools/deps --build
+	@echo "make demo: building cudatrace in $(B)/"
+	@$(MAKE) --no-print-directory $(QUIET) all $(B)/examples/trace-demo
 	@examples/demo $(B)
 
 $(B)/examples/trace-demo: examples/trace-demo/app.c
@@ -243,8 +273,12 @@ LIBELF_LIBS := $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null)
 ZLIB_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null)
 
 .PHONY: fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff fuzz-zip
-fuzz: $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo $(B)/fuzz_trace $(B)/fuzz_diff $(B)/fuzz_zip
-	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff fuzz-zip
+fuzz:
+	@tools/deps --fuzz
+	@$(MAKE) --no-print-directory $(B)/fuzz_scan $(B)/fuzz_ldcache $(B)/fuzz_elfinfo \
+		$(B)/fuzz_trace $(B)/fuzz_diff $(B)/fuzz_zip
+	@$(MAKE) --no-print-directory -j1 fuzz-scan fuzz-ldcache fuzz-elfinfo fuzz-trace fuzz-diff \
+		fuzz-zip
 
 fuzz-scan: $(B)/fuzz_scan
 	@mkdir -p $(B)/fuzz-corpus $(B)/fuzz-crashes
@@ -341,7 +375,7 @@ install: all
 # (so that debhelper's files stay out of the checkout); the .deb, .buildinfo
 # and .changes land in $(B)/deb/.
 deb:
-	@tools/deps --pkg
+	@tools/deps --deb
 	@tools/make-deb $(B)/deb $(VERSION)
 
 # The binary linked with static libelf, liblz4, libzstd and zlib, built in
@@ -353,6 +387,7 @@ deb:
 # symbol version the binary and the shim need (tools/make-wheel measures it).
 WHEEL_BUILD ?= auto
 wheel:
+	@tools/deps --wheel
 	@WERROR=$(WERROR) tools/build-wheel $(B) $(VERSION) $(WHEEL_BUILD)
 
 # The .deb and the wheel installed into a clean Debian root that
@@ -364,12 +399,14 @@ check-pkg: all
 	@tests/pkg/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # The README's two commands (make demo, make check) on a newcomer's fresh
-# machine: a minbase root (git and make only) that tools/make-pkg-root
-# --fresh builds once into /var/cache/cudatrace-tests, the checkout's HEAD
-# cloned into /root (mode 0700) and into a user's home; as root, then as
-# that user (tests/fresh/run). Never part of make check; .ci/run runs it.
+# machine: minbase roots of bookworm and trixie (git and make only) that
+# tools/make-pkg-root --fresh builds once into /var/cache/cudatrace-tests,
+# the checkout's HEAD cloned into /root (mode 0700) and into a user's home;
+# as root in a container (docker's capabilities, no TERM), as root, as that
+# user; and the wheel in a clean venv (tests/fresh/run; CHECK_FRESH_SUITES,
+# CHECK_FRESH_AS pick). Never part of make check; .ci/run runs it.
 check-fresh:
-	@tools/deps --pkg || :
+	@tools/deps --fresh || :
 	@tests/fresh/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 clean:

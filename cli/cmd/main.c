@@ -1,4 +1,5 @@
 /* cudatrace: dispatch to the commands. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include "files.h"
 #include "util.h"
 #include "commands.h"
+#include "manpage.h"
 
 static const struct {
 	const char *name;
@@ -26,6 +28,8 @@ static const struct {
 
 static void usage(FILE *out)
 {
+	char man[PATH_MAX + 8];
+	const char *hint = ct_man_hint(man, sizeof(man));
 	size_t i;
 
 	fprintf(out,
@@ -42,7 +46,11 @@ static void usage(FILE *out)
 		"\n"
 		"\n"
 		"'cudatrace python train.py' runs the program under cudatrace; 'cudatrace\n"
-		"COMMAND --help' describes each command; 'man cudatrace' all of them.\n");
+		"COMMAND --help' describes each command");
+	/* Only a man page this install has. */
+	if (hint)
+		fprintf(out, "; '%s' all of them", hint);
+	fprintf(out, ".\n");
 }
 
 static long command_index(const char *name)
