@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include "reader.h"
+#include "util.h"
+
+#define uthash_fatal(msg) ct_out_of_memory()
+#include <uthash.h>
 
 /* The strings of an array (anything else left out); *n of them. */
 const char **ct_decode_strings(struct reader *rd, const struct ct_jv *v, size_t *n)
@@ -25,9 +29,21 @@ const char **ct_decode_strings(struct reader *rd, const struct ct_jv *v, size_t 
 	return out;
 }
 
-/* An object's members as names and values (NULL when not a string). */
+/* A name met already, for ct_decode_vars. */
+struct seen_name {
+	const char *name;
+	UT_hash_handle hh;
+};
+
+/*
+ * An object's members as names and values (NULL when not a string). A
+ * name set twice (a real environment may hold one twice; the shim copies
+ * it as it is) is kept once, with its first value, as getenv reads it: so
+ * every view says one value, and report --json never writes a key twice.
+ */
 struct ct_var *ct_decode_vars(struct reader *rd, const struct ct_jv *v, size_t *n)
 {
+	struct seen_name *seen = NULL, *e, *tmp;
 	struct ct_var *out;
 	size_t i;
 
@@ -36,12 +52,24 @@ struct ct_var *ct_decode_vars(struct reader *rd, const struct ct_jv *v, size_t *
 		return NULL;
 	out = ct_arena_alloc(rd->arena, v->u.c.n * sizeof(*out));
 	for (i = 0; i < v->u.c.n; i++) {
-		out[i].name = keep(rd, v->u.c.keys[i]);
-		out[i].value = v->u.c.items[i]->type == CT_J_STR
-				       ? keep(rd, v->u.c.items[i]->u.str.s)
-				       : NULL;
+		const char *name = keep(rd, v->u.c.keys[i]);
+
+		HASH_FIND_STR(seen, name, e);
+		if (e)
+			continue;
+		e = ct_xcalloc(1, sizeof(*e));
+		e->name = name;
+		HASH_ADD_KEYPTR(hh, seen, e->name, strlen(e->name), e);
+		out[*n].name = name;
+		out[*n].value = v->u.c.items[i]->type == CT_J_STR
+					? keep(rd, v->u.c.items[i]->u.str.s)
+					: NULL;
+		(*n)++;
 	}
-	*n = v->u.c.n;
+	HASH_ITER(hh, seen, e, tmp) {
+		HASH_DEL(seen, e);
+		free(e);
+	}
 	return out;
 }
 
