@@ -86,8 +86,15 @@ static void print_driver(FILE *out, const struct ct_doctor *d, bool verbose)
 		       drv->compat ? ", forward compatibility" : "");
 	else
 		ct_tprintf(out, "  libcuda.so.1    not found\n");
-	if (verbose || !drv->path)
-		ct_print_lookup_candidates(out, drv->search, "    ");
+	if (verbose || !drv->path) {
+		struct ct_answer_cands cands;
+		struct ct_arena a;
+
+		ct_arena_init(&a);
+		ct_answer_cands_from(&cands, &a, drv->search, 0, drv->search->ncands);
+		ct_print_lookup_candidates(out, &cands, "    ");
+		ct_arena_release(&a);
+	}
 	/* dlopen is the truth; the model says why. Say so when they part. */
 	if (p->path[0] && (!drv->path || strcmp(p->path, drv->path) != 0))
 		ct_tprintf(out, "  loaded          %s\n", p->path);
@@ -271,7 +278,15 @@ static void json_driver(struct ct_json *j, const struct ct_doctor *d)
 	ct_json_kv_string(j, "path", drv->path);
 	ct_json_kv_string(j, "found_via", ct_rule_id(drv->search->found_via));
 	ct_json_key(j, "candidates");
-	ct_json_candidates(j, drv->search);
+	{
+		struct ct_answer_cands cands;
+		struct ct_arena a;
+
+		ct_arena_init(&a);
+		ct_answer_cands_from(&cands, &a, drv->search, 0, drv->search->ncands);
+		ct_json_candidates(j, &cands);
+		ct_arena_release(&a);
+	}
 	ct_json_kv_bool(j, "loaded", p->opened);
 	json_text(j, "loaded_path", p->path);
 	json_text(j, "load_error", p->error);
