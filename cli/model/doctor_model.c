@@ -33,25 +33,24 @@ static const char *verdict_words(enum ct_runtime_verdict v)
 static void driver(struct ct_doctor_model *m, const struct ct_doctor *d)
 {
 	const struct ct_doctor_driver *drv = &d->drv;
+	const struct ct_lookup *k = drv->search;
 	struct ct_dm_driver *out = &m->drv;
 	char rule[256];
 	size_t i;
 
-	out->path = drv->path;
-	out->rule = ct_arena_strdup(&m->arena, ct_rule_text(drv->search->found_via,
-							    drv->search->via_owner, rule,
-							    sizeof(rule)));
-	out->found_via = ct_rule_id(drv->search->found_via);
-	ct_answer_cands_from(&out->cands, &m->arena, drv->search, 0, drv->search->ncands);
-	out->version = drv->version;
-	out->compat = drv->compat;
-	out->probe = &drv->probe;
-	out->module_version = drv->module_version;
-	out->module_line = drv->module_line;
-	out->module_gpus = drv->module_gpus;
-	out->proc = drv->proc;
-	out->visible_devices = drv->visible_devices;
-	out->ncompat = drv->ncompat;
+	*out = (struct ct_dm_driver){
+		.path = drv->path,
+		.rule = ct_arena_strdup(&m->arena,
+					ct_rule_text(k->found_via, k->via_owner, rule, sizeof(rule))),
+		.found_via = ct_rule_id(k->found_via),
+		.version = drv->version,
+		.compat = drv->compat,
+		.probe = &drv->probe,
+		.module = { drv->module_version, drv->module_line, drv->module_gpus, drv->proc },
+		.visible_devices = drv->visible_devices,
+		.ncompat = drv->ncompat,
+	};
+	ct_answer_cands_from(&out->cands, &m->arena, k, 0, k->ncands);
 	out->compat_libs = ct_arena_alloc(&m->arena, (drv->ncompat ? drv->ncompat : 1) *
 							     sizeof(*out->compat_libs));
 	for (i = 0; i < drv->ncompat; i++) {
@@ -121,12 +120,8 @@ static void module(struct ct_doctor_model *m, struct ct_py_module *out,
 {
 	size_t t;
 
-	out->path = mod->path;
-	out->loaded = mod->loaded;
-	out->load_error = mod->load_error;
-	out->device_code = mod->device_code;
-	out->archs = mod->archs;
-	out->nverdicts = mod->nverdicts;
+	*out = (struct ct_py_module){ mod->path, mod->loaded, mod->load_error, mod->device_code,
+				      mod->archs, NULL, mod->nverdicts };
 	out->verdicts = ct_arena_alloc(&m->arena, (mod->nverdicts ? mod->nverdicts : 1) *
 							  sizeof(*out->verdicts));
 	for (t = 0; t < mod->nverdicts; t++) {

@@ -35,6 +35,14 @@ struct ct_dm_compat {
 	bool taken;                /* it is the libcuda.so.1 the loader takes */
 };
 
+/* The NVIDIA kernel module, as /proc/driver/nvidia says. */
+struct ct_dm_module {
+	const char *version;       /* "550.54.15", or "" */
+	const char *line;          /* its version file's first line, or NULL: no module */
+	int gpus;                  /* GPUs it knows; -1 unknown */
+	const char *proc;          /* the folder read ($CUDATRACE_NVIDIA_PROC, or /proc's) */
+};
+
 struct ct_dm_driver {
 	const char *path;          /* the libcuda.so.1 the loader takes, or NULL */
 	const char *rule;          /* the rule of that search, in words */
@@ -43,10 +51,7 @@ struct ct_dm_driver {
 	const char *version;       /* its release, "550.54.15", or "" */
 	bool compat;               /* it is a forward-compatibility copy */
 	const struct ct_driver_probe *probe; /* what the driver itself answered */
-	const char *module_version; /* the kernel module's, or "" */
-	const char *module_line;   /* its version file's first line, or NULL */
-	int module_gpus;           /* GPUs the kernel module knows; -1 unknown */
-	const char *proc;          /* the /proc/driver/nvidia folder read */
+	struct ct_dm_module module;
 	const char *visible_devices; /* CUDA_VISIBLE_DEVICES, or NULL */
 	struct ct_dm_compat *compat_libs;
 	size_t ncompat;

@@ -169,17 +169,82 @@ static void one_lib(struct ct_ldd *m, struct ct_loader *L, const struct ct_looku
 	ct_answer_driver_missing_from(&l->driver_missing, a, k->name, k);
 }
 
+/* Everything ldd shows of the loader model L set up for file. */
+static void model_loader(struct ct_ldd *m, struct ct_loader *L, struct ct_facts_pool *facts,
+			 const char *file, const struct ct_ldd_options *o)
+{
+	const struct ct_lookup *rtld = NULL;
+	const struct ct_lobj *execstack;
+	struct ct_version_gap *gaps;
+	const char *refused;
+	size_t i, ngaps, *depth;
+	char text[4352]; /* a path, and a sentence */
+
+	ct_loader_load_all(L);
+	for (i = 0; i < L->nlookups; i++)
+		if (L->lookups[i]->new_object)
+			ct_facts_add(facts, L->lookups[i]->object->path,
+				     L->lookups[i]->object->info.soname
+					     ? L->lookups[i]->object->info.soname
+					     : "");
+
+	depth = ct_xcalloc(L->nobjs + 1, sizeof(*depth));
+	for (i = 0; i < L->nlookups; i++) {
+		const struct ct_lookup *k = L->lookups[i];
+
+		if (k->new_object)
+			depth[k->object->index] = depth[k->requester->index] + 1;
+		m->not_found += !k->object;
+		m->found += k->new_object;
+		/* The lookup that first reached the loader itself (shown as a node). */
+		if (!rtld && L->rtld && k->object == L->rtld)
+			rtld = k;
+	}
+	gaps = ct_version_gaps(L, &ngaps);
+	ct_answer_gaps_from(&m->gaps, &m->arena, gaps, ngaps);
+	ct_version_gaps_free(gaps, ngaps);
+	if (ct_loader_check_file(L, file, &refused) == CT_NOT_ELF && refused == ct_noexec_why) {
+		/* FILE itself on a noexec mount: execve refuses it, the loader cannot map it. */
+		snprintf(text, sizeof(text), "%s is on a file system mounted noexec (run: Permission "
+			 "denied; loaded: failed to map segment from shared object)", file);
+		m->noexec = ct_arena_strdup(&m->arena, text);
+	}
+	execstack = dlopen_execstack(L);
+	if (execstack) {
+		snprintf(text, sizeof(text), "%s asks for an executable stack, which glibc %s "
+			 "refuses to a dlopen (\"cannot enable executable stack as shared object "
+			 "requires\"): patchelf --clear-execstack it, or use a build linked with -z "
+			 "noexecstack",
+			 execstack->path, L->plat.version);
+		m->execstack = ct_arena_strdup(&m->arena, text);
+	}
+	if (L->fatal) {
+		m->fatal = ct_arena_strdup(&m->arena, fatal_text(L->fatal, text, sizeof(text)));
+		/* A file cut short: no message, the loader dies of SIGBUS. */
+		m->fatal_truncated = L->fatal->error == ct_truncated_why;
+	}
+	loader_facts(m, L);
+	ct_answer_interp_from(&m->interp, &m->arena, L);
+	ct_answer_cwds_from(&m->cwd, &m->arena, L);
+	m->libs = ct_arena_alloc(&m->arena, (L->nlookups ? L->nlookups : 1) * sizeof(*m->libs));
+	for (i = 0; i < L->nlookups; i++)
+		one_lib(m, L, L->lookups[i], rtld, depth, o);
+	link_tree(m, L);
+	/* The device code last: the threads read it meanwhile. */
+	for (i = 0; !o->brief && i < L->nlookups; i++)
+		if (L->lookups[i]->new_object)
+			m->libs[i].cuda = ct_answer_facts_from(
+				&m->arena, ct_facts_get(facts, L->lookups[i]->object->path));
+	m->fails = m->not_found || m->gaps.n || m->fatal || m->noexec || m->execstack;
+	free(depth);
+}
+
 int ct_ldd_build(struct ct_ldd *m, const char *file, const struct ct_loader_env *env,
 		 const struct ct_ldd_options *o)
 {
 	struct ct_facts_pool *facts;
-	const struct ct_lookup *rtld = NULL;
-	const struct ct_lobj *execstack;
-	struct ct_version_gap *gaps;
-	const char *why, *refused;
 	struct ct_loader L;
-	size_t i, ngaps, *depth;
-	char text[4352]; /* a path, and a sentence */
+	const char *why;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -190,80 +255,19 @@ int ct_ldd_build(struct ct_ldd *m, const char *file, const struct ct_loader_env 
 	facts = ct_facts_start(ct_threads(4) - 1);
 	if (starts_elf(file))
 		ct_facts_add(facts, file, NULL);
+	/* 1: no dynamic section, nothing set up; below 0: L released, why says why. */
 	rc = ct_loader_open(&L, file, env, &why);
-	if (rc < 0) {
-		ct_facts_stop(facts);
+	m->is_static = rc == 1;
+	if (rc < 0)
 		m->error = ct_arena_strdup(&m->arena, why);
-		return -1;
+	if (rc == 0) {
+		model_loader(m, &L, facts, file, o);
+		if (!o->brief)
+			m->cuda = ct_answer_facts_from(&m->arena, ct_facts_get(facts, file));
+		ct_loader_release(&L);
 	}
-	if (rc == 1) {
-		ct_facts_stop(facts);
-		m->is_static = true;
-		return 0;
-	}
-	ct_loader_load_all(&L);
-	for (i = 0; i < L.nlookups; i++)
-		if (L.lookups[i]->new_object)
-			ct_facts_add(facts, L.lookups[i]->object->path,
-				     L.lookups[i]->object->info.soname
-					     ? L.lookups[i]->object->info.soname
-					     : "");
-
-	depth = ct_xcalloc(L.nobjs + 1, sizeof(*depth));
-	for (i = 0; i < L.nlookups; i++) {
-		const struct ct_lookup *k = L.lookups[i];
-
-		if (k->new_object)
-			depth[k->object->index] = depth[k->requester->index] + 1;
-		m->not_found += !k->object;
-		m->found += k->new_object;
-		/* The lookup that first reached the loader itself (shown as a node). */
-		if (!rtld && L.rtld && k->object == L.rtld)
-			rtld = k;
-	}
-	gaps = ct_version_gaps(&L, &ngaps);
-	ct_answer_gaps_from(&m->gaps, &m->arena, gaps, ngaps);
-	ct_version_gaps_free(gaps, ngaps);
-	if (ct_loader_check_file(&L, file, &refused) == CT_NOT_ELF && refused == ct_noexec_why) {
-		/* FILE itself on a noexec mount: execve refuses it, the loader cannot map it. */
-		snprintf(text, sizeof(text), "%s is on a file system mounted noexec (run: Permission "
-			 "denied; loaded: failed to map segment from shared object)", file);
-		m->noexec = ct_arena_strdup(&m->arena, text);
-	}
-	execstack = dlopen_execstack(&L);
-	if (execstack) {
-		snprintf(text, sizeof(text), "%s asks for an executable stack, which glibc %s "
-			 "refuses to a dlopen (\"cannot enable executable stack as shared object "
-			 "requires\"): patchelf --clear-execstack it, or use a build linked with -z "
-			 "noexecstack",
-			 execstack->path, L.plat.version);
-		m->execstack = ct_arena_strdup(&m->arena, text);
-	}
-	if (L.fatal) {
-		m->fatal = ct_arena_strdup(&m->arena, fatal_text(L.fatal, text, sizeof(text)));
-		/* A file cut short: no message, the loader dies of SIGBUS. */
-		m->fatal_truncated = L.fatal->error == ct_truncated_why;
-	}
-	loader_facts(m, &L);
-	ct_answer_interp_from(&m->interp, &m->arena, &L);
-	ct_answer_cwds_from(&m->cwd, &m->arena, &L);
-	m->libs = ct_arena_alloc(&m->arena, (L.nlookups ? L.nlookups : 1) * sizeof(*m->libs));
-	for (i = 0; i < L.nlookups; i++)
-		one_lib(m, &L, L.lookups[i], rtld, depth, o);
-	link_tree(m, &L);
-	/* The device code last: the threads read it meanwhile. */
-	if (!o->brief) {
-		m->cuda = ct_answer_facts_from(&m->arena, ct_facts_get(facts, file));
-		for (i = 0; i < L.nlookups; i++)
-			if (L.lookups[i]->new_object)
-				m->libs[i].cuda = ct_answer_facts_from(
-					&m->arena, ct_facts_get(facts, L.lookups[i]->object->path));
-	}
-	m->fails = m->not_found || m->gaps.n || m->fatal || m->noexec || m->execstack;
-	free(depth);
 	ct_facts_stop(facts);
-	ct_loader_release(&L);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 void ct_ldd_release(struct ct_ldd *m)

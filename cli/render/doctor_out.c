@@ -56,13 +56,14 @@ static void print_driver(FILE *out, const struct ct_doctor_model *m, bool verbos
 	if (p->init_result >= 0)
 		ct_tprintf(out, "  cuInit          %d (%s: %s)\n", p->init_result,
 		       ct_cu_error_name(p->init_result), ct_cu_error_text(p->init_result));
-	if (drv->module_version[0] && drv->module_gpus >= 0)
-		ct_tprintf(out, "  kernel module   %s (%s/version), %d GPU%s\n", drv->module_version,
-		       drv->proc, drv->module_gpus, drv->module_gpus == 1 ? "" : "s");
-	else if (drv->module_version[0])
-		ct_tprintf(out, "  kernel module   %s (%s/version)\n", drv->module_version, drv->proc);
+	if (drv->module.version[0] && drv->module.gpus >= 0)
+		ct_tprintf(out, "  kernel module   %s (%s/version), %d GPU%s\n", drv->module.version,
+		       drv->module.proc, drv->module.gpus, drv->module.gpus == 1 ? "" : "s");
+	else if (drv->module.version[0])
+		ct_tprintf(out, "  kernel module   %s (%s/version)\n", drv->module.version,
+			   drv->module.proc);
 	else
-		ct_tprintf(out, "  kernel module   none (%s/version does not exist)\n", drv->proc);
+		ct_tprintf(out, "  kernel module   none (%s/version does not exist)\n", drv->module.proc);
 	for (i = 0; i < drv->ncompat; i++) {
 		const struct ct_dm_compat *c = &drv->compat_libs[i];
 
@@ -235,11 +236,11 @@ static void json_driver(struct ct_json *j, const struct ct_doctor_model *m)
 	json_int_or_null(j, "device_count", p->count);
 	ct_json_kv_string(j, "cuda_visible_devices", drv->visible_devices);
 	ct_json_key(j, "kernel_module");
-	if (drv->module_line) {
+	if (drv->module.line) {
 		ct_json_object_begin(j);
-		json_text(j, "version", drv->module_version);
-		ct_json_kv_string(j, "line", drv->module_line);
-		json_int_or_null(j, "gpus", drv->module_gpus);
+		json_text(j, "version", drv->module.version);
+		ct_json_kv_string(j, "line", drv->module.line);
+		json_int_or_null(j, "gpus", drv->module.gpus);
 		ct_json_object_end(j);
 	} else {
 		ct_json_null(j);

@@ -109,6 +109,22 @@ void ct_json_candidates(struct ct_json *j, const struct ct_answer_cands *k)
 	ct_json_array_end(j);
 }
 
+void ct_json_copies(struct ct_json *j, const struct ct_answer_copies *cs)
+{
+	size_t i;
+
+	ct_json_array_begin(j);
+	for (i = 0; i < cs->n; i++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", cs->c[i].path);
+		ct_json_kv_string(j, "where", cs->c[i].where);
+		ct_json_kv_string(j, "version", cs->c[i].version[0] ? cs->c[i].version : NULL);
+		ct_json_kv_bool(j, "same_name", cs->c[i].same_name);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
 void ct_json_cuda_facts(struct ct_json *j, const struct ct_answer_facts *c)
 {
 	ct_json_object_begin(j);

@@ -40,6 +40,9 @@ void ct_print_driver_missing(FILE *out, const struct ct_answer_driver_missing *m
    "driver_version" for the driver's own libraries. */
 void ct_json_cuda_facts(struct ct_json *j, const struct ct_answer_facts *c);
 
+/* The copies as a JSON array of {"path","where","version","same_name"}. */
+void ct_json_copies(struct ct_json *j, const struct ct_answer_copies *cs);
+
 /*
  * When the file judged names another loader (PT_INTERP) than the
  * system's: a line saying that it was not run and whose facts these are.

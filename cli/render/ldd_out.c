@@ -203,22 +203,6 @@ static void json_loader(struct ct_json *j, const struct ct_ldd *m)
 	ct_json_object_end(j);
 }
 
-static void json_copies(struct ct_json *j, const struct ct_answer_copies *cs)
-{
-	size_t i;
-
-	ct_json_array_begin(j);
-	for (i = 0; i < cs->n; i++) {
-		ct_json_object_begin(j);
-		ct_json_kv_string(j, "path", cs->c[i].path);
-		ct_json_kv_string(j, "where", cs->c[i].where);
-		ct_json_kv_string(j, "version", cs->c[i].version[0] ? cs->c[i].version : NULL);
-		ct_json_kv_bool(j, "same_name", cs->c[i].same_name);
-		ct_json_object_end(j);
-	}
-	ct_json_array_end(j);
-}
-
 /* The facts, or null for a file with nothing to say of CUDA. */
 static void json_facts(struct ct_json *j, const struct ct_answer_facts *c)
 {
@@ -276,7 +260,7 @@ int ct_ldd_json(FILE *out, const struct ct_ldd *m, const struct ct_ldd_view *v)
 		}
 		if (k->has_copies) {
 			ct_json_key(&j, "copies");
-			json_copies(&j, &k->copies);
+			ct_json_copies(&j, &k->copies);
 		}
 		ct_json_object_end(&j);
 	}

@@ -200,18 +200,7 @@ int ct_why_json(FILE *out, const struct ct_why *m)
 	}
 	ct_json_array_end(&j);
 	ct_json_key(&j, "copies");
-	ct_json_array_begin(&j);
-	for (i = 0; i < m->copies.n; i++) {
-		const struct ct_answer_copy *c = &m->copies.c[i];
-
-		ct_json_object_begin(&j);
-		ct_json_kv_string(&j, "path", c->path);
-		ct_json_kv_string(&j, "where", c->where);
-		ct_json_kv_string(&j, "version", c->version[0] ? c->version : NULL);
-		ct_json_kv_bool(&j, "same_name", c->same_name);
-		ct_json_object_end(&j);
-	}
-	ct_json_array_end(&j);
+	ct_json_copies(&j, &m->copies);
 	ct_json_key(&j, "cuda");
 	if (m->cuda && m->cuda->shown)
 		ct_json_cuda_facts(&j, m->cuda);
