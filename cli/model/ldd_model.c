@@ -219,7 +219,9 @@ static void model_loader(struct ct_ldd *m, struct ct_loader *L, struct ct_facts_
 		m->execstack = ct_arena_strdup(&m->arena, text);
 	}
 	if (L->fatal) {
-		m->fatal = ct_arena_strdup(&m->arena, fatal_text(L->fatal, text, sizeof(text)));
+		char why[4096]; /* the loader's message, as long as ldd ever showed it */
+
+		m->fatal = ct_arena_strdup(&m->arena, fatal_text(L->fatal, why, sizeof(why)));
 		/* A file cut short: no message, the loader dies of SIGBUS. */
 		m->fatal_truncated = L->fatal->error == ct_truncated_why;
 	}
