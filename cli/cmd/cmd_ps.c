@@ -21,6 +21,7 @@
 #include "libnames.h"
 #include "procrules.h"
 #include "procs.h"
+#include "ps_list.h"
 #include "ps_out.h"
 #include "report.h"
 #include "resolve.h"
@@ -71,6 +72,7 @@ static int parse_pid(const char *s, pid_t *pid)
 static int list_all(enum ct_ps_format format, bool quiet)
 {
 	struct ct_ps_unread *unread = NULL;
+	struct ct_ps_list list;
 	size_t npids = 0, nunread = 0, nread = 0, i;
 	char (*whys)[256] = NULL;
 	struct ct_trace t;
@@ -97,7 +99,9 @@ static int list_all(enum ct_ps_format format, bool quiet)
 			nunread++;
 		}
 	}
-	rc = ct_ps_list_print(stdout, format, &t, nread, unread, nunread, quiet);
+	ct_ps_list_build(&list, &t, nread, unread, nunread);
+	rc = ct_ps_list_print(stdout, format, &list, quiet);
+	ct_ps_list_release(&list);
 	/*
 	 * 2 only when nothing could be read: root in a container cannot read
 	 * process 1 (the runtime's), and that is no failure of the answer.

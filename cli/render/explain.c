@@ -1,123 +1,52 @@
 /* Showing the loader model's answers; see explain.h. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "copies.h"
-#include "util.h"
-#include "elfscan.h"
-#include "describe.h"
-#include "libnames.h"
 #include "explain.h"
-#include "facts.h"
-#include "summary.h"
-#include "trace.h"
 #include "text.h"
 
-void ct_print_lookup_candidates(FILE *out, const struct ct_lookup *k, const char *indent)
+void ct_print_lookup_candidates(FILE *out, const struct ct_answer_cands *k, const char *indent)
 {
 	size_t i, width = 0, rwidth = 0;
-	char rule[256];
 
-	for (i = 0; i < k->ncands; i++) {
-		size_t n = strlen(k->cands[i].path[0] ? k->cands[i].path : "ld.so.cache");
-		size_t r = strlen(ct_rule_text_at(k->cands[i].via, k->cands[i].owner,
-						  k->cands[i].path, rule, sizeof(rule)));
+	for (i = 0; i < k->n; i++) {
+		size_t n = strlen(k->c[i].path[0] ? k->c[i].path : "ld.so.cache");
+		size_t r = strlen(k->c[i].rule);
 
 		width = n > width ? n : width;
 		rwidth = r > rwidth ? r : rwidth;
 	}
 	width = width > 64 ? 64 : width;
-	for (i = 0; i < k->ncands; i++) {
-		const struct ct_cand *c = &k->cands[i];
+	for (i = 0; i < k->n; i++) {
+		const struct ct_answer_cand *c = &k->c[i];
 
-		ct_rule_text_at(c->via, c->owner, c->path, rule, sizeof(rule));
 		ct_tprintf(out, "%s%2zu. %-*s  %-*s  %s\n", indent, i + 1, (int)width,
-			c->path[0] ? c->path : "ld.so.cache", (int)rwidth, rule,
-			ct_cand_words(c));
+			   c->path[0] ? c->path : "ld.so.cache", (int)rwidth, c->rule, c->words);
 	}
 }
 
-/* One search path with a relative entry: whose, and what was found through it. */
-struct cwd_entry {
-	enum ct_rule via;
-	const struct ct_lobj *owner;
-	const char *dir;             /* a candidate's path: its folder is the entry */
-	const char *found;           /* a file found there, or NULL */
-};
-
-/* Are a and b (relative candidates) in one folder of the working directory? */
-static bool same_dir(const char *a, const char *b)
+void ct_print_cwd_entries(FILE *out, const struct ct_answer_cwds *c)
 {
-	const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-	size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+	size_t k;
 
-	return la == lb && strncmp(a, b, la) == 0;
-}
+	for (k = 0; k < c->n; k++) {
+		const struct ct_answer_cwd *e = &c->e[k];
 
-void ct_print_cwd_entries(FILE *out, const struct ct_loader *L)
-{
-	struct cwd_entry seen[8];
-	const char *found;
-	size_t i, c, k, n = 0;
-	char rule[256], entry[4200];
-
-	for (i = 0; i < L->nlookups; i++) {
-		const struct ct_lookup *l = L->lookups[i];
-
-		for (c = 0; c < l->ncands; c++) {
-			const struct ct_cand *cd = &l->cands[c];
-			bool here;
-
-			if (!ct_path_relative(cd->path) ||
-			    (!ct_rule_is_own_path(cd->via) && cd->via != CT_RULE_LD_LIBRARY_PATH))
-				continue;
-			found = l->object ? l->object->path : l->path;
-			here = cd->outcome == CT_FOUND && found && strcmp(found, cd->path) == 0;
-			for (k = 0; k < n && (seen[k].via != cd->via || seen[k].owner != cd->owner ||
-					      !same_dir(seen[k].dir, cd->path));
-			     k++)
-				;
-			if (k == n && n < sizeof(seen) / sizeof(seen[0])) {
-				seen[n].via = cd->via;
-				seen[n].owner = cd->owner;
-				seen[n].dir = cd->path;
-				seen[n++].found = NULL;
-			}
-			if (k < n && here && !seen[k].found)
-				seen[k].found = cd->path;
-		}
-	}
-	for (k = 0; k < n; k++) {
-		const char *slash = strrchr(seen[k].dir, '/');
-
-		if (slash)
-			snprintf(entry, sizeof(entry), "a relative entry, %.*s",
-				 (int)(slash - seen[k].dir), seen[k].dir);
-		else
-			snprintf(entry, sizeof(entry), "an empty entry");
 		ct_tprintf(out, "warning: %s%s has %s: the loader looks for libraries in the "
 				"working directory, so the folder a program is started from can give "
 				"it libraries",
-			   seen[k].via == CT_RULE_LD_LIBRARY_PATH ? "" : "the ",
-			   ct_rule_text(seen[k].via, seen[k].owner, rule, sizeof(rule)), entry);
-		if (seen[k].found)
-			ct_tprintf(out, " (%s was found there)", seen[k].found);
+			   e->ld_library_path ? "" : "the ", e->rule, e->entry);
+		if (e->found)
+			ct_tprintf(out, " (%s was found there)", e->found);
 		ct_tprintf(out, "\n");
 	}
 }
 
-void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *prefix)
+void ct_print_cuda_facts(FILE *out, const struct ct_answer_facts *c, const char *prefix)
 {
-	char words[512];
-
-	if (!c->cuda_library && !c->nimages)
+	if (!c || !c->shown)
 		return;
 	if (c->renamed)
-		ct_tprintf(out, "%s%s: a renamed major never works\n", prefix,
-			   ct_renamed_words(c->name, c->soname, c->cuda, c->cuda_minor, words,
-					    sizeof(words)));
+		ct_tprintf(out, "%s%s: a renamed major never works\n", prefix, c->renamed);
 	ct_tprintf(out, "%s", prefix);
 	if (c->driver_stub) {
 		ct_tprintf(out, "the CUDA toolkit's stub of the NVIDIA driver, for linking "
@@ -137,7 +66,7 @@ void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *p
 		ct_tprintf(out, "\n");
 		return;
 	}
-	if (c->cuda_library)
+	if (c->library)
 		ct_tprintf(out, "CUDA library%s%s; ", c->version[0] ? ", version " : "", c->version);
 	if (c->scanned && !c->nimages)
 		ct_tprintf(out, "no device code\n");
@@ -145,51 +74,64 @@ void ct_print_cuda_facts(FILE *out, const struct ct_cuda_facts *c, const char *p
 		ct_tprintf(out, "device code: %s\n", c->scanned ? c->line : "unreadable");
 }
 
-void ct_print_driver_missing(FILE *out, const char *name, const struct ct_lookup *k,
+void ct_print_driver_missing(FILE *out, const struct ct_answer_driver_missing *m,
 			     const char *prefix)
 {
-	enum ct_driver_lib lib = ct_driver_library(name);
-	const struct ct_cand *stop = k->fatal && k->ncands ? &k->cands[k->ncands - 1] : NULL;
-
-	if (!lib || k->object)
+	if (!m->lib)
 		return;
 	/* driver-missing's words (diagnose.c, doctor_rules.c). */
-	if (stop)
+	if (m->stop_path)
 		ct_tprintf(out, "%sthe NVIDIA driver's '%s' at %s cannot be loaded: %s\n", prefix,
-			   name, stop->path, ct_cand_words(stop));
+			   m->name, m->stop_path, m->stop_words);
 	else
 		ct_tprintf(out, "%sno NVIDIA driver: '%s'%s is not found: install the NVIDIA "
 				"driver, or start the container with GPU support (docker run "
 				"--gpus all)\n",
-			   prefix, name, lib == CT_DRIVER_LIB_NVML ? ", its NVML," : "");
+			   prefix, m->name, m->lib == CT_DRIVER_LIB_NVML ? ", its NVML," : "");
 }
 
-void ct_json_candidates(struct ct_json *j, const struct ct_lookup *k)
+void ct_json_candidates(struct ct_json *j, const struct ct_answer_cands *k)
 {
 	size_t i;
 
 	ct_json_array_begin(j);
-	for (i = 0; i < k->ncands; i++) {
-		const struct ct_cand *c = &k->cands[i];
+	for (i = 0; i < k->n; i++) {
+		const struct ct_answer_cand *c = &k->c[i];
 
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "path", c->path[0] ? c->path : NULL);
-		ct_json_kv_string(j, "via", ct_rule_id(c->via));
-		ct_json_kv_string(j, "via_object", c->owner ? c->owner->path : NULL);
-		ct_json_kv_string(j, "outcome", ct_outcome_id(c->outcome));
+		ct_json_kv_string(j, "via", c->via);
+		ct_json_kv_string(j, "via_object", c->via_object);
+		ct_json_kv_string(j, "outcome", c->outcome);
 		ct_json_kv_bool(j, "hwcaps_subdirectory", c->subdir);
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);
 }
 
-void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
+void ct_json_copies(struct ct_json *j, const struct ct_answer_copies *cs)
+{
+	size_t i;
+
+	ct_json_array_begin(j);
+	for (i = 0; i < cs->n; i++) {
+		ct_json_object_begin(j);
+		ct_json_kv_string(j, "path", cs->c[i].path);
+		ct_json_kv_string(j, "where", cs->c[i].where);
+		ct_json_kv_string(j, "version", cs->c[i].version[0] ? cs->c[i].version : NULL);
+		ct_json_kv_bool(j, "same_name", cs->c[i].same_name);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
+void ct_json_cuda_facts(struct ct_json *j, const struct ct_answer_facts *c)
 {
 	ct_json_object_begin(j);
-	ct_json_kv_bool(j, "library", c->cuda_library);
+	ct_json_kv_bool(j, "library", c->library);
 	ct_json_kv_string(j, "version", c->version[0] ? c->version : NULL);
 	ct_json_kv_string(j, "soname", c->soname[0] ? c->soname : NULL);
-	ct_json_kv_bool(j, "renamed", c->renamed);
+	ct_json_kv_bool(j, "renamed", c->renamed != NULL);
 	if (c->driver) {
 		ct_json_kv_string(j, "driver_version",
 				  c->driver_version[0] ? c->driver_version : NULL);
@@ -204,85 +146,75 @@ void ct_json_cuda_facts(struct ct_json *j, const struct ct_cuda_facts *c)
 	ct_json_object_end(j);
 }
 
-void ct_json_gaps(struct ct_json *j, const struct ct_version_gap *g, size_t n)
+void ct_json_gaps(struct ct_json *j, const struct ct_answer_gaps *gs)
 {
 	size_t i;
 
 	ct_json_array_begin(j);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < gs->n; i++) {
+		const struct ct_answer_gap *g = &gs->g[i];
+
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "code", "symbol-version-missing");
-		ct_json_kv_string(j, "requested_by", g[i].requester->path);
-		ct_json_kv_string(j, "library", g[i].need->file);
-		ct_json_kv_string(j, "version", g[i].need->version);
-		ct_json_kv_string(j, "symbol", g[i].missing_symbol ? g[i].missing_symbol
-								: g[i].need->symbol);
-		ct_json_kv_bool(j, "symbol_missing", g[i].missing_symbol != NULL);
-		ct_json_kv_string(j, "lacking", g[i].lacking->path);
-		ct_json_kv_string(j, "having", g[i].having);
-		ct_json_kv_string(j, "having_where", g[i].having ? g[i].having_where : NULL);
-		ct_json_kv_string(j, "fix", g[i].fix);
+		ct_json_kv_string(j, "requested_by", g->requester);
+		ct_json_kv_string(j, "library", g->library);
+		ct_json_kv_string(j, "version", g->version);
+		ct_json_kv_string(j, "symbol", g->missing_symbol ? g->missing_symbol : g->symbol);
+		ct_json_kv_bool(j, "symbol_missing", g->missing_symbol != NULL);
+		ct_json_kv_string(j, "lacking", g->lacking);
+		ct_json_kv_string(j, "having", g->having);
+		ct_json_kv_string(j, "having_where", g->having_where);
+		ct_json_kv_string(j, "fix", g->fix);
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);
 }
 
-void ct_print_gap(FILE *out, const struct ct_version_gap *g)
+void ct_print_gap(FILE *out, const struct ct_answer_gap *g)
 {
-	const struct ct_verneed *v = g->need;
-	const struct ct_lobj *lack = g->lacking;
-	char rule[256];
-
 	if (g->missing_symbol)
 		ct_tprintf(out,
 			"symbol-version-missing: %s needs %s from %s (version '%s'%s),\n"
 			"  but the copy the loader takes, %s [%s], does not define it:\n"
 			"  the program fails with \"undefined symbol: %s, version %s\"\n",
-			ct_lobj_name(g->requester, true), g->missing_symbol, v->file, v->version,
-			g->nmissing > 1 ? ", and more" : "", lack->path,
-			lack->preload ? "LD_PRELOAD"
-				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
-						     sizeof(rule)),
-			g->missing_symbol, v->version);
+			g->requester_brief, g->missing_symbol, g->library, g->version,
+			g->nmissing > 1 ? ", and more" : "", g->lacking, g->lacking_rule,
+			g->missing_symbol, g->version);
 	else
 		ct_tprintf(out,
 			"symbol-version-missing: %s needs %s with version '%s'%s%s%s,\n"
 			"  but the copy the loader takes, %s [%s], lacks it: the program fails with\n"
 			"  \"version `%s' not found (required by %s)\"\n",
-			ct_lobj_name(g->requester, true), v->file, v->version,
-			v->symbol ? " (symbol " : "", v->symbol ? v->symbol : "", v->symbol ? ")" : "",
-			lack->path,
-			lack->preload ? "LD_PRELOAD"
-				      : ct_rule_text(lack->found_via, lack->via_owner, rule,
-						     sizeof(rule)),
-			v->version, ct_lobj_name(g->requester, false));
+			g->requester_brief, g->library, g->version,
+			g->symbol ? " (symbol " : "", g->symbol ? g->symbol : "", g->symbol ? ")" : "",
+			g->lacking, g->lacking_rule, g->version, g->requester_name);
 	ct_tprintf(out, "  fix: %s\n", g->fix);
 }
 
-void ct_print_foreign_interp(FILE *out, const struct ct_loader *L)
+void ct_print_foreign_interp(FILE *out, const struct ct_answer_interp *i)
 {
-	if (!L->foreign_interp)
+	if (!i->path)
 		return;
-	if (L->plat.rtld)
+	if (i->facts_from)
 		ct_tprintf(out, "note: its interpreter %s (PT_INTERP) was not run: judged with the "
 			   "facts of the system's loader, %s\n",
-			   L->foreign_interp, L->plat.rtld);
+			   i->path, i->facts_from);
 	else
 		ct_tprintf(out, "note: its interpreter %s (PT_INTERP) was not run: judged with "
 			   "standard defaults (no system loader could be asked)\n",
-			   L->foreign_interp);
+			   i->path);
 }
 
-void ct_json_foreign_interp(struct ct_json *j, const struct ct_loader *L)
+void ct_json_foreign_interp(struct ct_json *j, const struct ct_answer_interp *i)
 {
 	ct_json_key(j, "foreign_interp");
-	if (!L->foreign_interp) {
+	if (!i->path) {
 		ct_json_null(j);
 		return;
 	}
 	ct_json_object_begin(j);
-	ct_json_kv_string(j, "path", L->foreign_interp);
+	ct_json_kv_string(j, "path", i->path);
 	ct_json_kv_bool(j, "run", false);
-	ct_json_kv_string(j, "facts_from", L->plat.rtld);
+	ct_json_kv_string(j, "facts_from", i->facts_from);
 	ct_json_object_end(j);
 }

@@ -8,26 +8,22 @@
 #include "packages_out.h"
 #include "text.h"
 
-void ct_pyenvs_tally(FILE *out, const struct ct_pyenv *envs, size_t n)
+void ct_pyenvs_tally(FILE *out, const struct ct_py_envs *py)
 {
-	size_t i, k, total = 0, stopped = 0, shown = 0;
+	const struct ct_py_env *envs = py->e;
+	size_t i, k, shown = 0;
 
-	for (i = 0; i < n; i++)
-		for (k = 0; k < envs[i].npkgs; k++) {
-			total++;
-			stopped += strcmp(envs[i].pkgs[k].verdict, "ok") != 0;
-		}
-	if (!total)
+	if (!py->total)
 		return;
-	ct_tprintf(out, "; Python packages with CUDA code: %zu ok", total - stopped);
-	if (!stopped)
+	ct_tprintf(out, "; Python packages with CUDA code: %zu ok", py->total - py->stopped);
+	if (!py->stopped)
 		return;
-	ct_tprintf(out, ", %zu stopped (", stopped);
-	for (i = 0; i < n; i++)
+	ct_tprintf(out, ", %zu stopped (", py->stopped);
+	for (i = 0; i < py->n; i++)
 		for (k = 0; k < envs[i].npkgs; k++) {
-			const struct ct_pkg *p = &envs[i].pkgs[k];
+			const struct ct_py_pkg *p = &envs[i].pkgs[k];
 
-			if (strcmp(p->verdict, "ok") == 0)
+			if (p->ok)
 				continue;
 			if (shown == 4) {
 				ct_tprintf(out, ", ...");
@@ -52,7 +48,7 @@ static void print_finding(FILE *out, const struct ct_finding *f, bool verbose)
 		ct_tprintf(out, "      %s %s\n", k ? "    " : "fix:", f->fix_lines[k]);
 }
 
-static void print_module(FILE *out, const struct ct_pkg_module *m)
+static void print_module(FILE *out, const struct ct_py_module *m)
 {
 	size_t t;
 
@@ -63,13 +59,13 @@ static void print_module(FILE *out, const struct ct_pkg_module *m)
 		ct_tprintf(out, "          device code%s%s\n", m->archs[0] ? ": " : "",
 			   m->archs[0] ? m->archs : " (not judged: no GPU and no --arch)");
 	for (t = 0; t < m->nverdicts; t++) {
-		const struct ct_pkg_verdict *v = &m->verdicts[t];
+		const struct ct_py_verdict *v = &m->verdicts[t];
 
-		ct_tprintf(out, "          %s: %s", v->target, ct_verdict_name(v->verdict));
-		if (v->verdict == CT_VERDICT_NO_IMAGE)
-			ct_tprintf(out, " (%zu of %zu fatbins without an image for it)\n", v->no_image,
-				   v->fatbins);
-		else if (v->verdict != CT_VERDICT_NO_DEVICE_CODE)
+		ct_tprintf(out, "          %s: %s", v->target, v->verdict);
+		if (v->no_image)
+			ct_tprintf(out, " (%zu of %zu fatbins without an image for it)\n",
+				   v->no_image_fatbins, v->fatbins);
+		else if (!v->no_device_code)
 			ct_tprintf(out, " (%zu fatbins: %zu sass, %zu ptx-jit%s%s)\n", v->fatbins,
 				   v->sass, v->ptx_jit, v->image[0] ? "; mostly " : "", v->image);
 		else
@@ -82,26 +78,25 @@ static void print_module(FILE *out, const struct ct_pkg_module *m)
  * 3.11.7 (GCC 12.2.0, cpython-311-x86_64-linux-gnu)", then the versions of
  * torch, numpy and triton, whether they carry CUDA code or not.
  */
-static void print_build(FILE *out, const struct ct_pyenv *e)
+static void print_build(FILE *out, const struct ct_py_env *e)
 {
-	const struct ct_python_build *b = &e->build;
-	const char *v = b->version[0] ? b->version : e->py.version;
+	const char *v = e->release[0] ? e->release : e->version;
 	size_t k, parts = 0;
 
 	ct_tprintf(out, "  version: %s", v[0] ? v : "not known");
-	if (b->compiler[0] || b->soabi[0] || b->flags[0]) {
+	if (e->compiler[0] || e->soabi[0] || e->flags[0]) {
 		ct_tprintf(out, " (");
-		if (b->compiler[0])
-			ct_tprintf(out, "%s%s", parts++ ? ", " : "", b->compiler);
-		if (b->soabi[0])
-			ct_tprintf(out, "%s%s", parts++ ? ", " : "", b->soabi);
-		if (b->flags[0])
-			ct_tprintf(out, "%s%s", parts++ ? ", " : "", b->flags);
+		if (e->compiler[0])
+			ct_tprintf(out, "%s%s", parts++ ? ", " : "", e->compiler);
+		if (e->soabi[0])
+			ct_tprintf(out, "%s%s", parts++ ? ", " : "", e->soabi);
+		if (e->flags[0])
+			ct_tprintf(out, "%s%s", parts++ ? ", " : "", e->flags);
 		ct_tprintf(out, ")");
 	}
 	ct_tprintf(out, "\n  ");
-	for (k = 0; k < CT_PYENV_KEYS; k++) {
-		const struct ct_pyenv_key *key = &e->keys[k];
+	for (k = 0; k < e->nkeys; k++) {
+		const struct ct_py_key *key = &e->keys[k];
 
 		ct_tprintf(out, "%s%s %s", k ? ", " : "", key->name,
 			   !key->version ? "not installed" : key->version[0] ? key->version : "?");
@@ -109,34 +104,30 @@ static void print_build(FILE *out, const struct ct_pyenv *e)
 	ct_tprintf(out, "\n");
 }
 
-void ct_pyenvs_print(FILE *out, const struct ct_pyenv *envs, size_t n, bool verbose)
+void ct_pyenvs_print(FILE *out, const struct ct_py_env *envs, size_t n, bool verbose)
 {
 	size_t i, k, s, m;
 
 	for (i = 0; i < n; i++) {
-		const struct ct_pyenv *e = &envs[i];
+		const struct ct_py_env *e = &envs[i];
 
-		ct_tprintf(out, "Python %s%s%s%s (%s%s)\n", e->py.exe,
-			   strcmp(e->py.exe, e->py.real) ? " -> " : "",
-			   strcmp(e->py.exe, e->py.real) ? e->py.real : "",
-			   e->py.version[0] ? "" : ", version unknown",
-			   strcmp(e->py.from, "PATH") == 0	      ? "on PATH"
-			   : strcmp(e->py.from, "PATH (pyenv)") == 0 ? "on PATH, through pyenv's shim"
-								      : e->py.from,
-			   e->py.venv ? ", a venv" : "");
+		ct_tprintf(out, "Python %s%s%s%s (%s%s)\n", e->exe,
+			   strcmp(e->exe, e->real) ? " -> " : "", strcmp(e->exe, e->real) ? e->real : "",
+			   e->version[0] ? "" : ", version unknown", e->from_words,
+			   e->venv ? ", a venv" : "");
 		print_build(out, e);
-		for (s = 0; s < e->py.nsites; s++)
-			ct_tprintf(out, "  %s %s\n", s ? "     " : "site:", e->py.sites[s]);
-		if (!e->py.nsites)
+		for (s = 0; s < e->nsites; s++)
+			ct_tprintf(out, "  %s %s\n", s ? "     " : "site:", e->sites[s]);
+		if (!e->nsites)
 			ct_tprintf(out, "  site: none found\n");
 		for (k = 0; k < e->npkgs; k++) {
-			const struct ct_pkg *p = &e->pkgs[k];
+			const struct ct_py_pkg *p = &e->pkgs[k];
 
 			ct_tprintf(out, "  %s%s%s%s%s%s: %s\n", p->name, p->version[0] ? " " : "",
 				   p->version, p->cuda[0] ? " (CUDA " : "", p->cuda,
 				   p->cuda[0] ? ")" : "", p->verdict);
-			for (m = 0; m < p->findings.n; m++)
-				print_finding(out, &p->findings.f[m], verbose);
+			for (m = 0; m < p->findings->n; m++)
+				print_finding(out, &p->findings->f[m], verbose);
 			if (!verbose)
 				continue;
 			ct_tprintf(out, "    %s, in %s\n", p->meta ? p->meta : "no metadata", p->site);
@@ -156,7 +147,7 @@ static void json_findings(struct ct_json *j, const struct ct_findings *fs)
 	ct_findings_json(j, fs);
 }
 
-static void json_module(struct ct_json *j, const struct ct_pkg_module *m)
+static void json_module(struct ct_json *j, const struct ct_py_module *m)
 {
 	size_t t;
 
@@ -169,16 +160,16 @@ static void json_module(struct ct_json *j, const struct ct_pkg_module *m)
 	ct_json_key(j, "verdicts");
 	ct_json_array_begin(j);
 	for (t = 0; t < m->nverdicts; t++) {
-		const struct ct_pkg_verdict *v = &m->verdicts[t];
+		const struct ct_py_verdict *v = &m->verdicts[t];
 
 		ct_json_object_begin(j);
 		ct_json_kv_string(j, "target", v->target);
-		ct_json_kv_string(j, "verdict", ct_verdict_name(v->verdict));
+		ct_json_kv_string(j, "verdict", v->verdict);
 		ct_json_kv_string(j, "image", v->image[0] ? v->image : NULL);
 		ct_json_kv_u64(j, "fatbins", v->fatbins);
 		ct_json_kv_u64(j, "sass", v->sass);
 		ct_json_kv_u64(j, "ptx_jit", v->ptx_jit);
-		ct_json_kv_u64(j, "no_image", v->no_image);
+		ct_json_kv_u64(j, "no_image", v->no_image_fatbins);
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);
@@ -186,24 +177,23 @@ static void json_module(struct ct_json *j, const struct ct_pkg_module *m)
 }
 
 /* "release", "build" and "versions" (torch, numpy, triton: null when not installed). */
-static void json_build(struct ct_json *j, const struct ct_pyenv *e)
+static void json_build(struct ct_json *j, const struct ct_py_env *e)
 {
-	const struct ct_python_build *b = &e->build;
 	size_t k;
 
-	ct_json_kv_string(j, "release", b->version[0] ? b->version : NULL);
-	ct_json_kv_string(j, "release_from", b->version_from);
+	ct_json_kv_string(j, "release", e->release[0] ? e->release : NULL);
+	ct_json_kv_string(j, "release_from", e->release_from);
 	ct_json_key(j, "build");
 	ct_json_object_begin(j);
-	ct_json_kv_string(j, "compiler", b->compiler[0] ? b->compiler : NULL);
-	ct_json_kv_string(j, "soabi", b->soabi[0] ? b->soabi : NULL);
-	ct_json_kv_bool(j, "free_threaded", strstr(b->flags, "free-threaded") != NULL);
-	ct_json_kv_bool(j, "debug", strstr(b->flags, "debug") != NULL);
+	ct_json_kv_string(j, "compiler", e->compiler[0] ? e->compiler : NULL);
+	ct_json_kv_string(j, "soabi", e->soabi[0] ? e->soabi : NULL);
+	ct_json_kv_bool(j, "free_threaded", e->free_threaded);
+	ct_json_kv_bool(j, "debug", e->debug);
 	ct_json_object_end(j);
 	ct_json_key(j, "versions");
 	ct_json_object_begin(j);
-	for (k = 0; k < CT_PYENV_KEYS; k++) {
-		const struct ct_pyenv_key *key = &e->keys[k];
+	for (k = 0; k < e->nkeys; k++) {
+		const struct ct_py_key *key = &e->keys[k];
 
 		ct_json_key(j, key->name);
 		if (!key->version) {
@@ -219,32 +209,32 @@ static void json_build(struct ct_json *j, const struct ct_pyenv *e)
 	ct_json_object_end(j);
 }
 
-void ct_pyenvs_json(struct ct_json *j, const struct ct_pyenv *envs, size_t n)
+void ct_pyenvs_json(struct ct_json *j, const struct ct_py_envs *py)
 {
 	size_t i, k, s, m;
 
 	ct_json_array_begin(j);
-	for (i = 0; i < n; i++) {
-		const struct ct_pyenv *e = &envs[i];
+	for (i = 0; i < py->n; i++) {
+		const struct ct_py_env *e = &py->e[i];
 
 		ct_json_object_begin(j);
-		ct_json_kv_string(j, "exe", e->py.exe);
-		ct_json_kv_string(j, "real", e->py.real);
-		ct_json_kv_string(j, "from", e->py.from);
-		ct_json_kv_string(j, "version", e->py.version[0] ? e->py.version : NULL);
+		ct_json_kv_string(j, "exe", e->exe);
+		ct_json_kv_string(j, "real", e->real);
+		ct_json_kv_string(j, "from", e->from);
+		ct_json_kv_string(j, "version", e->version[0] ? e->version : NULL);
 		json_build(j, e);
-		ct_json_kv_string(j, "prefix", e->py.prefix);
-		ct_json_kv_bool(j, "venv", e->py.venv);
+		ct_json_kv_string(j, "prefix", e->prefix);
+		ct_json_kv_bool(j, "venv", e->venv);
 		ct_json_key(j, "sites");
 		ct_json_array_begin(j);
-		for (s = 0; s < e->py.nsites; s++)
-			ct_json_string(j, e->py.sites[s]);
+		for (s = 0; s < e->nsites; s++)
+			ct_json_string(j, e->sites[s]);
 		ct_json_array_end(j);
 		ct_json_kv_u64(j, "shared_objects_looked_at", e->nscanned);
 		ct_json_key(j, "packages");
 		ct_json_array_begin(j);
 		for (k = 0; k < e->npkgs; k++) {
-			const struct ct_pkg *p = &e->pkgs[k];
+			const struct ct_py_pkg *p = &e->pkgs[k];
 
 			ct_json_object_begin(j);
 			ct_json_kv_string(j, "name", p->name);
@@ -260,7 +250,7 @@ void ct_pyenvs_json(struct ct_json *j, const struct ct_pyenv *envs, size_t n)
 			for (m = 0; m < p->nmods; m++)
 				json_module(j, &p->mods[m]);
 			ct_json_array_end(j);
-			json_findings(j, &p->findings);
+			json_findings(j, p->findings);
 			ct_json_object_end(j);
 		}
 		ct_json_array_end(j);

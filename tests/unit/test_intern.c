@@ -1,6 +1,6 @@
 /*
  * The trace reader's strings kept once (cli/trace/intern.c) and the arena
- * under them (cli/trace/arena.c): the same text is the same pointer, other
+ * under them (cli/common/arena.c): the same text is the same pointer, other
  * texts (a prefix, one byte apart, the empty string) are other pointers and
  * keep their bytes through the table's growth; a blob is aligned as the
  * arena aligns and is never a string's copy; arenas filled apart and

@@ -1,7 +1,9 @@
 /*
  * An arena: chunks of memory freed together. The trace reader keeps its
  * parsed records and the typed records made from them in one
- * (struct ct_trace), so a trace is freed in one go.
+ * (struct ct_trace), so a trace is freed in one go; the models the views
+ * print keep theirs so too (diff's sides, compare.h). Common, so that a
+ * view may see a model that holds one.
  *
  * Ownership: everything ct_arena_alloc and ct_arena_strdup return lives
  * until ct_arena_release or ct_arena_reset. Allocation never fails (out of

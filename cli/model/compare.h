@@ -6,6 +6,9 @@
  * what a library is (its soname's stem: libcudart, whatever its major or
  * path), never by path, and the differences ordered by how likely each is
  * the cause of a failure.
+ *
+ * A model (cli/model/): diff's views (render/diff_out.c) read these types
+ * and nothing else, so this header includes only cli/common/ headers.
  */
 #ifndef CT_COMPARE_H
 #define CT_COMPARE_H
