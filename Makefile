@@ -7,6 +7,9 @@
 #   make check        install missing Debian packages (as root), build, run every test
 #   make check-real   cudatrace on Debian's real PyTorch, in a trixie root kept in
 #                     /var/cache/cudatrace-tests (as root; never part of make check)
+#   make check-cluster  cudatrace under Slurm, Open MPI and torchrun on two hosts made
+#                     of namespaces, all taken down after (as root; never part of
+#                     make check)
 #   make demo         install the build's Debian packages, build, then cudatrace on
 #                     the bundled example
 #   make install      PREFIX, DESTDIR, BINDIR, LIBDIR, MANDIR, DOCDIR are honoured (and
@@ -136,8 +139,8 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-real check-gpu check-pkg check-fresh demo fuzz bench fixtures \
-	programs deb wheel need-libs
+.PHONY: all clean install deps check check-real check-cluster check-gpu check-pkg check-fresh demo \
+	fuzz bench fixtures programs deb wheel need-libs
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
 # Before the first compile: what the build needs, found, or one message that
@@ -240,6 +243,17 @@ check: deps
 check-real:
 	@tools/deps --real || :
 	@WERROR=$(WERROR) tests/real/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+
+# The real launchers of a cluster on this machine (tests/cluster/run): two
+# hosts in namespaces of their own, MUNGE, Slurm (slurmctld, a slurmd per
+# host), Open MPI and torchrun, in a trixie root that tools/make-real-root
+# --cluster builds once into /var/cache/cudatrace-tests (about 15 MB
+# downloaded beyond check-real's .deb files); everything taken down after.
+# As root; never part of make check. A skip (not root, no namespaces) is
+# not an error here; .ci/run makes it one.
+check-cluster:
+	@tools/deps --real || :
+	@WERROR=$(WERROR) tests/cluster/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # On a machine with an NVIDIA GPU (and torch): never part of make check.
 check-gpu: all

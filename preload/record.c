@@ -867,12 +867,17 @@ static const char *const env_names[] = {
 #undef CT_ENV
 };
 
-/* The launcher's rank variables. */
+/*
+ * The launcher's rank variables, and what places the rank in its job: the
+ * Slurm step, the array and its task (the id sbatch --array printed), the
+ * elastic agent's restart (an attempt of the job, not another job).
+ */
 static const char *const rank_names[] = {
 	"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
-	"SLURM_PROCID", "SLURM_LOCALID", "SLURM_JOB_ID",
+	"SLURM_PROCID", "SLURM_LOCALID", "SLURM_JOB_ID", "SLURM_STEP_ID",
+	"SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
 	"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
-	"PMI_RANK", "PMIX_RANK",
+	"PMI_RANK", "PMIX_RANK", "TORCHELASTIC_RESTART_COUNT",
 };
 
 /* Names no list may let through, whatever their case. */

@@ -451,8 +451,8 @@ static int make_run_id(char *id, size_t size)
  * here (a name already taken gets <host>-<pid>.N.run.json); 0, or -1
  * after saying why it could not be written.
  */
-static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, double seconds,
-			    const char *shim)
+static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r,
+			    const struct ct_job *job, double seconds, const char *shim)
 {
 	char stem[300], name[320], host[256];
 	struct ct_json j;
@@ -489,9 +489,22 @@ static int write_run_record(const struct ct_run_dir *d, const struct ct_run *r, 
 		ct_json_kv_u64(&j, "signal", (uint64_t)r->signal);
 	if (r->untraced)
 		ct_json_kv_string(&j, "untraced", r->untraced);
-	if (r->job) {
-		ct_json_kv_string(&j, "job", r->job);
-		ct_json_kv_string(&j, "job_from", r->job_from);
+	if (job->from) {
+		ct_json_kv_string(&j, "job", job->id);
+		ct_json_kv_string(&j, "job_from", job->from);
+		/* What a user names the job by: the step's job, the array, the attempt. */
+		if (*job->step)
+			ct_json_kv_string(&j, "job_step", job->step);
+		if (*job->array)
+			ct_json_kv_string(&j, "job_array", job->array);
+		if (*job->array_task)
+			ct_json_kv_string(&j, "job_array_task", job->array_task);
+		if (*job->restart)
+			ct_json_kv_string(&j, "job_restart", job->restart);
+		if (job->in_from) {
+			ct_json_kv_string(&j, "job_in", job->in_id);
+			ct_json_kv_string(&j, "job_in_from", job->in_from);
+		}
 	}
 	ct_json_key(&j, "seconds");
 	fprintf(f, "%.3f", seconds);
@@ -1025,7 +1038,7 @@ int ct_cmd_run(int argc, char **argv)
 		rec.job = job.id;
 		rec.job_from = job.from;
 	}
-	if (write_run_record(&dir, &rec,
+	if (write_run_record(&dir, &rec, &job,
 			     (double)(t1.tv_sec - t0.tv_sec) +
 				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
 			     shim) != 0)

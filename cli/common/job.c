@@ -42,30 +42,73 @@ const char *ct_job_var(const char *name)
 	return NULL;
 }
 
+/* Whether s is 1 to CT_JOB_NUM_MAX decimal digits. */
+static bool number(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n > 0 && n <= CT_JOB_NUM_MAX && strspn(s, "0123456789") == n;
+}
+
+/* s into out (CT_JOB_NUM_MAX + 1 bytes) when it is a number. */
+static void copy_number(char *out, const char *s)
+{
+	if (number(s))
+		memcpy(out, s, strlen(s) + 1);
+}
+
+/*
+ * The job vars[i] names in envp, into id (CT_JOB_ID_MAX + 1 bytes); with
+ * step, Slurm's step is added ("123.0") and copied there. Whether it names
+ * one.
+ */
+static bool job_of(char *const *envp, size_t i, char *id, char *step)
+{
+	const char *v = env_value(envp, vars[i]), *s;
+	size_t n;
+
+	if (!ct_job_id_valid(v))
+		return false;
+	/* torchrun's default --rdzv-id: every torchrun without one has it. */
+	if (strcmp(vars[i], "TORCHELASTIC_RUN_ID") == 0 && strcmp(v, "none") == 0)
+		return false;
+	n = strlen(v); /* at most CT_JOB_ID_MAX: a valid id */
+	memcpy(id, v, n + 1);
+	/* Two sruns in one batch job are two launches: their steps tell them apart. */
+	s = step && strcmp(vars[i], "SLURM_JOB_ID") == 0 ? env_value(envp, "SLURM_STEP_ID") : NULL;
+	if (number(s) && n + 1 + strlen(s) <= CT_JOB_ID_MAX) {
+		id[n] = '.';
+		memcpy(id + n + 1, s, strlen(s) + 1);
+		memcpy(step, s, strlen(s) + 1);
+	}
+	return true;
+}
+
 bool ct_job_from_env(char *const *envp, struct ct_job *job)
 {
-	size_t i, n;
+	const size_t count = sizeof(vars) / sizeof(vars[0]);
+	const char *v;
+	size_t i, k;
 
 	memset(job, 0, sizeof(*job));
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = env_value(envp, vars[i]), *step;
-
-		if (!ct_job_id_valid(v))
-			continue;
-		/* torchrun's default --rdzv-id: every torchrun without one has it. */
-		if (strcmp(vars[i], "TORCHELASTIC_RUN_ID") == 0 && strcmp(v, "none") == 0)
-			continue;
-		/* Two sruns in one batch job are two launches: their steps tell them apart. */
-		step = strcmp(vars[i], "SLURM_JOB_ID") == 0 ? env_value(envp, "SLURM_STEP_ID") : NULL;
-		n = strlen(v); /* at most CT_JOB_ID_MAX: a valid id */
-		memcpy(job->id, v, n + 1);
-		if (step && *step && strspn(step, "0123456789") == strlen(step) &&
-		    n + 1 + strlen(step) <= CT_JOB_ID_MAX) {
-			job->id[n] = '.';
-			memcpy(job->id + n + 1, step, strlen(step) + 1);
-		}
-		job->from = vars[i];
-		return true;
+	for (i = 0; i < count && !job_of(envp, i, job->id, job->step); i++)
+		;
+	if (i == count)
+		return false;
+	job->from = vars[i];
+	/* The scheduler's job around a torchrun or mpirun: the job, not its step. */
+	for (k = i + 1; k < count && !job_of(envp, k, job->in_id, NULL); k++)
+		;
+	if (k < count)
+		job->in_from = vars[k];
+	v = env_value(envp, "SLURM_ARRAY_JOB_ID");
+	if (ct_job_id_valid(v)) {
+		memcpy(job->array, v, strlen(v) + 1);
+		copy_number(job->array_task, env_value(envp, "SLURM_ARRAY_TASK_ID"));
 	}
-	return false;
+	if (strcmp(job->from, "TORCHELASTIC_RUN_ID") == 0)
+		copy_number(job->restart, env_value(envp, "TORCHELASTIC_RESTART_COUNT"));
+	else if (strcmp(job->from, "SLURM_JOB_ID") == 0)
+		copy_number(job->restart, env_value(envp, "SLURM_RESTART_COUNT"));
+	return true;
 }

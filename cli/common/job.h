@@ -14,15 +14,36 @@
 /* The longest job id kept; a longer value names no job. */
 #define CT_JOB_ID_MAX 128
 
+/* The longest step, array task or restart count kept (decimal digits). */
+#define CT_JOB_NUM_MAX 20
+
 struct ct_job {
 	const char *from;            /* the variable (a jobs.def name); NULL: no job */
 	char id[CT_JOB_ID_MAX + 1];  /* its value ("123", "123.0" with a Slurm step) */
+	/*
+	 * What places the launch within its scheduler's job; each "" when
+	 * not said. A cluster user names a job by what the scheduler printed
+	 * (sbatch's "123", an array's "120"), not by the launch id.
+	 */
+	char step[CT_JOB_NUM_MAX + 1];      /* the Slurm step that id ends with ("0") */
+	char array[CT_JOB_ID_MAX + 1];      /* SLURM_ARRAY_JOB_ID: the id sbatch --array printed */
+	char array_task[CT_JOB_NUM_MAX + 1]; /* SLURM_ARRAY_TASK_ID */
+	/* The launcher's restart count (TORCHELASTIC_RESTART_COUNT of torchrun's
+	 * elastic agent, SLURM_RESTART_COUNT of a requeued job): an attempt of
+	 * the same job, not another job. */
+	char restart[CT_JOB_NUM_MAX + 1];
+	/* The job around the launch: the next jobs.def variable set after from,
+	 * read the same way (a Slurm job "123", or its step "123.0", around a
+	 * torchrun or mpirun); in_from NULL: none. */
+	const char *in_from;
+	char in_id[CT_JOB_ID_MAX + 1];
 };
 
 /*
  * The job of an environment (an environ array, NAME=VALUE strings, NULL
- * at its end): the first jobs.def variable set to a valid id. Returns
- * whether one was found; job->from is NULL when not.
+ * at its end): the first jobs.def variable set to a valid id, and what
+ * places it in the scheduler's job (above). Returns whether one was
+ * found; job->from is NULL when not, and the rest then says nothing.
  */
 bool ct_job_from_env(char *const *envp, struct ct_job *job);
 

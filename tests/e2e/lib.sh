@@ -19,7 +19,8 @@ CUDA_LIB64=${CUDA_LIB64:-/usr/local/cuda/lib64}
 # runs a test makes would otherwise be one job's ("1 job (2 runs)"), and
 # tests/e2e/jobs sets the variables it means (cli/common/jobs.def).
 unset TORCHELASTIC_RUN_ID OMPI_MCA_ess_base_jobid PMIX_NAMESPACE PMI_JOBID SLURM_JOB_ID \
-	SLURM_STEP_ID PBS_JOBID LSB_JOBID
+	SLURM_STEP_ID PBS_JOBID LSB_JOBID SLURM_ARRAY_JOB_ID SLURM_ARRAY_TASK_ID SLURM_RESTART_COUNT \
+	TORCHELASTIC_RESTART_COUNT
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/cudatrace-test.XXXXXX") || exit 99
 NB_COPY=

@@ -1,7 +1,9 @@
 /*
  * The job of a run (cli/common/job.c): which launcher variable names it,
  * in jobs.def's order; Slurm's step; torchrun's default id "none"; ids
- * that cannot be one (empty, a space, too long) name no job.
+ * that cannot be one (empty, a space, too long) name no job; what places
+ * the launch in the scheduler's job (step, array and task, restart, the
+ * job around a torchrun or mpirun).
  */
 #include "helpers.h"
 #include "job.h"
@@ -92,12 +94,76 @@ static void test_invalid(void **state)
 	assert_null(ct_job_var(NULL));
 }
 
+/* job's placing: each "" or NULL when not said. */
+static void expect_place(char **env, const char *step, const char *array, const char *task,
+			 const char *restart, const char *in_from, const char *in_id)
+{
+	struct ct_job job;
+
+	assert_true(ct_job_from_env(env, &job));
+	assert_string_equal(job.step, step);
+	assert_string_equal(job.array, array);
+	assert_string_equal(job.array_task, task);
+	assert_string_equal(job.restart, restart);
+	if (!in_from) {
+		assert_null(job.in_from);
+		assert_string_equal(job.in_id, "");
+	} else {
+		assert_string_equal(job.in_from, in_from);
+		assert_string_equal(job.in_id, in_id);
+	}
+}
+
+static void test_place(void **state)
+{
+	/* srun's rank: the step; the job is 123.0, a user names it 123. */
+	char *step[] = { "SLURM_JOB_ID=123", "SLURM_STEP_ID=0", "SLURM_PROCID=3", NULL };
+	/* sbatch --array=0-2 printed 120; task 1 runs as job 121, its srun as 121.0. */
+	char *array[] = { "SLURM_ARRAY_JOB_ID=120", "SLURM_ARRAY_TASK_ID=1", "SLURM_JOB_ID=121",
+			  "SLURM_STEP_ID=0", NULL };
+	/* The batch script itself: no step. */
+	char *batch[] = { "SLURM_JOB_ID=123", "SLURM_ARRAY_JOB_ID=123", NULL };
+	/* torchrun's second attempt, inside srun's step 2 of job 123. */
+	char *torch[] = { "TORCHELASTIC_RUN_ID=r1", "TORCHELASTIC_RESTART_COUNT=1",
+			  "SLURM_JOB_ID=123", "SLURM_STEP_ID=2", "SLURM_RESTART_COUNT=4", NULL };
+	/* mpirun (Open MPI 5: PMIx) in a batch job; Slurm's count is not PMIx's. */
+	char *mpi[] = { "PMIX_NAMESPACE=prterun-node1-77@1", "SLURM_JOB_ID=123",
+			"SLURM_RESTART_COUNT=1", NULL };
+	/* A requeued Slurm job's second attempt. */
+	char *requeue[] = { "SLURM_JOB_ID=123", "SLURM_RESTART_COUNT=1", NULL };
+	/* What cannot be a step, a task or a count is left out; an id not valid too. */
+	char *bad[] = { "SLURM_JOB_ID=123", "SLURM_STEP_ID=batch", "SLURM_ARRAY_JOB_ID=1 2",
+			"SLURM_ARRAY_TASK_ID=1", "SLURM_RESTART_COUNT=-1", NULL };
+	char *badtask[] = { "SLURM_JOB_ID=5", "SLURM_ARRAY_JOB_ID=4", "SLURM_ARRAY_TASK_ID=x",
+			    "TORCHELASTIC_RESTART_COUNT=2", NULL };
+	/* The job around: the next variable set to a valid id, an empty one skipped. */
+	char *outer[] = { "OMPI_MCA_ess_base_jobid=9", "PMI_JOBID=", "LSB_JOBID=7", NULL };
+
+	(void)state;
+	expect(step, "SLURM_JOB_ID", "123.0");
+	expect_place(step, "0", "", "", "", NULL, NULL);
+	expect(array, "SLURM_JOB_ID", "121.0");
+	expect_place(array, "0", "120", "1", "", NULL, NULL);
+	expect(batch, "SLURM_JOB_ID", "123");
+	expect_place(batch, "", "123", "", "", NULL, NULL);
+	expect(torch, "TORCHELASTIC_RUN_ID", "r1");
+	expect_place(torch, "", "", "", "1", "SLURM_JOB_ID", "123");
+	expect(mpi, "PMIX_NAMESPACE", "prterun-node1-77@1");
+	expect_place(mpi, "", "", "", "", "SLURM_JOB_ID", "123");
+	expect_place(requeue, "", "", "", "1", NULL, NULL);
+	expect(bad, "SLURM_JOB_ID", "123");
+	expect_place(bad, "", "", "", "", NULL, NULL);
+	expect_place(badtask, "", "4", "", "", NULL, NULL);
+	expect_place(outer, "", "", "", "", "LSB_JOBID", "7");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_launchers),
 		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
