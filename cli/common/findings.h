@@ -1,9 +1,10 @@
 /*
  * Findings: what cudatrace concludes, each with a code (findings.def), a
  * severity, a one-line message, a concrete fix and the evidence it rests
- * on, and where it was seen (processes, ranks, hosts). The diagnosis
- * engine (diagnose.c) and doctor produce them; render/findings_out.c
- * prints them.
+ * on, and where it was seen (processes, ranks, hosts). They are
+ * vocabulary, not judging, so they live in cli/common/: the diagnosis
+ * engine (cli/diagnose/) and doctor produce them, the report model
+ * carries them, render/findings_out.c prints them. Depends on util.h only.
  *
  * Wording (DESIGN.md): lowercase-first messages, the subject quoted, no
  * jargon the user did not already see in their error.
