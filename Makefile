@@ -88,22 +88,25 @@ ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c \
 
 # cli/ in layers (cli/README): each folder may include its own headers and
 # those of the layers below it, and no others, so a wrong include does not
-# compile. commands -> render -> diagnose -> {loader, trace} -> common -> elfscan.
+# compile. commands -> render -> model -> diagnose -> {loader, trace} ->
+# common -> elfscan.
 CLI_COMMON_SRC := $(wildcard cli/common/*.c)
 CLI_TRACE_SRC := $(wildcard cli/trace/*.c)
 CLI_LOADER_SRC := $(wildcard cli/loader/*.c)
 CLI_DIAGNOSE_SRC := $(wildcard cli/diagnose/*.c)
+CLI_MODEL_SRC := $(wildcard cli/model/*.c)
 CLI_RENDER_SRC := $(wildcard cli/render/*.c)
 CLI_CMD_SRC := $(wildcard cli/cmd/*.c)
-CLI_SRC := $(CLI_CMD_SRC) $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) $(CLI_LOADER_SRC) \
-	$(CLI_TRACE_SRC) $(CLI_COMMON_SRC)
+CLI_SRC := $(CLI_CMD_SRC) $(CLI_RENDER_SRC) $(CLI_MODEL_SRC) $(CLI_DIAGNOSE_SRC) \
+	$(CLI_LOADER_SRC) $(CLI_TRACE_SRC) $(CLI_COMMON_SRC)
 
 INC_ELFSCAN := -Iinclude -Ielfscan
 INC_COMMON := -Icli/common $(INC_ELFSCAN)
 INC_TRACE := -Icli/trace $(INC_COMMON)
 INC_LOADER := -Icli/loader $(INC_COMMON)
 INC_DIAGNOSE := -Icli/diagnose -Icli/loader -Icli/trace $(INC_COMMON)
-INC_RENDER := -Icli/render $(INC_DIAGNOSE)
+INC_MODEL := -Icli/model $(INC_DIAGNOSE)
+INC_RENDER := -Icli/render $(INC_MODEL)
 INC_CMD := -Icli/cmd $(INC_RENDER)
 # The whole CLI's, for the unit tests and fuzzers.
 INC_CLI := $(INC_CMD)
@@ -134,6 +137,7 @@ $(B)/cli/common/%.o: LAYER_INC = $(INC_COMMON)
 $(B)/cli/trace/%.o: LAYER_INC = $(INC_TRACE)
 $(B)/cli/loader/%.o: LAYER_INC = $(INC_LOADER)
 $(B)/cli/diagnose/%.o: LAYER_INC = $(INC_DIAGNOSE)
+$(B)/cli/model/%.o: LAYER_INC = $(INC_MODEL)
 $(B)/cli/render/%.o: LAYER_INC = $(INC_RENDER)
 $(B)/cli/cmd/%.o: LAYER_INC = $(INC_CMD)
 
@@ -280,14 +284,14 @@ $(B)/fuzz_zip: tests/fuzz/fuzz_zip.c cli/common/zip.c cli/common/util.c cli/comm
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(ZLIB_LIBS)
 
 # The reader and the report, whole: everything below the commands.
-$(B)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) \
+$(B)/fuzz_trace: tests/fuzz/fuzz_trace.c $(CLI_RENDER_SRC) $(CLI_MODEL_SRC) $(CLI_DIAGNOSE_SRC) \
 		$(CLI_LOADER_SRC) $(CLI_TRACE_SRC) $(CLI_COMMON_SRC) $(ELFSCAN_SRC) \
 		$(wildcard cli/*/*.h cli/*/*.def include/*.h include/*.def elfscan/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(DEPS_LIBS)
 
 # diff's comparing and printing: what two pasted documents reach.
-$(B)/fuzz_diff: tests/fuzz/fuzz_diff.c $(CLI_RENDER_SRC) $(CLI_DIAGNOSE_SRC) \
+$(B)/fuzz_diff: tests/fuzz/fuzz_diff.c $(CLI_RENDER_SRC) $(CLI_MODEL_SRC) $(CLI_DIAGNOSE_SRC) \
 		$(CLI_LOADER_SRC) $(CLI_TRACE_SRC) $(CLI_COMMON_SRC) $(ELFSCAN_SRC) \
 		$(wildcard cli/*/*.h cli/*/*.def include/*.h include/*.def elfscan/*.h)
 	@mkdir -p $(dir $@)
