@@ -89,7 +89,8 @@ ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c \
 # cli/ in layers (cli/README): each folder may include its own headers and
 # those of the layers below it, and no others, so a wrong include does not
 # compile. commands -> render -> model -> diagnose -> {loader, trace} ->
-# common -> elfscan.
+# common -> elfscan. The views of render/ see the report model and common/
+# only (and elfscan/ and include/ because common's headers include them).
 CLI_COMMON_SRC := $(wildcard cli/common/*.c)
 CLI_TRACE_SRC := $(wildcard cli/trace/*.c)
 CLI_LOADER_SRC := $(wildcard cli/loader/*.c)
@@ -106,8 +107,13 @@ INC_TRACE := -Icli/trace $(INC_COMMON)
 INC_LOADER := -Icli/loader $(INC_COMMON)
 INC_DIAGNOSE := -Icli/diagnose -Icli/loader -Icli/trace $(INC_COMMON)
 INC_MODEL := -Icli/model $(INC_DIAGNOSE)
-INC_RENDER := -Icli/render $(INC_MODEL)
-INC_CMD := -Icli/cmd $(INC_RENDER)
+INC_RENDER := -Icli/render -Icli/model $(INC_COMMON)
+INC_CMD := -Icli/cmd -Icli/render $(INC_MODEL)
+# Temporary (issue 34): the views not yet printing a model of their own
+# (ldd/why, doctor's packages, ps's list, diff) keep the wide path they had
+# until they are converted; tools/check-layers names the same four.
+RENDER_UNCONVERTED := explain packages_out ps_out diff_out
+INC_RENDER_UNCONVERTED := -Icli/render $(INC_MODEL)
 # The whole CLI's, for the unit tests and fuzzers.
 INC_CLI := $(INC_CMD)
 
@@ -139,6 +145,7 @@ $(B)/cli/loader/%.o: LAYER_INC = $(INC_LOADER)
 $(B)/cli/diagnose/%.o: LAYER_INC = $(INC_DIAGNOSE)
 $(B)/cli/model/%.o: LAYER_INC = $(INC_MODEL)
 $(B)/cli/render/%.o: LAYER_INC = $(INC_RENDER)
+$(RENDER_UNCONVERTED:%=$(B)/cli/render/%.o): LAYER_INC = $(INC_RENDER_UNCONVERTED)
 $(B)/cli/cmd/%.o: LAYER_INC = $(INC_CMD)
 
 $(B)/%.o: %.c

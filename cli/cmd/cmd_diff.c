@@ -156,7 +156,7 @@ static int folder_doc(const char *dir, bool trust_owner, char **text, size_t *le
 	memset(&o, 0, sizeof(o));
 	ct_machine_open(&machine);
 	o.machine = &machine;
-	ct_report(&t, &o, NULL, mem);
+	ct_cmd_print_report(&t, &o, NULL, mem);
 	ct_loader_release(&machine);
 	ct_trace_release(&t);
 	if (fclose(mem) != 0)

@@ -1,11 +1,12 @@
 /*
  * libFuzzer target for the trace reader and the report (cli/trace/,
- * cli/diagnose/, cli/render/): the input is a folder of JSONL traces, the
+ * cli/diagnose/, cli/model/, cli/render/): the input is a folder of JSONL traces, the
  * files separated by a line holding only the byte 0x1e (ASCII record
  * separator), at most 8 of them. They are written into a private folder,
  * read with ct_trace_read_dir and ct_trace_link, diagnosed on a made-up
  * x86-64 machine (no ld.so.cache, a default directory that does not
- * exist) and reported as text and as JSON into memory. ASan and UBSan find
+ * exist), made a report model and printed as text and as JSON into
+ * memory. ASan and UBSan find
  * the overreads; the checks turn broken invariants into crashes.
  *
  *   make fuzz-trace FUZZ_SECONDS=60   (seeds: tests/fuzz/seeds trace)
@@ -19,6 +20,7 @@
 
 #include "jsonparse.h"
 #include "report.h"
+#include "report_model.h"
 #include "resolve.h"
 #include "trace.h"
 
@@ -111,7 +113,9 @@ static void check(const struct ct_trace *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ct_report_options o;
+	struct ct_report_model_options o;
+	struct ct_report_model m;
+	struct ct_report_view v;
 	struct ct_trace t;
 	const uint8_t *p = data, *end = data + size;
 	char why[512], *text = NULL, *json = NULL;
@@ -144,13 +148,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&o, 0, sizeof(o));
 	o.machine = &machine;
 	o.verbose = size % 2;
+	o.json = true;
+	memset(&v, 0, sizeof(v));
+	v.verbose = o.verbose;
+	ct_report_model_build(&m, &t, &o);
 	ft = open_memstream(&text, &ntext);
 	fj = open_memstream(&json, &njson);
 	if (!ft || !fj)
 		abort();
-	(void)ct_report(&t, &o, ft, fj);
+	ct_report_text(ft, &m, &v);
+	ct_report_json(fj, &m);
 	fclose(ft);
 	fclose(fj);
+	ct_report_model_release(&m);
 	/* The JSON report is one document, even of a broken trace: our own parser reads it. */
 	{
 		struct ct_arena a;
