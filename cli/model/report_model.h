@@ -426,6 +426,17 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 			   const struct ct_report_model_options *o);
 void ct_report_model_release(struct ct_report_model *m);
 
+/*
+ * Read a report --json document, parsed (jsonparse.h), into m, which then
+ * holds what the JSON view writes (the text's parts empty, from_json
+ * set). 0, or -1 with the reason in why: not a report of this major
+ * (cudatrace.report/1), or one that says it could not read its traces. m
+ * must be released either way.
+ */
+struct ct_jv;
+int ct_report_model_read(struct ct_report_model *m, const struct ct_jv *doc, char *why,
+			 size_t size);
+
 /* How many models this process built (ct_report_model_build): a command builds one. */
 unsigned long ct_report_model_builds(void);
 

@@ -1,5 +1,5 @@
 /*
- * diff's comparing (cli/diagnose/compare.c) on made-up documents: a
+ * diff's comparing (cli/model/compare.c) on made-up documents: a
  * library matched by what it is across majors and renames, never by
  * path; a version said in less detail is no difference; the driver and
  * GPUs; device code that runs on one side only; findings by code and

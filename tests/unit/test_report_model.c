@@ -1,7 +1,9 @@
 /*
  * The report model (cli/model/): built once per report, whatever views
  * print it; it holds nothing of the trace (printed after the trace is
- * gone, it says the same). On a made-up trace of one
+ * gone, it says the same); and read back from its own report --json it
+ * writes the same document again and gives diff the same facts (a folder
+ * and its report --json are one input). On a made-up trace of one
  * process: CUDA's runtime, an object with device code, a library not
  * found, a module load, the driver with a GPU, a secret in its argv.
  */
@@ -10,6 +12,8 @@
 #include "world.h"
 
 #include "commands.h"
+#include "compare.h"
+#include "jsonparse.h"
 #include "report.h"
 #include "report_model.h"
 
@@ -174,12 +178,95 @@ static void test_outlives_the_trace(void **state)
 	world_judge(w, NULL, 0);
 }
 
+/*
+ * folder -> model -> JSON -> model: the same document written again, and
+ * the same facts for diff as the folder's model (no difference at all).
+ */
+static void test_round_trip(void **state)
+{
+	struct world *w = *state;
+	struct ct_report_model *built = malloc(sizeof(*built)), back;
+	char *text, *json, *text2, *json2, why[512] = "";
+	const struct ct_jv *doc;
+	struct ct_side a, b;
+	struct ct_arena arena;
+	struct ct_diff d;
+
+	assert_non_null(built);
+	build(w, built, true);
+	print_both(built, &text, &json);
+	ct_arena_init(&arena);
+	doc = ct_json_parse(&arena, json, strlen(json), NULL);
+	assert_non_null(doc);
+	assert_int_equal(ct_report_model_read(&back, doc, why, sizeof(why)), 0);
+	ct_arena_release(&arena);
+	assert_true(back.from_json);
+	print_both(&back, &text2, &json2);
+	assert_string_equal(json, json2);
+	assert_int_equal(back.nprocs, built->nprocs);
+	assert_int_equal(back.worst, built->worst);
+	ct_report_model_release(&back);
+	/* diff: the folder's model against its own document. */
+	ct_side_from_model(&a, built);
+	assert_int_equal(ct_side_load(&b, strdup(json), strlen(json), why, sizeof(why)), 0);
+	ct_diff_compute(&d, &a, &b);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(a.nlibs, b.nlibs);
+	assert_true(a.nlibs >= 1);
+	assert_string_equal(a.libs[0].role, b.libs[0].role);
+	assert_int_equal(a.nnot_found, 1);
+	assert_string_equal(a.not_found[0], b.not_found[0]);
+	assert_int_equal(a.ngpus, 1);
+	assert_string_equal(a.gpus[0].name, b.gpus[0].name);
+	assert_int_equal(a.ncode, b.ncode);
+	assert_int_equal(a.nfindings, b.nfindings);
+	assert_int_equal(a.nenv, b.nenv);
+	ct_diff_release(&d);
+	ct_side_release(&a);
+	ct_side_release(&b);
+	free(text);
+	free(json);
+	free(text2);
+	free(json2);
+}
+
+/* A document that is no report of this major, or one that could not read its traces. */
+static void test_read_refuses(void **state)
+{
+	static const char *const docs[][2] = {
+		{ "{\"schema\":\"cudatrace.doctor/1\"}", "not a cudatrace report" },
+		{ "{\"schema\":\"cudatrace.report/2\"}", "not a cudatrace report" },
+		{ "[1,2]", "not a cudatrace report" },
+		{ "{\"schema\":\"cudatrace.report/1\",\"error\":\"gone\"}",
+		  "the report could not read its traces: gone" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		struct ct_report_model m;
+		struct ct_arena arena;
+		const struct ct_jv *doc;
+		char why[512] = "";
+
+		ct_arena_init(&arena);
+		doc = ct_json_parse(&arena, docs[i][0], strlen(docs[i][0]), NULL);
+		assert_non_null(doc);
+		assert_int_equal(ct_report_model_read(&m, doc, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, docs[i][1]));
+		ct_report_model_release(&m);
+		ct_arena_release(&arena);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_built_once),
 		cmocka_unit_test(test_commands_build_once),
 		cmocka_unit_test(test_outlives_the_trace),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_read_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, world_setup, world_close);
