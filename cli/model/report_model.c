@@ -213,9 +213,22 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 	m->files.other_owner_said = t->foreign_said;
 	m->files.other_run = t->other_run_files;
 	m->files.duplicate = t->duplicate_files;
-	/* The findings are the model's now: the diagnosis is gone before any view prints. */
+	/*
+	 * The findings are the model's now: the diagnosis is gone before any
+	 * view prints. What their rules kept to restate them when they were
+	 * grouped is done with: freed here, so nothing of the rules stays.
+	 */
 	m->findings = d.findings;
 	ct_findings_init(&d.findings);
+	for (i = 0; i < m->findings.n; i++) {
+		struct ct_finding *f = &m->findings.f[i];
+
+		if (f->state_free)
+			f->state_free(f->state);
+		f->state = NULL;
+		f->state_free = NULL;
+		f->restate = NULL;
+	}
 	m->worst = ct_findings_worst(&m->findings);
 	finding_words_build(&b);
 	ct_rm_trees_free(b.trees);

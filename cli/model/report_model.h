@@ -14,8 +14,8 @@
  *
  * Ownership: struct ct_report_model owns everything reachable from it:
  * its strings live in its store (an arena, each string kept once), its
- * arrays too; its
- * findings are its own (moved out of the diagnosis). No pointer into the
+ * arrays too; its findings are its own (moved out of the diagnosis, the
+ * rules' state freed). No pointer into the
  * trace, the diagnosis, the loader model or elfscan's structures is
  * kept: the model outlives all of them. ct_report_model_release frees it
  * all. Not thread-safe.
