@@ -306,23 +306,31 @@ static void driver_build(struct ct_rm_build *b, struct ct_rm_proc *out, const st
 /* The text has room for this many bytes of a module's images in words. */
 #define TEXT_IMAGES 255
 
-static void modules_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p)
+/*
+ * The module loads and registrations; all: every one (JSON), else the
+ * loads alone (the text's: it counts the registrations, hundreds a rank,
+ * whose images it never says).
+ */
+static void modules_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p,
+			  bool all)
 {
 	size_t i;
 
 	out->modules = ct_rm_calloc(b->m, p->nmodules, sizeof(*out->modules));
-	out->nmodules = p->nmodules;
 	for (i = 0; i < p->nmodules; i++) {
 		const struct ct_module *m = &p->modules[i];
-		struct ct_rm_module *o = &out->modules[i];
+		struct ct_rm_module *o;
 
+		out->nregistrations += m->registration;
+		if (m->registration && !all)
+			continue;
+		o = &out->modules[out->nmodules++];
 		o->registration = m->registration;
 		o->api = m->registration ? "__cudaRegisterFatBinary" : ct_rm_str(b, m->api);
 		o->caller = ct_rm_str(b, m->caller);
 		o->caller_name = ct_rm_str(b, ct_rm_base(m->caller));
 		o->file = ct_rm_str(b, m->file);
 		o->result = m->result;
-		out->nregistrations += m->registration;
 		if (!m->registration && m->result != 0) {
 			o->result_text = ct_rm_str(b, ct_cu_error_text((int)m->result));
 			o->result_name = ct_rm_str(b, ct_cu_error_name((int)m->result));
@@ -521,7 +529,7 @@ static void losses_build(struct ct_rm_build *b, struct ct_rm_proc *out, const st
 
 /* ---- every process -------------------------------------------------------------- */
 
-/* What every process has in the model: who it is and how it ended. */
+/* What every process has in the model: who it is, how it ended. */
 static void proc_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p)
 {
 	struct ct_ending end;
@@ -551,21 +559,24 @@ static void proc_build(struct ct_rm_build *b, struct ct_rm_proc *out, const stru
 	out->proc_other_mnt = p->proc_other_mnt;
 	out->proc_limit = ct_rm_str(b, p->proc_limit);
 	out->proc_limited = p->proc_limited;
-	ct_rm_end_build(b, out, p);
-	losses_build(b, out, p);
 }
 
-/* What it loaded, failed to load and ran, as JSON (and the text's lines of it) say it. */
+/*
+ * What it loaded, failed to load and ran, as JSON says it (facts); or
+ * (text) what the text prints of it: its driver and its module loads.
+ */
 static void facts_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p,
-			struct json_version **versions)
+			bool facts, struct json_version **versions)
 {
+	driver_build(b, out, p);
+	modules_build(b, out, p, facts);
+	if (!facts)
+		return;
 	out->has_facts = true;
 	out->has_env = true;
 	env_build(b, out, p);
 	libs_build(b, out, p, versions);
 	not_found_build(b, out, p);
-	driver_build(b, out, p);
-	modules_build(b, out, p);
 	ct_rm_code_build(b, out, p);
 }
 
@@ -595,12 +606,14 @@ void ct_rm_procs_build(struct ct_rm_build *b)
 		/* Ranks of one job look alike: said so instead of repeating them (-v: all). */
 		if (out->show == CT_RM_SHOWN && !b->o->verbose && folds(&kinds, t, i))
 			out->show = CT_RM_FOLDED;
-		/* The text shows a process whole: its facts; JSON and diff: every process's. */
+		/* JSON and diff: every process's facts; the text: what it prints of one it shows. */
 		if (b->o->json || out->show == CT_RM_SHOWN)
-			facts_build(b, out, p, &versions);
+			facts_build(b, out, p, b->o->json, &versions);
 		if (out->show != CT_RM_SHOWN)
 			continue;
 		heading_build(b, out, p, hosts, owners);
+		ct_rm_end_build(b, out, p);
+		losses_build(b, out, p);
 		/* Made from its run record: nothing of it was seen but how it ended. */
 		if (p->untraced)
 			continue;

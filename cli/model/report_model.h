@@ -283,8 +283,11 @@ struct ct_rm_proc {
 	bool proc_other_mnt;
 	const char *proc_limit;
 	/*
-	 * Its facts: every process's in a model built for JSON (or read
-	 * back), else only those of the processes the text shows whole.
+	 * Its facts as JSON says them (libraries, not found, variables, device
+	 * code, every module): every process's in a model built for JSON (or
+	 * read back). Else only a process the text shows whole has its driver
+	 * and its module loads (modules: the loads alone, registrations
+	 * counted in nregistrations).
 	 */
 	bool has_facts;
 	bool has_env;            /* its variables are known (a report of an older cudatrace: no) */
@@ -298,7 +301,7 @@ struct ct_rm_proc {
 	struct ct_rm_object_code *code;
 	size_t ncode;
 
-	/* The text's, for a process shown (CT_RM_SHOWN), or its heading alone. */
+	/* The text's, for a process it shows whole (CT_RM_SHOWN); a model read back has none. */
 	const char *command;     /* "python3 train.py", cut to 72 characters */
 	const char *heading_host; /* named when the report spans hosts; else NULL */
 	const char *rank;
@@ -409,8 +412,9 @@ struct ct_report_model_options {
 	bool verbose;            /* -v: every process shown whole, none folded */
 	/*
 	 * Every process's facts, as the JSON view and diff read them; else
-	 * (text, Markdown) only those of the processes the text shows whole,
-	 * which is what a job's report costs: one rank, not a thousand.
+	 * (text, Markdown) only what the text prints of the processes it
+	 * shows whole, which is what a job's report costs: one rank, not a
+	 * thousand, and with -v no rank's libraries twice.
 	 */
 	bool json;
 	const struct ct_loader *machine; /* the machine judged on (ct_diagnose); borrowed */
