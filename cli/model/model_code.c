@@ -51,26 +51,10 @@ struct ct_rm_modwords {
 	UT_hash_handle hh;
 };
 
-void ct_rm_files_free(struct ct_rm_files *files)
+void ct_rm_code_forget(struct ct_rm_build *b)
 {
-	struct ct_rm_files *fc, *tmp;
-
-	HASH_ITER(hh, files, fc, tmp) {
-		HASH_DEL(files, fc);
-		free(fc->code);
-		free(fc);
-	}
-}
-
-void ct_rm_modwords_free(struct ct_rm_modwords *words)
-{
-	struct ct_rm_modwords *e, *tmp;
-
-	HASH_ITER(hh, words, e, tmp) {
-		HASH_DEL(words, e);
-		free(e->key);
-		free(e);
-	}
+	HASH_CLEAR(hh, b->files);
+	HASH_CLEAR(hh, b->modwords);
 }
 
 static int code_cmp(const void *a, const void *b)
@@ -98,9 +82,9 @@ static struct ct_rm_files *cols_of(struct ct_rm_build *b, const struct elfscan_f
 	HASH_FIND_PTR(b->files, &f, fc);
 	if (fc)
 		return fc;
-	fc = ct_xcalloc(1, sizeof(*fc));
+	fc = ct_rm_scratch(b, sizeof(*fc));
 	fc->f = f;
-	fc->code = ct_xcalloc(f->nimages + 1, sizeof(*fc->code));
+	fc->code = ct_rm_scratch(b, (f->nimages + 1) * sizeof(*fc->code));
 	for (k = 0; k < f->nimages; k++)
 		if (f->images[k].kind == ELFSCAN_KIND_SASS || f->images[k].kind == ELFSCAN_KIND_PTX)
 			fc->code[n++].arch = f->images[k].arch;
@@ -336,16 +320,17 @@ const char *ct_rm_module_words(struct ct_rm_build *b, const struct ct_module *m)
 {
 	struct ct_rm_modwords *e;
 	char buf[512], *key;
+	int n;
 
 	if (m->nimages || !m->object || m->offset < 0)
 		return ct_rm_keep(b->m, ct_module_images_words(b->d, m, buf, sizeof(buf)));
-	if (asprintf(&key, "%lld %lld %s", (long long)m->offset, (long long)m->size, m->object) < 0)
-		ct_out_of_memory();
+	n = snprintf(NULL, 0, "%lld %lld %s", (long long)m->offset, (long long)m->size, m->object);
+	key = ct_rm_scratch(b, (size_t)n + 1);
+	snprintf(key, (size_t)n + 1, "%lld %lld %s", (long long)m->offset, (long long)m->size,
+		 m->object);
 	HASH_FIND_STR(b->modwords, key, e);
-	if (e) {
-		free(key);
-	} else {
-		e = ct_xcalloc(1, sizeof(*e));
+	if (!e) {
+		e = ct_rm_scratch(b, sizeof(*e));
 		e->key = key;
 		ct_module_images_words(b->d, m, e->words, sizeof(e->words));
 		HASH_ADD_KEYPTR(hh, b->modwords, e->key, strlen(e->key), e);

@@ -4,9 +4,10 @@
  * model_tree.c, model_code.c and model_endings.c each work out one part).
  *
  * Ownership: struct ct_rm_build borrows the trace, the diagnosis and the
- * roles for the build only; the memos it holds (each file's own) are
- * freed by ct_rm_build_release. What it adds to the model lives in the
- * model's arena.
+ * roles for the build only; the memos it holds (each file's own, their
+ * entries in its scratch arena) are forgotten and freed when the build
+ * ends (report_model.c). What it adds to the model lives in the model's
+ * store.
  */
 #ifndef CT_MODEL_INTERNAL_H
 #define CT_MODEL_INTERNAL_H
@@ -38,6 +39,7 @@ struct ct_rm_build {
 	struct ct_rm_files *files;
 	struct ct_rm_modwords *modwords;
 	struct ct_rm_trees *trees;
+	struct ct_arena scratch;     /* the memos' entries, freed in one go when the build ends */
 };
 
 /* The model's memory: an arena, and its strings kept once. */
@@ -70,7 +72,10 @@ void *ct_rm_calloc(struct ct_report_model *m, size_t n, size_t size);
 void *ct_rm_dup(struct ct_report_model *m, const void *p, size_t n);
 
 void ct_rm_ptrs_free(struct ct_rm_ptrs *ptrs);
-void ct_rm_versions_free(struct ct_rm_versions *versions);
+void ct_rm_versions_forget(struct ct_rm_build *b);
+
+/* n zeroed bytes that live as long as the build (a memo's entry). */
+void *ct_rm_scratch(struct ct_rm_build *b, size_t n);
 
 /* The file name of a path ("?" for none). */
 const char *ct_rm_base(const char *path);
@@ -87,15 +92,15 @@ void ct_rm_procs_build(struct ct_rm_build *b);
 
 /* model_tree.c: p's library tree, into out->tree. */
 void ct_rm_tree_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p);
-void ct_rm_trees_free(struct ct_rm_trees *trees);
+void ct_rm_trees_forget(struct ct_rm_build *b);
 
 /* model_code.c: p's arch matrix (into out->matrix) and JSON's device code (out->code). */
 void ct_rm_matrix_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p);
 void ct_rm_code_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p);
 /* A module's images in words (ct_module_images_words), read from a file once. */
 const char *ct_rm_module_words(struct ct_rm_build *b, const struct ct_module *m);
-void ct_rm_files_free(struct ct_rm_files *files);
-void ct_rm_modwords_free(struct ct_rm_modwords *words);
+/* Forget the memos of files and modules (their entries are the build's scratch). */
+void ct_rm_code_forget(struct ct_rm_build *b);
 
 /* model_endings.c: how p ended (out->end), and the verdict's lines of the trace. */
 void ct_rm_end_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p);

@@ -235,7 +235,7 @@ static void libs_build(struct ct_rm_build *b, struct ct_rm_proc *out, const stru
 			if (!v) {
 				char ver[64];
 
-				v = ct_xcalloc(1, sizeof(*v));
+				v = ct_rm_scratch(b, sizeof(*v));
 				v->path = o->path;
 				v->ver = ct_rm_keep(b->m, ct_rm_version(b, o->path,
 								    b->d ? ct_diagnosis_soname(b->d, o)
@@ -584,7 +584,7 @@ void ct_rm_procs_build(struct ct_rm_build *b)
 {
 	const struct ct_trace *t = b->t;
 	struct ct_report_model *m = b->m;
-	struct json_version *versions = NULL, *v, *vtmp;
+	struct json_version *versions = NULL;
 	struct kind *kinds = NULL, *e, *tmp;
 	/* Name the host in headings only when the trace spans several. */
 	bool hosts = many_hosts(t), owners = many_owners(t);
@@ -626,8 +626,5 @@ void ct_rm_procs_build(struct ct_rm_build *b)
 		free(e->procs);
 		free(e);
 	}
-	HASH_ITER(hh, versions, v, vtmp) {
-		HASH_DEL(versions, v);
-		free(v);
-	}
+	HASH_CLEAR(hh, versions);
 }

@@ -44,7 +44,7 @@ struct ct_rm_trees {
 	struct words *words;  /* by path */
 };
 
-static void name_add(struct name **set, const char *s)
+static void name_add(struct ct_rm_build *b, struct name **set, const char *s)
 {
 	struct name *e;
 
@@ -53,7 +53,7 @@ static void name_add(struct name **set, const char *s)
 	HASH_FIND_STR(*set, s, e);
 	if (e)
 		return;
-	e = ct_xcalloc(1, sizeof(*e));
+	e = ct_rm_scratch(b, sizeof(*e));
 	e->s = s;
 	HASH_ADD_KEYPTR(hh, *set, e->s, strlen(e->s), e);
 }
@@ -66,33 +66,23 @@ static struct ct_rm_trees *trees_of(struct ct_rm_build *b)
 
 	if (b->trees)
 		return b->trees;
-	b->trees = ct_xcalloc(1, sizeof(*b->trees));
+	b->trees = ct_rm_scratch(b, sizeof(*b->trees));
 	for (i = 0; d && i < d->findings.n; i++) {
 		const struct ct_finding *f = &d->findings.f[i];
 
-		name_add(&b->trees->objects, f->object);
+		name_add(b, &b->trees->objects, f->object);
 		for (k = 0; k < f->nneeded_by; k++)
-			name_add(&b->trees->objects, f->needed_by[k].object);
+			name_add(b, &b->trees->objects, f->needed_by[k].object);
 	}
 	return b->trees;
 }
 
-void ct_rm_trees_free(struct ct_rm_trees *tr)
+void ct_rm_trees_forget(struct ct_rm_build *b)
 {
-	struct name *e, *tmp;
-	struct words *w, *wtmp;
-
-	if (!tr)
+	if (!b->trees)
 		return;
-	HASH_ITER(hh, tr->objects, e, tmp) {
-		HASH_DEL(tr->objects, e);
-		free(e);
-	}
-	HASH_ITER(hh, tr->words, w, wtmp) {
-		HASH_DEL(tr->words, w);
-		free(w);
-	}
-	free(tr);
+	HASH_CLEAR(hh, b->trees->objects);
+	HASH_CLEAR(hh, b->trees->words);
 }
 
 /* Is o the object a finding is about, or one that asked for it? */
@@ -106,14 +96,15 @@ static bool in_finding(const struct ct_rm_build *b, const struct ct_loaded *o)
 	return e != NULL;
 }
 
-static struct words *words_of(struct ct_rm_trees *tr, const char *path)
+static struct words *words_of(struct ct_rm_build *b, const char *path)
 {
+	struct ct_rm_trees *tr = b->trees;
 	struct words *w;
 
 	HASH_FIND_STR(tr->words, path, w);
 	if (w)
 		return w;
-	w = ct_xcalloc(1, sizeof(*w));
+	w = ct_rm_scratch(b, sizeof(*w));
 	w->path = path;
 	w->cuda = ct_cuda_library(path);
 	HASH_ADD_KEYPTR(hh, tr->words, w->path, strlen(w->path), w);
@@ -128,7 +119,7 @@ static struct words *words_of(struct ct_rm_trees *tr, const char *path)
 static const struct words *said_of(struct ct_rm_build *b, const struct ct_loaded *c)
 {
 	const char *soname = b->d ? ct_diagnosis_soname(b->d, c) : c->soname;
-	struct words *w = words_of(b->trees, c->path);
+	struct words *w = words_of(b, c->path);
 
 	if (w->said && (w->soname == soname || (w->soname && soname && strcmp(w->soname, soname) == 0)))
 		return w;
@@ -275,7 +266,7 @@ static void index_build(struct index *x, const struct ct_proc *p, struct ct_rm_b
 
 		found[i] = in_finding(b, o);
 		shim[i] = o->shim;
-		self[i] = words_of(b->trees, o->path)->cuda ||
+		self[i] = words_of(b, o->path)->cuda ||
 			  (d && !o->main && (ct_diagnosis_code(d, o->path) || found[i]));
 	}
 	reach(x, self, shim, x->shown);

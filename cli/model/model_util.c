@@ -157,6 +157,14 @@ void *ct_rm_dup(struct ct_report_model *m, const void *p, size_t n)
 	return q;
 }
 
+void *ct_rm_scratch(struct ct_rm_build *b, size_t n)
+{
+	void *p = ct_arena_alloc(&b->scratch, n ? n : 1);
+
+	memset(p, 0, n);
+	return p;
+}
+
 const char *ct_rm_base(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
@@ -177,7 +185,7 @@ const char *ct_rm_version(struct ct_rm_build *b, const char *path, const char *s
 {
 	size_t slen = soname ? strlen(soname) + 1 : 0, plen = strlen(path);
 	struct ct_rm_versions *v;
-	char *key = ct_xmalloc(1 + slen + plen);
+	char *key = ct_rm_scratch(b, 1 + slen + plen);
 
 	/* A first byte says whether there is a soname: none differs from "". */
 	key[0] = soname ? 's' : '-';
@@ -185,10 +193,8 @@ const char *ct_rm_version(struct ct_rm_build *b, const char *path, const char *s
 		memcpy(key + 1, soname, slen);
 	memcpy(key + 1 + slen, path, plen);
 	HASH_FIND(hh, b->versions, key, 1 + slen + plen, v);
-	if (v) {
-		free(key);
-	} else {
-		v = ct_xcalloc(1, sizeof(*v));
+	if (!v) {
+		v = ct_rm_scratch(b, sizeof(*v));
 		v->key = key;
 		v->klen = 1 + slen + plen;
 		ct_library_version_read(path, soname, v->ver, sizeof(v->ver));
@@ -198,13 +204,7 @@ const char *ct_rm_version(struct ct_rm_build *b, const char *path, const char *s
 	return buf;
 }
 
-void ct_rm_versions_free(struct ct_rm_versions *versions)
+void ct_rm_versions_forget(struct ct_rm_build *b)
 {
-	struct ct_rm_versions *v, *tmp;
-
-	HASH_ITER(hh, versions, v, tmp) {
-		HASH_DEL(versions, v);
-		free(v->key);
-		free(v);
-	}
+	HASH_CLEAR(hh, b->versions);
 }

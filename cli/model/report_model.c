@@ -189,6 +189,7 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 	ct_diagnose(&d, t, o->targets, o->ntargets, o->machine);
 	ct_roles_find(&roles, t, &d);
 	memset(&b, 0, sizeof(b));
+	ct_arena_init(&b.scratch);
 	b.m = m;
 	b.t = t;
 	b.d = &d;
@@ -231,11 +232,11 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 	}
 	m->worst = ct_findings_worst(&m->findings);
 	finding_words_build(&b);
-	ct_rm_trees_free(b.trees);
-	ct_rm_files_free(b.files);
-	ct_rm_modwords_free(b.modwords);
-	ct_rm_versions_free(b.versions);
+	ct_rm_trees_forget(&b);
+	ct_rm_code_forget(&b);
+	ct_rm_versions_forget(&b);
 	ct_rm_ptrs_free(b.ptrs);
+	ct_arena_release(&b.scratch);
 	ct_roles_release(&roles);
 	ct_diagnosis_release(&d);
 }

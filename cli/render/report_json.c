@@ -119,29 +119,29 @@ static void json_driver(struct ct_json *j, const struct ct_rm_driver *dr)
 	size_t k;
 
 	ct_json_key(j, "driver");
-	if (!dr->present) {
-		ct_json_null(j);
-		return;
-	}
-	ct_json_object_begin(j);
-	ct_json_kv_string(j, "path", dr->path);
-	ct_json_key(j, "version");
-	ct_json_i64(j, dr->version);
-	json_i64_or_null(j, "cuinit", dr->ncuinit > 0, dr->cuinit);
-	/* ps: asked by cudatrace itself, not recorded from the process. */
-	if (dr->asked)
-		ct_json_kv_string(j, "asked", dr->asked);
-	ct_json_key(j, "devices");
-	ct_json_array_begin(j);
-	for (k = 0; k < dr->ngpus; k++) {
+	if (dr->present) {
 		ct_json_object_begin(j);
-		ct_json_kv_string(j, "name", dr->gpus[k].name);
-		ct_json_kv_string(j, "cc", dr->gpus[k].cc);
-		ct_json_kv_string(j, "uuid", dr->gpus[k].uuid);
+		ct_json_kv_string(j, "path", dr->path);
+		ct_json_key(j, "version");
+		ct_json_i64(j, dr->version);
+		json_i64_or_null(j, "cuinit", dr->ncuinit > 0, dr->cuinit);
+		/* ps: asked by cudatrace itself, not recorded from the process. */
+		if (dr->asked)
+			ct_json_kv_string(j, "asked", dr->asked);
+		ct_json_key(j, "devices");
+		ct_json_array_begin(j);
+		for (k = 0; k < dr->ngpus; k++) {
+			ct_json_object_begin(j);
+			ct_json_kv_string(j, "name", dr->gpus[k].name);
+			ct_json_kv_string(j, "cc", dr->gpus[k].cc);
+			ct_json_kv_string(j, "uuid", dr->gpus[k].uuid);
+			ct_json_object_end(j);
+		}
+		ct_json_array_end(j);
 		ct_json_object_end(j);
+	} else {
+		ct_json_null(j);
 	}
-	ct_json_array_end(j);
-	ct_json_object_end(j);
 }
 
 static void json_modules(struct ct_json *j, const struct ct_rm_proc *p)
