@@ -29,6 +29,7 @@ int ct_cmd_print_report(const struct ct_trace *t, const struct ct_report_options
 	mo.ntargets = o->ntargets;
 	mo.verbose = o->verbose;
 	mo.json = json != NULL;
+	mo.markdown = text && o->markdown;
 	mo.machine = o->machine;
 	ct_report_model_build(&m, t, &mo);
 	memset(&v, 0, sizeof(v));

@@ -324,16 +324,17 @@ const char *ct_rm_module_words(struct ct_rm_build *b, const struct ct_module *m)
 
 	if (m->nimages || !m->object || m->offset < 0)
 		return ct_rm_keep(b->m, ct_module_images_words(b->d, m, buf, sizeof(buf)));
-	n = snprintf(NULL, 0, "%lld %lld %s", (long long)m->offset, (long long)m->size, m->object);
-	key = ct_rm_scratch(b, (size_t)n + 1);
-	snprintf(key, (size_t)n + 1, "%lld %lld %s", (long long)m->offset, (long long)m->size,
-		 m->object);
+	/* Asked for hundreds of modules a rank: the key is kept only when it is new. */
+	if (asprintf(&key, "%lld %lld %s", (long long)m->offset, (long long)m->size, m->object) < 0)
+		ct_out_of_memory();
 	HASH_FIND_STR(b->modwords, key, e);
 	if (!e) {
+		n = (int)strlen(key);
 		e = ct_rm_scratch(b, sizeof(*e));
-		e->key = key;
+		e->key = memcpy(ct_rm_scratch(b, (size_t)n + 1), key, (size_t)n + 1);
 		ct_module_images_words(b->d, m, e->words, sizeof(e->words));
 		HASH_ADD_KEYPTR(hh, b->modwords, e->key, strlen(e->key), e);
 	}
+	free(key);
 	return ct_rm_keep(b->m, e->words);
 }

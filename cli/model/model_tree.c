@@ -368,6 +368,19 @@ static void name_words(const struct ct_loaded *o, char *buf, size_t size)
 			 other ? ", as " : "", other ? o->name_path : "");
 }
 
+/*
+ * A line's words kept in the model: "" and the rules' own words (static:
+ * vocabulary, not the trace's) as they are, anything made in a buffer
+ * (buf, or any when buf is NULL) copied. A job's -v report makes a line
+ * for every library of every rank.
+ */
+static const char *words_kept(struct ct_rm_build *b, const char *s, const char *buf)
+{
+	if (!s[0])
+		return "";
+	return !buf || s == buf ? ct_rm_keep(b->m, s) : s;
+}
+
 /* The nodes of a tree as they are made: grown, then kept in the model. */
 struct nodes {
 	struct ct_rm_node *v;
@@ -402,14 +415,14 @@ static void walk(struct ct_rm_build *b, const struct index *x, size_t o, int dep
 		e = &acc->v[at];
 		memset(e, 0, sizeof(*e));
 		e->path = ct_rm_str(b, c->path);
-		e->how = ct_rm_keep(b->m, how);
-		e->rule = ct_rm_keep(b->m, rule_of(c, rule, sizeof(rule)));
-		e->what = ct_rm_keep(b->m, w->what);
-		e->version = ct_rm_keep(b->m, w->cuda && !w->what[0] ? w->ver : "");
+		e->how = c->request ? ct_rm_keep(b->m, how) : "";
+		e->rule = words_kept(b, rule_of(c, rule, sizeof(rule)), rule);
+		e->what = words_kept(b, w->what, NULL);
+		e->version = w->cuda && !w->what[0] ? words_kept(b, w->ver, NULL) : "";
 		e->other_namespace = c->lmid != 0;
 		e->times = kids[i]->times;
 		e->failed_dlopen = c->closed && c->request && c->request->error;
-		e->also = ct_rm_keep(b->m, also);
+		e->also = words_kept(b, also, NULL);
 		e->leads = x->leads[ci];
 		walk(b, x, ci, depth + 1, acc);
 		acc->v[at].end = acc->n;
@@ -459,8 +472,8 @@ void ct_rm_tree_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struc
 			continue;
 		name_words(o, also, sizeof(also));
 		tree->also[tree->nalso].path = ct_rm_str(b, o->path);
-		tree->also[tree->nalso].rule = ct_rm_keep(b->m, rule_of(o, rule, sizeof(rule)));
-		tree->also[tree->nalso++].also = ct_rm_keep(b->m, also);
+		tree->also[tree->nalso].rule = words_kept(b, rule_of(o, rule, sizeof(rule)), rule);
+		tree->also[tree->nalso++].also = words_kept(b, also, NULL);
 	}
 out:
 	index_release(&x);

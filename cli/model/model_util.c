@@ -185,7 +185,8 @@ const char *ct_rm_version(struct ct_rm_build *b, const char *path, const char *s
 {
 	size_t slen = soname ? strlen(soname) + 1 : 0, plen = strlen(path);
 	struct ct_rm_versions *v;
-	char *key = ct_rm_scratch(b, 1 + slen + plen);
+	/* Asked for every library of every rank: the key is kept only when it is new. */
+	char *key = ct_xmalloc(1 + slen + plen);
 
 	/* A first byte says whether there is a soname: none differs from "". */
 	key[0] = soname ? 's' : '-';
@@ -195,11 +196,12 @@ const char *ct_rm_version(struct ct_rm_build *b, const char *path, const char *s
 	HASH_FIND(hh, b->versions, key, 1 + slen + plen, v);
 	if (!v) {
 		v = ct_rm_scratch(b, sizeof(*v));
-		v->key = key;
+		v->key = memcpy(ct_rm_scratch(b, 1 + slen + plen), key, 1 + slen + plen);
 		v->klen = 1 + slen + plen;
 		ct_library_version_read(path, soname, v->ver, sizeof(v->ver));
 		HASH_ADD_KEYPTR(hh, b->versions, v->key, v->klen, v);
 	}
+	free(key);
 	snprintf(buf, size, "%s", v->ver);
 	return buf;
 }

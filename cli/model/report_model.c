@@ -207,7 +207,8 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 	verdict_build(&b);
 	ct_rm_endings_build(&b);
 	job_notes_build(&b);
-	env_build(&b);
+	if (o->markdown)
+		env_build(&b);
 	m->files.no_record = t->bad_files;
 	m->files.no_start = t->unstarted_files;
 	m->files.other_owner = t->foreign_files;

@@ -402,7 +402,7 @@ struct ct_report_model {
 	size_t nfinding_words;
 
 	struct ct_rm_left_out files;
-	struct ct_rm_env_line *env; /* Markdown's environment section */
+	struct ct_rm_env_line *env; /* Markdown's environment section (options.markdown) */
 	size_t nenv;
 };
 
@@ -417,6 +417,8 @@ struct ct_report_model_options {
 	 * thousand, and with -v no rank's libraries twice.
 	 */
 	bool json;
+	/* The environment section Markdown prints (every process's variables, counted). */
+	bool markdown;
 	const struct ct_loader *machine; /* the machine judged on (ct_diagnose); borrowed */
 };
 
