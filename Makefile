@@ -99,8 +99,9 @@ ELFSCAN_SRC := elfscan/fatbin.c elfscan/cubin.c elfscan/ptx.c elfscan/names.c \
 
 # cli/ in layers (cli/README): each folder may include its own headers and
 # those of the layers below it, and no others, so a wrong include does not
-# compile. commands -> render -> model -> diagnose -> {loader, trace} -> common
-# -> elfscan.
+# compile. commands -> render -> model -> diagnose -> {loader, trace} ->
+# common -> elfscan. The views of render/ see the report model and common/
+# only (and elfscan/ and include/ because common's headers include them).
 CLI_COMMON_SRC := $(wildcard cli/common/*.c)
 CLI_TRACE_SRC := $(wildcard cli/trace/*.c)
 CLI_LOADER_SRC := $(wildcard cli/loader/*.c)
@@ -108,8 +109,8 @@ CLI_DIAGNOSE_SRC := $(wildcard cli/diagnose/*.c)
 CLI_MODEL_SRC := $(wildcard cli/model/*.c)
 CLI_RENDER_SRC := $(wildcard cli/render/*.c)
 CLI_CMD_SRC := $(wildcard cli/cmd/*.c)
-CLI_SRC := $(CLI_CMD_SRC) $(CLI_RENDER_SRC) $(CLI_MODEL_SRC) $(CLI_DIAGNOSE_SRC) $(CLI_LOADER_SRC) \
-	$(CLI_TRACE_SRC) $(CLI_COMMON_SRC)
+CLI_SRC := $(CLI_CMD_SRC) $(CLI_RENDER_SRC) $(CLI_MODEL_SRC) $(CLI_DIAGNOSE_SRC) \
+	$(CLI_LOADER_SRC) $(CLI_TRACE_SRC) $(CLI_COMMON_SRC)
 
 INC_ELFSCAN := -Iinclude -Ielfscan
 INC_COMMON := -Icli/common $(INC_ELFSCAN)
@@ -117,8 +118,8 @@ INC_TRACE := -Icli/trace $(INC_COMMON)
 INC_LOADER := -Icli/loader $(INC_COMMON)
 INC_DIAGNOSE := -Icli/diagnose -Icli/loader -Icli/trace $(INC_COMMON)
 INC_MODEL := -Icli/model $(INC_DIAGNOSE)
-INC_RENDER := -Icli/render $(INC_MODEL)
-INC_CMD := -Icli/cmd $(INC_RENDER)
+INC_RENDER := -Icli/render -Icli/model $(INC_COMMON)
+INC_CMD := -Icli/cmd -Icli/render $(INC_MODEL)
 # The whole CLI's, for the unit tests and fuzzers.
 INC_CLI := $(INC_CMD)
 

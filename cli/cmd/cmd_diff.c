@@ -2,8 +2,9 @@
  * cudatrace diff A B: what differs for CUDA between two runs, machines or
  * containers. Each side is a trace folder (-o), or what report --json or
  * doctor --json printed there. A folder is read and diagnosed as report
- * does, into report's own JSON document, so that a folder and its
- * report --json compare the same; the comparing is compare.c's.
+ * does, into report's own model, and a report --json is read back into
+ * the same model, so that a folder and its report --json compare the
+ * same; the comparing is compare.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "diff_out.h"
-#include "report.h"
+#include "report_model.h"
 #include "resolve.h"
 #include "trace.h"
 #include "files.h"
@@ -132,15 +133,17 @@ static int read_stdin(char **text, size_t *len, char *why, size_t size)
 	return 0;
 }
 
-/* A trace folder as report --json prints it (one diagnosis, the same document). */
-static int folder_doc(const char *dir, bool trust_owner, char **text, size_t *len, char *why,
-		      size_t size)
+/*
+ * A trace folder's report model, as report builds it (one diagnosis, every
+ * process's facts): what its own report --json would be read back into.
+ */
+static int folder_model(const char *dir, bool trust_owner, struct ct_report_model **out,
+			char *why, size_t size)
 {
-	struct ct_report_options o;
+	struct ct_report_model_options o;
 	struct ct_loader machine;
 	struct ct_trace t;
 	char *dirs[1] = { (char *)dir };
-	FILE *mem;
 
 	ct_trace_init(&t);
 	t.threads = ct_threads(8);
@@ -148,25 +151,21 @@ static int folder_doc(const char *dir, bool trust_owner, char **text, size_t *le
 		ct_trace_release(&t);
 		return -1;
 	}
-	*text = NULL;
-	*len = 0;
-	mem = open_memstream(text, len);
-	if (!mem)
-		ct_out_of_memory();
 	memset(&o, 0, sizeof(o));
 	ct_machine_open(&machine);
 	o.machine = &machine;
-	ct_report(&t, &o, NULL, mem);
+	o.json = true;
+	*out = ct_xmalloc(sizeof(**out));
+	ct_report_model_build(*out, &t, &o);
 	ct_loader_release(&machine);
 	ct_trace_release(&t);
-	if (fclose(mem) != 0)
-		ct_out_of_memory();
 	return 0;
 }
 
 static int load(const char *label, const char *path, bool trust_owner, struct ct_side *s,
 		const char **what)
 {
+	struct ct_report_model *model;
 	char why[1024], *text = NULL;
 	size_t len = 0;
 	struct stat st;
@@ -178,7 +177,12 @@ static int load(const char *label, const char *path, bool trust_owner, struct ct
 		rc = read_stdin(&text, &len, why, sizeof(why));
 	} else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		*what = "trace folder";
-		rc = folder_doc(path, trust_owner, &text, &len, why, sizeof(why));
+		rc = folder_model(path, trust_owner, &model, why, sizeof(why));
+		/* The side owns the model: its facts point into it. */
+		if (rc == 0) {
+			ct_side_from_model(s, model);
+			return 0;
+		}
 	} else {
 		*what = "report";
 		rc = read_doc(path, &text, &len, why, sizeof(why));

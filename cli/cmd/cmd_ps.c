@@ -298,7 +298,7 @@ int ct_cmd_ps(int argc, char **argv)
 	o.markdown = markdown;
 	o.home = getenv("HOME");
 	o.machine = &machine;
-	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
+	worst = ct_cmd_print_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
 	ct_loader_release(&machine);
 	ct_trace_release(&t);
 	rc = worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;

@@ -12,7 +12,41 @@
 #include "commands.h"
 #include "elfscan.h"
 #include "report.h"
+#include "report_model.h"
 #include "resolve.h"
+#include "trace.h"
+
+int ct_cmd_print_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,
+			FILE *json)
+{
+	struct ct_report_model_options mo;
+	struct ct_report_model m;
+	struct ct_report_view v;
+	int worst;
+
+	memset(&mo, 0, sizeof(mo));
+	mo.targets = o->targets;
+	mo.ntargets = o->ntargets;
+	mo.verbose = o->verbose;
+	mo.json = json != NULL;
+	mo.markdown = text && o->markdown;
+	mo.machine = o->machine;
+	ct_report_model_build(&m, t, &mo);
+	memset(&v, 0, sizeof(v));
+	v.findings_only = o->findings_only;
+	v.verbose = o->verbose;
+	v.colour = o->colour;
+	v.home = o->home;
+	if (text && o->markdown)
+		ct_report_markdown(text, &m, &v);
+	else if (text)
+		ct_report_text(text, &m, &v);
+	if (json)
+		ct_report_json(json, &m);
+	worst = m.worst;
+	ct_report_model_release(&m);
+	return worst;
+}
 
 static void usage(FILE *out)
 {
@@ -209,7 +243,7 @@ int ct_cmd_report(int argc, char **argv)
 	o.home = getenv("HOME");
 	ct_machine_open_asked(&machine, &asked);
 	o.machine = &machine;
-	worst = ct_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
+	worst = ct_cmd_print_report(&t, &o, json ? NULL : stdout, json ? stdout : NULL);
 	ct_loader_release(&machine);
 	ct_trace_release(&t);
 	return worst == CT_SEV_ERROR ? CT_EXIT_FINDING : CT_EXIT_OK;

@@ -1083,7 +1083,7 @@ int ct_cmd_run(int argc, char **argv)
 				failed = true;
 			if (text && !quiet)
 				fputc('\n', stderr);
-			ct_report(&trace, &o, text ? stderr : NULL, json);
+			ct_cmd_print_report(&trace, &o, text ? stderr : NULL, json);
 			ct_loader_release(&machine);
 		}
 		ct_trace_release(&trace);

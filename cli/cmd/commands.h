@@ -95,4 +95,26 @@ struct ct_trace;
 int ct_cmd_read_traces(struct ct_trace *t, char *const *dirs, int n, bool trust_owner, char *why,
 		       size_t size);
 
+/* What run, report and ps PID print of a trace, and how. */
+struct ct_report_options {
+	const struct elfscan_target *targets; /* --arch; NULL: the GPUs recorded */
+	size_t ntargets;
+	bool findings_only;  /* -q */
+	bool verbose;        /* every line of evidence */
+	bool colour;         /* ANSI colours in the text */
+	bool markdown;       /* the text as Markdown, for an issue (markdown.h) */
+	const char *home;    /* Markdown: the home directory, written ~; borrowed */
+	const struct ct_loader *machine; /* the machine judged on (ct_diagnose); borrowed */
+};
+
+/*
+ * The report of t (cmd_report.c): its model built once
+ * (ct_report_model_build), then printed by every view asked: the text
+ * (Markdown with o->markdown) to text, the JSON document to json; either
+ * may be NULL. Returns the worst severity found (enum ct_severity), or -1
+ * when there is no finding.
+ */
+int ct_cmd_print_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,
+			FILE *json);
+
 #endif

@@ -1,17 +1,22 @@
 /*
- * cudatrace diff's comparing (compare.h): two JSON documents read into
- * the same facts, and what differs between them. Both documents are
- * untrusted (another machine's, pasted into an issue): every member is
- * read by type with a fallback, and a document that is not what it says
- * is an error, not a wrong answer.
+ * cudatrace diff's comparing (compare.h): two sides read into the same
+ * facts, and what differs between them. A report side comes from a report
+ * model (report_model.h): one built from a trace folder, or one read back
+ * from a report --json document (model_read.c), so a folder and its own
+ * report --json are the same input. A doctor side is read from its JSON
+ * document. Documents are untrusted (another machine's, pasted into an
+ * issue): every member is read by type with a fallback, and a document
+ * that is not what it says is an error, not a wrong answer.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "ct_utf8.h"
 #include "jsonparse.h"
 #include "libnames.h"
+#include "report_model.h"
 #include "util.h"
 
 /* A report of a big job holds millions of values; this many is plenty. */
@@ -194,72 +199,109 @@ static void add_gpu(struct ct_side *s, const char *name, const char *cc)
 	g->cc = cc;
 }
 
-static void load_report(struct ct_side *s, const struct ct_jv *doc)
+/*
+ * s as report --json writes it and JSON reads it back: a byte that is not
+ * UTF-8 becomes the character of its value (the writer's \u00XX). So a
+ * folder's model says what its own document says.
+ */
+static const char *as_json(struct ct_arena *a, const char *s)
 {
-	const struct ct_jv *procs = ct_jget(doc, "processes"), *fs = ct_jget(doc, "findings");
-	size_t i, k;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, n, k = 0;
+	char *out;
 
+	if (!s)
+		return NULL;
+	n = strlen(s);
+	for (i = 0; i < n; i += u[i] < 0x80 ? 1 : ct_utf8_len(u + i, n - i))
+		if (u[i] >= 0x80 && !ct_utf8_len(u + i, n - i))
+			break;
+	if (i >= n)
+		return s;
+	out = ct_arena_alloc(a, 2 * n + 1);
+	for (i = 0; i < n;) {
+		size_t len = u[i] < 0x80 ? 1 : ct_utf8_len(u + i, n - i);
+
+		if (len) {
+			memcpy(out + k, s + i, len);
+			k += len;
+			i += len;
+			continue;
+		}
+		out[k++] = (char)(0xC0 | u[i] >> 6);
+		out[k++] = (char)(0x80 | (u[i] & 0x3F));
+		i++;
+	}
+	out[k] = '\0';
+	return out;
+}
+
+/*
+ * The facts of a report's model: each process's CUDA libraries (the
+ * driver's apart), its searches that found nothing, the first driver
+ * recorded and its GPUs, its device code's verdicts, its variables; then
+ * the findings. A model built here says its strings as its document
+ * would (as_json); one read back says them so already.
+ */
+static void from_model(struct ct_side *s, const struct ct_report_model *m)
+{
+	struct ct_arena *a = &s->arena;
+	size_t i, k, v, j;
+
+#define J(x) (m->from_json ? (x) : as_json(a, (x)))
 	s->kind = CT_SIDE_REPORT;
 	s->has_code = true;
-	for (i = 0; is_array(procs) && i < procs->u.c.n; i++) {
-		const struct ct_jv *p = procs->u.c.items[i];
-		const struct ct_jv *libs = ct_jget(p, "libraries"), *nf = ct_jget(p, "not_found");
-		const struct ct_jv *drv = ct_jget(p, "driver"), *code = ct_jget(p, "device_code");
-		const struct ct_jv *env = ct_jget(p, "env");
+	for (i = 0; i < m->nprocs; i++) {
+		const struct ct_rm_proc *p = &m->procs[i];
 
 		/*
 		 * A wrapper (pyenv's shims and their helpers, roles.h) is not what
 		 * the user ran: what it searched for (pyenv-realpath.dylib) is no
 		 * difference between two runs of one program.
 		 */
-		if (!is_object(p) || ct_jbool(p, "wrapper", false))
+		if (p->wrapper)
 			continue;
 		s->nprocs++;
-		for (k = 0; is_array(libs) && k < libs->u.c.n; k++) {
-			const struct ct_jv *l = libs->u.c.items[k];
-			const char *path = str_or_null(l, "path"), *soname = str_or_null(l, "soname");
+		for (k = 0; k < p->nlibs; k++) {
+			const struct ct_rm_lib *l = &p->libs[k];
+			const char *path = J(l->path), *soname = J(l->soname);
 
-			if (!ct_jbool(l, "cuda", false) || !path)
+			if (!l->cuda || !path)
 				continue;
 			if (is_driver(soname, path)) {
 				/* "1" is the soname's major, not the driver's version. */
-				const char *v = str_or_null(l, "version");
+				const char *ver = J(l->version);
 
-				if (!s->driver_version && soname && v && strchr(v, '.') &&
+				if (!s->driver_version && soname && ver && strchr(ver, '.') &&
 				    ct_driver_library(soname) == CT_DRIVER_LIB_CUDA)
-					s->driver_version = v;
+					s->driver_version = ver;
 				continue;
 			}
-			add_lib(s, soname, path, str_or_null(l, "version"), str_or_null(l, "found_via"));
+			add_lib(s, soname, path, J(l->version), J(l->found_via));
 		}
-		for (k = 0; is_array(nf) && k < nf->u.c.n; k++) {
-			const char *name = str_or_null(nf->u.c.items[k], "name");
-			size_t j;
+		for (k = 0; k < p->nnot_found; k++) {
+			const char *name = J(p->not_found[k].name);
 
 			for (j = 0; name && j < s->nnot_found; j++)
 				if (strcmp(s->not_found[j], name) == 0)
 					break;
 			if (name && j == s->nnot_found)
-				*PUSH(s->not_found, s->nnot_found, &s->arena) = name;
+				*PUSH(s->not_found, s->nnot_found, a) = name;
 		}
-		if (is_object(drv) && !s->has_driver) {
-			const struct ct_jv *devs = ct_jget(drv, "devices");
-
+		if (p->driver.present && !s->has_driver) {
 			s->has_driver = true;
-			s->driver_path = str_or_null(drv, "path");
-			s->driver_cuda = (int)ct_jint(drv, "version", 0);
-			for (k = 0; is_array(devs) && k < devs->u.c.n; k++)
-				add_gpu(s, str_or_null(devs->u.c.items[k], "name"),
-					str_or_null(devs->u.c.items[k], "cc"));
+			s->driver_path = J(p->driver.path);
+			s->driver_cuda = (int)p->driver.version;
+			for (k = 0; k < p->driver.ngpus; k++)
+				add_gpu(s, J(p->driver.gpus[k].name), J(p->driver.gpus[k].cc));
 		}
-		for (k = 0; is_array(code) && k < code->u.c.n; k++) {
-			const struct ct_jv *c = code->u.c.items[k], *vs = ct_jget(c, "verdicts");
-			const char *object = base_of(str_or_null(c, "object"));
-			size_t v, j;
+		for (k = 0; k < p->ncode; k++) {
+			const struct ct_rm_code *c = p->code[k].code;
+			const char *object = base_of(J(p->code[k].object));
 
-			for (v = 0; object && is_array(vs) && v < vs->u.c.n; v++) {
-				const char *target = str_or_null(vs->u.c.items[v], "target");
-				const char *verdict = str_or_null(vs->u.c.items[v], "verdict");
+			for (v = 0; object && v < c->nverdicts; v++) {
+				const char *target = J(c->verdicts[v].target);
+				const char *verdict = J(c->verdicts[v].verdict);
 				struct ct_side_code *o;
 
 				if (!target || !verdict)
@@ -270,25 +312,33 @@ static void load_report(struct ct_side *s, const struct ct_jv *doc)
 						break;
 				if (j < s->ncode)
 					continue;
-				o = PUSH(s->code, s->ncode, &s->arena);
+				o = PUSH(s->code, s->ncode, a);
 				o->object = object;
 				o->target = target;
 				o->verdict = verdict;
 			}
 		}
 		/* A report of an older cudatrace has no env: then none is compared. */
-		if (is_object(env)) {
+		if (p->has_env) {
 			s->env_known = report_env;
 			s->nenv_known = 1;
 		}
-		for (k = 0; is_object(env) && k < env->u.c.n; k++) {
-			const struct ct_jv *v = env->u.c.items[k];
-
-			add_var(s, env->u.c.keys[k], v && v->type == CT_J_STR ? v->u.str.s : NULL);
-		}
+		for (k = 0; k < p->nenv; k++)
+			add_var(s, J(p->env[k].name), J(p->env[k].value));
 	}
-	for (i = 0; is_array(fs) && i < fs->u.c.n; i++)
-		add_finding(s, fs->u.c.items[i]);
+	for (i = 0; i < m->nfinding_words; i++) {
+		const struct ct_rm_finding_words *w = &m->finding_words[i];
+		struct ct_side_finding *o;
+
+		if (!w->code)
+			continue;
+		o = PUSH(s->findings, s->nfindings, a);
+		o->code = J(w->code);
+		o->severity = w->severity ? J(w->severity) : "";
+		o->message = w->message ? J(w->message) : "";
+		o->object = J(w->object);
+	}
+#undef J
 }
 
 static void load_doctor(struct ct_side *s, const struct ct_jv *doc)
@@ -366,25 +416,38 @@ static enum ct_side_driver driver_state(const struct ct_side *s)
 	return CT_SIDE_DRIVER_NOT_ASKED;
 }
 
+void ct_side_from_model(struct ct_side *s, struct ct_report_model *m)
+{
+	memset(s, 0, sizeof(*s));
+	ct_arena_init(&s->arena);
+	s->model = m;
+	from_model(s, m);
+	s->driver = driver_state(s);
+}
+
 int ct_side_load(struct ct_side *s, char *text, size_t len, char *why, size_t size)
 {
 	const struct ct_jv *doc;
 	const char *err = NULL, *schema, *error;
+	struct ct_report_model *m;
+	struct ct_arena parsed;
 	size_t n;
+	int rc = -1;
 
 	memset(s, 0, sizeof(*s));
 	ct_arena_init(&s->arena);
+	ct_arena_init(&parsed);
 	s->text = text;
-	doc = ct_json_parse_inplace(&s->arena, text, len, SIDE_VALUES_MAX, &err);
+	doc = ct_json_parse_inplace(&parsed, text, len, SIDE_VALUES_MAX, &err);
 	if (!doc) {
 		snprintf(why, size, "not a JSON document (%s)",
 			 err == ct_json_too_many ? "too large" : err ? err : "empty");
-		return -1;
+		goto out;
 	}
 	schema = ct_jstr(doc, "schema", NULL);
 	if (!is_object(doc) || !schema) {
 		snprintf(why, size, "not a cudatrace report or doctor document (no \"schema\")");
-		return -1;
+		goto out;
 	}
 	n = strlen("cudatrace.report/");
 	if (strncmp(schema, "cudatrace.report/", n) == 0 ||
@@ -392,24 +455,38 @@ int ct_side_load(struct ct_side *s, char *text, size_t len, char *why, size_t si
 		if (strcmp(schema + n, "1") != 0) {
 			snprintf(why, size, "a %.*s document of version %.16s, newer than this cudatrace "
 				 "reads (1)", (int)(n - 11), schema + 10, schema + n);
-			return -1;
+			goto out;
 		}
 	} else {
 		snprintf(why, size, "a %.64s document: diff compares reports (report --json, a trace "
 			 "folder) and doctors (doctor --json)", schema);
-		return -1;
+		goto out;
 	}
 	error = ct_jstr(doc, "error", NULL);
 	if (error) {
 		snprintf(why, size, "the report could not read its traces: %.400s", error);
-		return -1;
+		goto out;
 	}
-	if (schema[10] == 'r')
-		load_report(s, doc);
-	else
-		load_doctor(s, doc);
+	if (schema[10] == 'r') {
+		/* A report is read into its model, which keeps its own copy of every string. */
+		m = ct_xmalloc(sizeof(*m));
+		if (ct_report_model_read(m, doc, why, size) != 0) {
+			ct_report_model_release(m);
+			free(m);
+			goto out;
+		}
+		ct_arena_release(&parsed);
+		free(text);
+		ct_side_from_model(s, m);
+		return 0;
+	}
+	load_doctor(s, doc);
 	s->driver = driver_state(s);
-	return 0;
+	rc = 0;
+out:
+	/* The doctor's facts point into the document, parsed in place: kept with the side. */
+	ct_arena_adopt(&s->arena, &parsed);
+	return rc;
 }
 
 const char *ct_side_driver_id(enum ct_side_driver d)
@@ -421,6 +498,10 @@ const char *ct_side_driver_id(enum ct_side_driver d)
 void ct_side_release(struct ct_side *s)
 {
 	free(s->text);
+	if (s->model) {
+		ct_report_model_release(s->model);
+		free(s->model);
+	}
 	ct_arena_release(&s->arena);
 	memset(s, 0, sizeof(*s));
 }

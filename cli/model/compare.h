@@ -1,14 +1,15 @@
 /*
  * cudatrace diff: two runs, machines or containers side by side (compare.c).
- * Each side is a JSON document: a report (cudatrace.report/1: what report
- * --json prints, and what diff makes of a trace folder) or a doctor
- * (cudatrace.doctor/1). Both are read into the same facts, compared by
- * what a library is (its soname's stem: libcudart, whatever its major or
- * path), never by path, and the differences ordered by how likely each is
- * the cause of a failure.
+ * Each side is a report or a doctor. A report is a report model
+ * (report_model.h): one built from a trace folder, or one read back from
+ * what report --json printed (cudatrace.report/1); a doctor is what doctor
+ * --json printed (cudatrace.doctor/1). Both are read into the same facts,
+ * compared by what a library is (its soname's stem: libcudart, whatever
+ * its major or path), never by path, and the differences ordered by how
+ * likely each is the cause of a failure.
  *
  * A model (cli/model/): diff's views (render/diff_out.c) read these types
- * and nothing else, so this header includes only cli/common/ headers.
+ * and nothing else.
  */
 #ifndef CT_COMPARE_H
 #define CT_COMPARE_H
@@ -54,10 +55,13 @@ struct ct_side_var {
  */
 enum ct_side_driver { CT_SIDE_DRIVER_NOT_ASKED, CT_SIDE_DRIVER_NOT_FOUND, CT_SIDE_DRIVER_FOUND };
 
+struct ct_report_model;
+
 struct ct_side {
 	enum ct_side_kind kind;
 	struct ct_arena arena;
-	char *text;                  /* the document (malloc'd, owned): its strings' home */
+	char *text;                  /* a doctor's document (malloc'd, owned): its strings' home */
+	struct ct_report_model *model; /* a report's model (malloc'd, owned): its strings' home */
 	size_t nprocs;               /* report: its processes */
 	struct ct_side_lib *libs;    /* CUDA libraries but the driver's, first seen first */
 	size_t nlibs;
@@ -83,12 +87,18 @@ struct ct_side {
 
 /*
  * Read a report or doctor JSON document (text[0..len), malloc'd and
- * NUL-terminated: s owns it from here, and writes into it) into s. 0, or
- * -1 with a reason in why: not JSON, not one of those documents, a newer
- * major of one, or a report that says it could not read its traces. s
- * must be released either way.
+ * NUL-terminated: s owns it from here, and writes into it) into s; a
+ * report through its model (ct_report_model_read). 0, or -1 with a
+ * reason in why: not JSON, not one of those documents, a newer major of
+ * one, or a report that says it could not read its traces. s must be
+ * released either way.
  */
 int ct_side_load(struct ct_side *s, char *text, size_t len, char *why, size_t size);
+/*
+ * A report side from its model: m (malloc'd) built with every process's
+ * facts (json set), or read back; s owns it from here.
+ */
+void ct_side_from_model(struct ct_side *s, struct ct_report_model *m);
 void ct_side_release(struct ct_side *s);
 
 /* What differs, by kind, in the order a failure's cause is most likely found. */

@@ -1,262 +1,33 @@
-/* How processes ended, in words; see ending.h. */
-#include <string.h>
-
-#include "cuda_errors.h"
+/* How processes ended, laid out; see ending.h. */
 #include "ending.h"
-#include "signals.h"
 #include "text.h"
-
-/* The verdict names this many processes that ended badly, then counts the rest. */
-#define NAMED_MAX 3
 
 /* What no exit record can mean (the shim sees no signal: it installs no handler). */
 static const char no_record_why[] = ": killed by a signal, or it left without calling exit";
 
-static const char *base(const char *path)
+void ct_ending_print(FILE *out, const struct ct_rm_end *e)
 {
-	const char *b = path ? strrchr(path, '/') : NULL;
-
-	return b ? b + 1 : path ? path : "?";
+	ct_tprintf(out, "  end: %s%s%s\n", e->how, e->after, e->no_record ? no_record_why : "");
 }
 
-/* "returned 0 (ok)", "returned 209 (no kernel image ...)". */
-static void result_words(int64_t rc, char *buf, size_t size)
+void ct_endings_print(FILE *out, const struct ct_report_model *m)
 {
-	snprintf(buf, size, "returned %lld (%s)", (long long)rc,
-		 rc == 0 ? "ok" : ct_cu_error_text((int)rc));
-}
+	size_t i;
 
-const char *ct_last_cuda_words(const struct ct_proc *p, char *buf, size_t size)
-{
-	size_t i = p->last_cuda_index;
-	char rc[160];
+	for (i = 0; i < m->nabnormal; i++) {
+		const struct ct_rm_abnormal *a = &m->abnormal[i];
 
-	buf[0] = '\0';
-	switch (p->last_cuda) {
-	case CT_CUDA_EV_NONE:
-		break;
-	case CT_CUDA_EV_OPEN:
-		if (i < p->nobjects)
-			snprintf(buf, size, "loading %s", p->objects[i].path);
-		break;
-	case CT_CUDA_EV_SEARCH:
-		if (i < p->nsearches)
-			snprintf(buf, size, "a search for %s%s", p->searches[i].name,
-				 p->searches[i].found ? "" : " that opened nothing");
-		break;
-	case CT_CUDA_EV_DLOPEN:
-		if (i < p->nrequests)
-			snprintf(buf, size, "%s of %s by %s", p->requests[i].api,
-				 p->requests[i].name ? p->requests[i].name : "?",
-				 base(p->requests[i].caller));
-		break;
-	case CT_CUDA_EV_MODULE:
-		if (i >= p->nmodules)
-			break;
-		if (p->modules[i].registration) {
-			snprintf(buf, size, "%s by %s", p->modules[i].api, base(p->modules[i].caller));
-			break;
-		}
-		result_words(p->modules[i].result, rc, sizeof(rc));
-		snprintf(buf, size, "%s by %s %s", p->modules[i].api, base(p->modules[i].caller), rc);
-		break;
-	case CT_CUDA_EV_CUINIT:
-		result_words(p->cuinit, rc, sizeof(rc));
-		snprintf(buf, size, "cuInit %s", rc);
-		break;
-	case CT_CUDA_EV_DRIVER:
-		snprintf(buf, size, "asking %s for its entry points",
-			 p->driver.path ? p->driver.path : "the driver");
-		break;
+		ct_tprintf(out, "%s %s%s%s%s\n", a->who, a->was ? "was " : "", a->how, a->after,
+			   a->no_record ? no_record_why : "");
 	}
-	return buf;
-}
-
-/* "SIGSEGV (signal 11)"; a signal without a name is its number. */
-static void signal_words(int64_t sig, char *buf, size_t size)
-{
-	const char *name = ct_signal_abbrev(sig);
-
-	if (name)
-		snprintf(buf, size, "SIG%s (signal %lld)", name, (long long)sig);
-	else
-		snprintf(buf, size, "signal %lld", (long long)sig);
-}
-
-/* "killed by SIGSEGV (signal 11)", "exited with status 0", ...: how p ended (e). */
-static void ending_words(const struct ct_proc *p, const struct ct_ending *e, char *buf,
-			 size_t size)
-{
-	char sig[64];
-
-	switch (e->kind) {
-	case CT_END_EXIT:
-		snprintf(buf, size, "exited with status %lld", (long long)e->status);
-		break;
-	case CT_END_RETURN:
-		snprintf(buf, size, "returned from main (its exit status is not recorded)");
-		break;
-	case CT_END_SIGNAL:
-		signal_words(e->signal, sig, sizeof(sig));
-		snprintf(buf, size, "killed by %s", sig);
-		break;
-	case CT_END_EXEC:
-		if (e->exec)
-			snprintf(buf, size, "replaced by %s of %s", e->exec->api,
-				 e->exec->path ? e->exec->path : "?");
-		else
-			snprintf(buf, size, "replaced by another program (exec)");
-		break;
-	case CT_END_NO_RECORD:
-		snprintf(buf, size, "no exit record");
-		break;
-	case CT_END_UNKNOWN:
-		snprintf(buf, size, "not known (records of it were lost)");
-		break;
-	case CT_END_RUNNING:
-		snprintf(buf, size, p->running ? "still running (read from /proc)"
-					       : "still running (its pid is alive, the same "
-						 "process): what it does from now on is not in "
-						 "this report");
-		break;
-	}
-}
-
-/* " after EVENT", or for a bad end with none, " before any CUDA event". */
-static void after_words(const struct ct_proc *p, char *buf, size_t size)
-{
-	char ev[1024];
-
-	if (ct_last_cuda_words(p, ev, sizeof(ev))[0])
-		snprintf(buf, size, " after %s", ev);
-	else
-		snprintf(buf, size, " before any CUDA event");
-}
-
-void ct_ending_print(FILE *out, const struct ct_proc *p)
-{
-	struct ct_ending e;
-	char how[1200], after[1100] = "";
-
-	ct_proc_ending(p, &e);
-	ending_words(p, &e, how, sizeof(how));
-	if (ct_ending_abnormal(&e))
-		after_words(p, after, sizeof(after));
-	ct_tprintf(out, "  end: %s%s%s\n", how, after, e.kind == CT_END_NO_RECORD ? no_record_why : "");
-}
-
-/* "the program", or "process 123 (cmd args)": who p is in the verdict's lines. */
-static void who_words(const struct ct_proc *p, size_t runs, char *buf, size_t size)
-{
-	char cmd[80];
-
-	/* One run: the program cudatrace started is "the program". */
-	if (p->launched && runs == 1) {
-		snprintf(buf, size, "the program");
-		return;
-	}
-	ct_proc_command(p, cmd, sizeof(cmd), 40);
-	snprintf(buf, size, "process %lld (%s)", (long long)p->pid, cmd);
-}
-
-/*
- * A line for each traced process that still runs (a daemon that outlived
- * the program), the first few, then how many more: its trace goes on.
- */
-static void running_print(FILE *out, const struct ct_trace *t, size_t runs)
-{
-	size_t i, named = 0, more = 0;
-	char who[160];
-
-	for (i = 0; i < t->nprocs; i++) {
-		const struct ct_proc *p = &t->procs[i];
-
-		if (!p->still_running)
-			continue;
-		if (named == NAMED_MAX) {
-			more++;
-			continue;
-		}
-		named++;
-		who_words(p, runs, who, sizeof(who));
-		ct_tprintf(out, "%s is still running: what it does from now on is not in this "
-				"report\n", who);
-	}
-	if (more)
-		ct_tprintf(out, "%zu more process%s still running\n", more, more == 1 ? "" : "es");
-}
-
-bool ct_endings_headline(const struct ct_trace *t, char *buf, size_t size)
-{
-	size_t i, bad = 0, runs = ct_trace_runs(t);
-	const struct ct_proc *one = NULL, *launched = NULL;
-	struct ct_ending e;
-	char who[160], sig[64];
-
-	buf[0] = '\0';
-	for (i = 0; i < t->nprocs; i++) {
-		ct_proc_ending(&t->procs[i], &e);
-		if (ct_ending_abnormal(&e)) {
-			bad++;
-			one = &t->procs[i];
-		}
-		if (t->procs[i].launched)
-			launched = &t->procs[i];
-	}
-	if (bad > 1) {
-		snprintf(buf, size, "%zu processes ended by a signal or without an exit record", bad);
-		return true;
-	}
-	if (bad == 1) {
-		ct_proc_ending(one, &e);
-		who_words(one, runs, who, sizeof(who));
-		if (e.kind == CT_END_SIGNAL) {
-			signal_words(e.signal, sig, sizeof(sig));
-			snprintf(buf, size, "%s was killed by %s", who, sig);
-		} else {
-			snprintf(buf, size, "%s ended without an exit record", who);
-		}
-		return true;
-	}
-	/* A failure status is the program's word that it failed: no clean bill either. */
-	if (runs == 1 && launched) {
-		ct_proc_ending(launched, &e);
-		if (e.kind == CT_END_EXIT && e.status != 0) {
-			snprintf(buf, size, "the program exited with status %lld", (long long)e.status);
-			return true;
-		}
-	}
-	return false;
-}
-
-void ct_endings_print(FILE *out, const struct ct_trace *t)
-{
-	size_t i, named = 0, more = 0, runs = ct_trace_runs(t);
-	struct ct_ending e;
-
-	for (i = 0; i < t->nprocs; i++) {
-		const struct ct_proc *p = &t->procs[i];
-		char who[160], how[1200], after[1100];
-
-		ct_proc_ending(p, &e);
-		if (!ct_ending_abnormal(&e))
-			continue;
-		if (named == NAMED_MAX) {
-			more++;
-			continue;
-		}
-		named++;
-		who_words(p, runs, who, sizeof(who));
-		if (e.kind == CT_END_SIGNAL)
-			ending_words(p, &e, how, sizeof(how));
-		else
-			snprintf(how, sizeof(how), "ended without an exit record");
-		after_words(p, after, sizeof(after));
-		ct_tprintf(out, "%s %s%s%s%s\n", who, e.kind == CT_END_SIGNAL ? "was " : "", how,
-			   after, e.kind == CT_END_NO_RECORD ? no_record_why : "");
-	}
-	if (more)
+	if (m->abnormal_more)
 		ct_tprintf(out, "%zu more process%s ended by a signal or without an exit record\n",
-			   more, more == 1 ? "" : "es");
-	running_print(out, t, runs);
+			   m->abnormal_more, m->abnormal_more == 1 ? "" : "es");
+	/* A daemon that outlived the program: its trace goes on. */
+	for (i = 0; i < m->nrunning; i++)
+		ct_tprintf(out, "%s is still running: what it does from now on is not in this "
+				"report\n", m->running[i]);
+	if (m->running_more)
+		ct_tprintf(out, "%zu more process%s still running\n", m->running_more,
+			   m->running_more == 1 ? "" : "es");
 }

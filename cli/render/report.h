@@ -1,8 +1,11 @@
 /*
- * The report of a trace, shared by `cudatrace run` and `cudatrace report`:
- * the verdict first (errors and warnings), then the findings with their
- * fixes, then the facts per process (facts.c); or all of it as one JSON
- * document {"version", "device", "processes", "findings"}.
+ * The report of run, report and ps PID, as views of the report model
+ * (report_model.h, built once by the command): the text (the verdict
+ * first, errors and warnings, then the findings with their fixes, then
+ * the facts per process: facts.c), the same as Markdown for an issue, and
+ * the JSON document {"version", "device", "processes", "findings"}
+ * (report_json.c: the model written out). Each view reads the model and
+ * nothing else; none judges, opens a file or walks a trace.
  */
 #ifndef CT_REPORT_H
 #define CT_REPORT_H
@@ -10,29 +13,29 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "diagnose.h"
-#include "trace.h"
+#include "report_model.h"
 
-struct ct_loader;
-
-struct ct_report_options {
-	const struct elfscan_target *targets; /* --arch; NULL: the GPUs recorded */
-	size_t ntargets;
-	bool findings_only;  /* -q */
-	bool verbose;        /* every line of evidence */
+/* How the text and Markdown views lay the model out. */
+struct ct_report_view {
+	bool findings_only;  /* -q: the findings alone */
+	bool verbose;        /* -v: every line of evidence, every line of a tree */
 	bool colour;         /* ANSI colours in the text */
-	bool markdown;       /* the text as Markdown, for an issue (markdown.h) */
 	const char *home;    /* Markdown: the home directory, written ~; borrowed */
-	const struct ct_loader *machine; /* the machine judged on (ct_diagnose); borrowed */
 };
 
+/* The text report of m to out: verdict, findings, facts (or -q's findings alone). */
+void ct_report_text(FILE *out, const struct ct_report_model *m, const struct ct_report_view *v);
+
+/* The report of m as GitHub Markdown (markdown.h), to out. */
+void ct_report_markdown(FILE *out, const struct ct_report_model *m,
+			const struct ct_report_view *v);
+
 /*
- * Diagnose t and write the text report to text (NULL: none; Markdown
- * with o->markdown) and the JSON report to json (NULL: none). Returns the worst severity found
- * (enum ct_severity), or -1 when there is no finding.
+ * The JSON document of m (cudatrace.report/1) to out: m written out field
+ * for field. m must hold every process's facts (built with json set, or
+ * read back: all_facts).
  */
-int ct_report(const struct ct_trace *t, const struct ct_report_options *o, FILE *text,
-	      FILE *json);
+void ct_report_json(FILE *out, const struct ct_report_model *m);
 
 /*
  * --color=WHEN: auto (the default: a terminal, and NO_COLOR unset or

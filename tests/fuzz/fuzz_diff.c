@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for diff's comparing and printing (cli/model/compare.c,
+ * libFuzzer target for diff's comparing and printing (cli/model/compare.c, model_read.c,
  * cli/render/diff_out.c): the input is two JSON documents (report or
  * doctor, as someone pasted them) separated by the byte 0x1e (ASCII record
  * separator); each is loaded as a side, and the two are compared both ways

@@ -1,5 +1,5 @@
 /*
- * The facts of a report (cli/render/facts.c, tree.c): made-up traces,
+ * The facts of a report (cli/model/, printed by cli/render/facts.c, tree.c): made-up traces,
  * written as .jsonl files into a temporary directory, judged on a made-up
  * machine (no ld.so.cache, no LD_LIBRARY_PATH), printed as the report
  * prints them. The expected texts were printed by the printers before
@@ -32,8 +32,8 @@
 
 #include "diagnose.h"
 #include "facts.h"
+#include "report_model.h"
 #include "resolve.h"
-#include "roles.h"
 #include "trace.h"
 
 static int world_setup(void **state)
@@ -169,18 +169,22 @@ static void write_proc(struct world *w, const char *host, int pid, int rank, boo
 	free(records);
 }
 
-/* The facts as the report prints them; malloc'd. */
+/* The facts as the report prints them, from its model; malloc'd. */
 static char *facts(const struct world *w, bool verbose)
 {
+	struct ct_report_model_options o;
+	struct ct_report_model model;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
-	struct ct_roles roles;
 
 	assert_non_null(m);
-	ct_roles_find(&roles, &w->t, &w->d);
-	ct_facts_print(m, &w->t, &w->d, &roles, verbose);
-	ct_roles_release(&roles);
+	memset(&o, 0, sizeof(o));
+	o.verbose = verbose;
+	o.machine = &w->machine;
+	ct_report_model_build(&model, &w->t, &o);
+	ct_facts_print(m, &model, verbose);
+	ct_report_model_release(&model);
 	assert_int_equal(fclose(m), 0);
 	return out;
 }

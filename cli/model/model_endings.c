@@ -1,0 +1,261 @@
+/*
+ * How processes ended, in words, for the report model: each process's
+ * "end:" line, and the verdict's: how the program ended (the headline),
+ * the processes that died of a signal or left no exit record, each with
+ * the last CUDA event it recorded (so that a crashed program never reads
+ * as "no problem found"), and those that still run.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_errors.h"
+#include "model_internal.h"
+#include "signals.h"
+
+/* The verdict names this many processes that ended badly, then counts the rest. */
+#define NAMED_MAX 3
+
+/* "returned 0 (ok)", "returned 209 (no kernel image ...)". */
+static void result_words(int64_t rc, char *buf, size_t size)
+{
+	snprintf(buf, size, "returned %lld (%s)", (long long)rc,
+		 rc == 0 ? "ok" : ct_cu_error_text((int)rc));
+}
+
+/*
+ * p's last CUDA event as words that follow "after" ("cuInit returned 0
+ * (ok)", "loading /usr/lib/libcuda.so.1"), or "" when it recorded none;
+ * into buf, returns buf.
+ */
+static const char *last_cuda_words(const struct ct_proc *p, char *buf, size_t size)
+{
+	size_t i = p->last_cuda_index;
+	char rc[160];
+
+	buf[0] = '\0';
+	switch (p->last_cuda) {
+	case CT_CUDA_EV_NONE:
+		break;
+	case CT_CUDA_EV_OPEN:
+		if (i < p->nobjects)
+			snprintf(buf, size, "loading %s", p->objects[i].path);
+		break;
+	case CT_CUDA_EV_SEARCH:
+		if (i < p->nsearches)
+			snprintf(buf, size, "a search for %s%s", p->searches[i].name,
+				 p->searches[i].found ? "" : " that opened nothing");
+		break;
+	case CT_CUDA_EV_DLOPEN:
+		if (i < p->nrequests)
+			snprintf(buf, size, "%s of %s by %s", p->requests[i].api,
+				 p->requests[i].name ? p->requests[i].name : "?",
+				 ct_rm_base(p->requests[i].caller));
+		break;
+	case CT_CUDA_EV_MODULE:
+		if (i >= p->nmodules)
+			break;
+		if (p->modules[i].registration) {
+			snprintf(buf, size, "%s by %s", p->modules[i].api,
+				 ct_rm_base(p->modules[i].caller));
+			break;
+		}
+		result_words(p->modules[i].result, rc, sizeof(rc));
+		snprintf(buf, size, "%s by %s %s", p->modules[i].api, ct_rm_base(p->modules[i].caller),
+			 rc);
+		break;
+	case CT_CUDA_EV_CUINIT:
+		result_words(p->cuinit, rc, sizeof(rc));
+		snprintf(buf, size, "cuInit %s", rc);
+		break;
+	case CT_CUDA_EV_DRIVER:
+		snprintf(buf, size, "asking %s for its entry points",
+			 p->driver.path ? p->driver.path : "the driver");
+		break;
+	}
+	return buf;
+}
+
+/* "SIGSEGV (signal 11)"; a signal without a name is its number. */
+static void signal_words(int64_t sig, char *buf, size_t size)
+{
+	const char *name = ct_signal_abbrev(sig);
+
+	if (name)
+		snprintf(buf, size, "SIG%s (signal %lld)", name, (long long)sig);
+	else
+		snprintf(buf, size, "signal %lld", (long long)sig);
+}
+
+/* "killed by SIGSEGV (signal 11)", "exited with status 0", ...: how p ended (e). */
+static void ending_words(const struct ct_proc *p, const struct ct_ending *e, char *buf,
+			 size_t size)
+{
+	char sig[64];
+
+	switch (e->kind) {
+	case CT_END_EXIT:
+		snprintf(buf, size, "exited with status %lld", (long long)e->status);
+		break;
+	case CT_END_RETURN:
+		snprintf(buf, size, "returned from main (its exit status is not recorded)");
+		break;
+	case CT_END_SIGNAL:
+		signal_words(e->signal, sig, sizeof(sig));
+		snprintf(buf, size, "killed by %s", sig);
+		break;
+	case CT_END_EXEC:
+		if (e->exec)
+			snprintf(buf, size, "replaced by %s of %s", e->exec->api,
+				 e->exec->path ? e->exec->path : "?");
+		else
+			snprintf(buf, size, "replaced by another program (exec)");
+		break;
+	case CT_END_NO_RECORD:
+		snprintf(buf, size, "no exit record");
+		break;
+	case CT_END_UNKNOWN:
+		snprintf(buf, size, "not known (records of it were lost)");
+		break;
+	case CT_END_RUNNING:
+		snprintf(buf, size, p->running ? "still running (read from /proc)"
+					       : "still running (its pid is alive, the same "
+						 "process): what it does from now on is not in "
+						 "this report");
+		break;
+	}
+}
+
+/* " after EVENT", or for a bad end with none, " before any CUDA event". */
+static void after_words(const struct ct_proc *p, char *buf, size_t size)
+{
+	char ev[1024];
+
+	if (last_cuda_words(p, ev, sizeof(ev))[0])
+		snprintf(buf, size, " after %s", ev);
+	else
+		snprintf(buf, size, " before any CUDA event");
+}
+
+void ct_rm_end_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p)
+{
+	struct ct_ending e;
+	char how[1200], after[1100] = "";
+
+	ct_proc_ending(p, &e);
+	ending_words(p, &e, how, sizeof(how));
+	if (ct_ending_abnormal(&e))
+		after_words(p, after, sizeof(after));
+	out->end.how = ct_rm_keep(b->m, how);
+	out->end.after = ct_rm_keep(b->m, after);
+	out->end.no_record = e.kind == CT_END_NO_RECORD;
+}
+
+/* "the program", or "process 123 (cmd args)": who p is in the verdict's lines. */
+static void who_words(const struct ct_proc *p, size_t runs, char *buf, size_t size)
+{
+	char cmd[80];
+
+	/* One run: the program cudatrace started is "the program". */
+	if (p->launched && runs == 1) {
+		snprintf(buf, size, "the program");
+		return;
+	}
+	ct_proc_command(p, cmd, sizeof(cmd), 40);
+	snprintf(buf, size, "process %lld (%s)", (long long)p->pid, cmd);
+}
+
+/*
+ * How the run ended, for the verdict's first line: "the program was
+ * killed by SIGSEGV (signal 11)", "process 12 (crash abrt) ended without
+ * an exit record", "2 processes ended by a signal or without an exit
+ * record", or, for the one program a run waited for, "the program exited
+ * with status 3"; NULL when every process ended as a clean run does.
+ */
+static const char *headline(struct ct_rm_build *b)
+{
+	const struct ct_trace *t = b->t;
+	size_t i, bad = 0, runs = ct_trace_runs(t);
+	const struct ct_proc *one = NULL, *launched = NULL;
+	struct ct_ending e;
+	char who[160], sig[64];
+
+	for (i = 0; i < t->nprocs; i++) {
+		ct_proc_ending(&t->procs[i], &e);
+		if (ct_ending_abnormal(&e)) {
+			bad++;
+			one = &t->procs[i];
+		}
+		if (t->procs[i].launched)
+			launched = &t->procs[i];
+	}
+	if (bad > 1)
+		return ct_rm_strf(b, "%zu processes ended by a signal or without an exit record",
+				  bad);
+	if (bad == 1) {
+		ct_proc_ending(one, &e);
+		who_words(one, runs, who, sizeof(who));
+		if (e.kind == CT_END_SIGNAL) {
+			signal_words(e.signal, sig, sizeof(sig));
+			return ct_rm_strf(b, "%s was killed by %s", who, sig);
+		}
+		return ct_rm_strf(b, "%s ended without an exit record", who);
+	}
+	/* A failure status is the program's word that it failed: no clean bill either. */
+	if (runs == 1 && launched) {
+		ct_proc_ending(launched, &e);
+		if (e.kind == CT_END_EXIT && e.status != 0)
+			return ct_rm_strf(b, "the program exited with status %lld",
+					  (long long)e.status);
+	}
+	return NULL;
+}
+
+void ct_rm_endings_build(struct ct_rm_build *b)
+{
+	const struct ct_trace *t = b->t;
+	struct ct_report_model *m = b->m;
+	size_t i, runs = ct_trace_runs(t);
+	struct ct_ending e;
+
+	m->headline = headline(b);
+	m->abnormal = ct_rm_calloc(m, NAMED_MAX, sizeof(*m->abnormal));
+	m->running = ct_rm_calloc(m, NAMED_MAX, sizeof(*m->running));
+	for (i = 0; i < t->nprocs; i++) {
+		const struct ct_proc *p = &t->procs[i];
+		struct ct_rm_abnormal *a;
+		char who[160], how[1200], after[1100];
+
+		ct_proc_ending(p, &e);
+		if (!ct_ending_abnormal(&e))
+			continue;
+		if (m->nabnormal == NAMED_MAX) {
+			m->abnormal_more++;
+			continue;
+		}
+		who_words(p, runs, who, sizeof(who));
+		if (e.kind == CT_END_SIGNAL)
+			ending_words(p, &e, how, sizeof(how));
+		else
+			snprintf(how, sizeof(how), "ended without an exit record");
+		after_words(p, after, sizeof(after));
+		a = &m->abnormal[m->nabnormal++];
+		a->who = ct_rm_keep(b->m, who);
+		a->how = ct_rm_keep(b->m, how);
+		a->after = ct_rm_keep(b->m, after);
+		a->was = e.kind == CT_END_SIGNAL;
+		a->no_record = e.kind == CT_END_NO_RECORD;
+	}
+	/* A traced process that still runs (a daemon that outlived the program): its trace goes on. */
+	for (i = 0; i < t->nprocs; i++) {
+		char who[160];
+
+		if (!t->procs[i].still_running)
+			continue;
+		if (m->nrunning == NAMED_MAX) {
+			m->running_more++;
+			continue;
+		}
+		who_words(&t->procs[i], runs, who, sizeof(who));
+		m->running[m->nrunning++] = ct_rm_keep(b->m, who);
+	}
+}
