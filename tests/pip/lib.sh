@@ -13,7 +13,9 @@
 #                         hidden (empty): a machine with no CUDA but the
 #                         wheels; "driver550": the same, with the 550
 #                         driver's folder in ld.so.conf.d and the cache, as
-#                         its Debian package installs it; "host": this
+#                         its Debian package installs it; "driver550-nolink":
+#                         the same without the unversioned libcuda.so link
+#                         (its folder: DRV550_NOLINK); "host": this
 #                         machine as it is (its CUDA 13 toolkit in
 #                         /usr/local/cuda-13.0 and in ld.so.cache)
 #   ct NAME [VAR=VALUE...] -- COMMAND...
@@ -34,6 +36,7 @@ P=$CUDATRACE_PIP_DIR
 VENVS=$P/venvs
 DRV550=$P/libcuda1/root/usr/lib/x86_64-linux-gnu/nvidia/current
 MACHINE_FILES=$CUDATRACE_PIP_MACHINE
+DRV550_NOLINK=$MACHINE_FILES/driver550-nolink/nvidia
 
 if [ ! -f "$VENVS/torch/.cudatrace-venv" ]; then
 	echo "skip: no venvs in $VENVS (make check-pip builds them: tools/make-pip-venvs)"
@@ -57,7 +60,7 @@ site() {
 MACHINE=bare
 machine() {
 	case $1 in
-	bare | driver550 | host) MACHINE=$1 ;;
+	bare | driver550 | driver550-nolink | host) MACHINE=$1 ;;
 	*) echo "harness: no machine '$1'"; exit 99 ;;
 	esac
 }
