@@ -125,7 +125,7 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-real check-gpu check-pkg check-fresh demo fuzz bench fixtures \
+.PHONY: all clean install deps check check-real check-pip check-gpu check-pkg check-fresh demo fuzz bench fixtures \
 	programs deb wheel
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
@@ -209,6 +209,16 @@ check: deps
 check-real:
 	@tools/deps --real || :
 	@WERROR=$(WERROR) tests/real/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+
+# Real venvs built once with pip from pinned, hashed lock files (torch 2.15 and
+# its CUDA 13 wheels, ONNX Runtime, TensorFlow, xformers, bitsandbytes, CuPy,
+# JAX: tools/make-pip-venvs, about 7 GB of wheels) into
+# /var/cache/cudatrace-tests/pip; cudatrace run in them on machines without
+# CUDA (tests/pip). Never part of make check. A skip (not root) is not an
+# error here; .ci/run makes it one.
+check-pip: all
+	@tools/deps --pip || :
+	@WERROR=$(WERROR) tests/pip/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # On a machine with an NVIDIA GPU (and torch): never part of make check.
 check-gpu: all
