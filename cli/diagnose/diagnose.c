@@ -106,6 +106,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		ct_dx_rule_mixed(&c);
 		ct_dx_rule_symbol_versions(&c);
 		ct_dx_rule_symbol_missing(&c);
+		ct_dx_rule_stopped(&c);
 		ct_dx_rule_builds(&c);
 		ct_dx_rule_modules(&c);
 		ct_dx_rule_device_code(&c);
