@@ -362,7 +362,6 @@ static void heading_build(struct ct_rm_build *b, struct ct_rm_proc *out, const s
 	ct_proc_command(p, cmd, sizeof(cmd), 72);
 	out->command = ct_rm_keep(b->m, cmd);
 	out->heading_host = hosts && p->host ? ct_rm_str(b, p->host) : NULL;
-	out->rank = ct_rm_str(b, ct_proc_rank(p));
 	out->heading_uid = owners && p->owner >= 0;
 	if (p->parent && p->parent->pid == p->pid) {
 		out->relation = CT_RM_REL_EXEC;
@@ -541,6 +540,8 @@ static void proc_build(struct ct_rm_build *b, struct ct_rm_proc *out, const stru
 	out->host = ct_rm_str(b, p->host);
 	out->run = ct_rm_str(b, p->run);
 	out->job = ct_rm_str(b, ct_proc_job(p, NULL));
+	/* Its rank under the launcher that named the job (on a cluster a pid is no name). */
+	out->rank = ct_rm_str(b, ct_proc_rank(p));
 	/* Whose its trace is: a job's runs are grouped by user too (job_notes). */
 	out->uid = p->owner;
 	out->exe = ct_rm_str(b, p->exe);

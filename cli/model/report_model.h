@@ -265,6 +265,7 @@ struct ct_rm_proc {
 	bool has_ppid;           /* a process made from its run record has none */
 	int64_t ppid;
 	const char *host, *run, *job, *exe;
+	const char *rank;        /* under the launcher that named its job; NULL: none */
 	int64_t uid;             /* -1: not from a file (ps) */
 	enum ct_rm_show show;
 	bool wrapper;
@@ -304,7 +305,6 @@ struct ct_rm_proc {
 	/* The text's, for a process it shows whole (CT_RM_SHOWN); a model read back has none. */
 	const char *command;     /* "python3 train.py", cut to 72 characters */
 	const char *heading_host; /* named when the report spans hosts; else NULL */
-	const char *rank;
 	bool heading_uid;        /* the report spans users: its uid said */
 	enum ct_rm_relation relation;
 	int64_t parent_pid;

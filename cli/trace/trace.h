@@ -351,10 +351,9 @@ struct ct_trace {
 	const char *only_run;        /* read only the processes of this run (a run id, or
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
-	const char *only_job;        /* keep only the processes of the runs of this job
-					(their run records' job, job.h); NULL: all.
-					Borrowed; set before ct_trace_link, which
-					leaves the others out */
+	const char *only_job;        /* keep only the processes of the runs in this job
+					(ct_run_in_job); NULL: all. Borrowed; set before
+					ct_trace_link, which leaves the others out */
 	size_t other_run_files;      /* files left out: another run's (or job's) */
 	size_t duplicate_files;      /* files left out: the same process as another file
 					(the same folder given twice, a copy of a file) */
@@ -411,6 +410,15 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
  * ct_trace_link.
  */
 void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r);
+
+/*
+ * Is run r in the job a user names id (report --job)? The job its record
+ * names ("123.0", torchrun's or PMIx's id), the Slurm job that one is a
+ * step of ("123": the job sbatch printed, with all its steps), the Slurm
+ * job around an mpirun or torchrun (job_in), the array sbatch --array
+ * printed (job_array) or one task of it as Slurm names it ("120_2").
+ */
+bool ct_run_in_job(const struct ct_run *r, const char *id);
 
 /*
  * Join processes to their parents, the images they exec'd and the run
@@ -525,7 +533,12 @@ const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t si
 /* The value of an environment variable the start record kept, or NULL. */
 const char *ct_proc_env(const struct ct_proc *p, const char *name);
 
-/* The process's rank under its launcher (RANK, SLURM_PROCID, ...), or NULL. */
+/*
+ * The process's rank under the launcher that named its run's job
+ * (jobs.def: SLURM_PROCID under Slurm, PMIX_RANK under PMIx, RANK under
+ * torchrun), else under the innermost launcher that says one; or NULL.
+ * After ct_trace_link (the run record names the job).
+ */
 const char *ct_proc_rank(const struct ct_proc *p);
 
 /*

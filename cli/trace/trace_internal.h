@@ -53,8 +53,8 @@ void ct_trace_proc_release(struct ct_proc *p);
 int ct_run_cmp_ids(const void *a, const void *b);
 
 /*
- * t->only_job: keep the processes of the runs whose record names that
- * job; the others are left out (released) and counted as another run's
+ * t->only_job: keep the processes of the runs in that job (ct_run_in_job);
+ * the others are left out (released) and counted as another run's
  * files are (runs.c).
  */
 void ct_trace_keep_job(struct ct_trace *t);
