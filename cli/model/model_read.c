@@ -386,7 +386,7 @@ static void read_findings(struct ct_report_model *m, const struct ct_jv *doc)
 		for (j = 0; j < nk; j++)
 			if (is_object(k[j]))
 				ct_finding_where(f, ct_jint(k[j], "pid", 0), ct_jstr(k[j], "host", NULL),
-						 ct_jstr(k[j], "rank", NULL),
+						 ct_jstr(k[j], "rank", NULL), ct_jstr(k[j], "job", NULL),
 						 ct_jstr(k[j], "program", NULL));
 	}
 	m->worst = ct_findings_worst(&m->findings);

@@ -198,6 +198,7 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 	m->all_facts = o->json;
 	m->runs = ct_trace_runs(t);
 	m->jobs = ct_trace_jobs(t);
+	m->hosts = ct_trace_hosts(t);
 	for (i = 0; i < d.ntargets; i++)
 		memcpy(m->targets[i], d.target_names[i], sizeof(m->targets[i]));
 	m->ntargets = d.ntargets;

@@ -368,6 +368,7 @@ struct ct_report_model {
 	bool all_facts;          /* every process has its facts (has_facts): JSON may write it */
 
 	size_t runs, jobs;
+	size_t hosts;            /* the hosts the processes ran on (those that name one) */
 	size_t nprocs;
 	struct ct_rm_proc *procs; /* in the trace's order */
 

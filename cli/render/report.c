@@ -102,6 +102,9 @@ static void verdict(FILE *out, const struct ct_report_model *m, bool colour)
 			   n - m->untraced == 1 ? "" : "es", m->untraced);
 	else
 		ct_tprintf(out, "%zu process%s traced", n, n == 1 ? "" : "es");
+	/* A cluster's report: where it ran is the first thing its reader asks. */
+	if (m->hosts > 1)
+		ct_tprintf(out, " on %zu hosts", m->hosts);
 	if (m->wrappers)
 		ct_tprintf(out, " (and %zu wrapper process%s: %s)", m->wrappers,
 			   m->wrappers == 1 ? "" : "es", m->wrapper_words);

@@ -291,6 +291,21 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+size_t ct_trace_hosts(const struct ct_trace *t)
+{
+	const char **hosts = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*hosts));
+	size_t i, n = 0, count = 0;
+
+	for (i = 0; i < t->nprocs; i++)
+		if (t->procs[i].host)
+			hosts[n++] = t->procs[i].host;
+	qsort(hosts, n, sizeof(*hosts), cmp_str);
+	for (i = 0; i < n; i++)
+		count += i == 0 || strcmp(hosts[i], hosts[i - 1]) != 0;
+	free(hosts);
+	return count;
+}
+
 /* A note about keys[0..n) (one group), its runs each once; its lists in t's arena. */
 static struct ct_job_note *add_note(struct ct_trace *t, enum ct_job_note_kind kind,
 				    const struct job_key *keys, size_t n)

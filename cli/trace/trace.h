@@ -522,6 +522,9 @@ const char *ct_proc_job(const struct ct_proc *p, const char **from);
  */
 size_t ct_trace_jobs(const struct ct_trace *t);
 
+/* How many hosts the processes of t ran on (those that name one). */
+size_t ct_trace_hosts(const struct ct_trace *t);
+
 /*
  * The entries of LD_AUDIT (as the start record kept it) other than the
  * first copy of cudatrace's shim: other auditors, and a second copy of the

@@ -2567,13 +2567,14 @@ static void test_grouping(void **state)
 	f = &w->d.findings.f[1];
 	assert_int_equal(f->code, CT_F_LIB_NOT_FOUND);
 	assert_true(contains(w, f->message, "'libctest-other.so' was not found"));
-	expect_where(f, "rank 3 (process 501)");
+	/* On two hosts a pid (and a rank number) is on both: the host said (issue 36 point 2). */
+	expect_where(f, "rank 3 on node-b (process 501)");
 	f = &w->d.findings.f[2];
 	assert_int_equal(f->code, CT_F_TRACE_INCOMPLETE);
-	expect_where(f, "rank 0 (process 500)");
+	expect_where(f, "rank 0 on node-a (process 500)");
 	assert_string_equal(f->where[0].host, "node-a");
 
-	/* Without ranks: processes, on one host or on two. */
+	/* Without ranks: processes, on one host (named: the trace spans three) or on two. */
 	reset(w);
 	write_proc(w, "node-a", 600, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
 	write_proc(w, "node-a", 601, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
@@ -2582,7 +2583,7 @@ static void test_grouping(void **state)
 	world_judge(w, NULL, 0);
 	expect_total(w, 2);
 	expect_where(expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "libctest-gone.so"),
-		     "2 processes");
+		     "2 processes on node-a");
 	expect_where(expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
 				    "2 trace records could not be written"),
 		     "2 processes on 2 hosts");
