@@ -581,6 +581,24 @@ static void facts_build(struct ct_rm_build *b, struct ct_rm_proc *out, const str
 	ct_rm_code_build(b, out, p);
 }
 
+/*
+ * Where the folded processes ran: their count alone leaves a cluster's
+ * admin asking which ranks on which hosts.
+ */
+static void folded_build(struct ct_rm_build *b, bool hosts)
+{
+	const struct ct_trace *t = b->t;
+	const struct ct_proc **procs = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*procs));
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nprocs; i++)
+		if (b->m->procs[i].show == CT_RM_FOLDED)
+			procs[n++] = &t->procs[i];
+	if (n)
+		b->m->folded_where = ct_rm_ranks_words(b, procs, n, hosts);
+	free(procs);
+}
+
 void ct_rm_procs_build(struct ct_rm_build *b)
 {
 	const struct ct_trace *t = b->t;
@@ -628,4 +646,5 @@ void ct_rm_procs_build(struct ct_rm_build *b)
 		free(e);
 	}
 	HASH_CLEAR(hh, versions);
+	folded_build(b, hosts);
 }

@@ -374,6 +374,8 @@ struct ct_report_model {
 
 	/* The verdict. */
 	size_t untraced, read_from_proc, wrappers, shown, folded, quiet;
+	/* Which processes were folded, by job, host and rank: "ranks 1 and 2 on node1". */
+	const char *folded_where;
 	const char *wrapper_words; /* "pyenv", "pyenv, conda and others" */
 	const char **wrapper_names; /* at most CT_ROLE_NAMES */
 	size_t nwrapper_names;

@@ -316,8 +316,9 @@ void ct_facts_print(FILE *out, const struct ct_report_model *m, bool verbose)
 	/* Ranks of one job look alike: said so instead of repeating them (-v: all). */
 	if (m->folded)
 		ct_tprintf(out, "\n%zu more process%s like %s shown (same program, same "
-			     "libraries, same driver results)\n",
-			   m->folded, m->folded == 1 ? "" : "es", shown == 1 ? "the one" : "those");
+			     "libraries, same driver results)%s%s\n",
+			   m->folded, m->folded == 1 ? "" : "es", shown == 1 ? "the one" : "those",
+			   m->folded_where ? ": " : "", m->folded_where ? m->folded_where : "");
 	if ((m->wrappers || m->quiet) && shown)
 		fputc('\n', out);
 	/* pyenv's shims and the helpers they run: one line, by the wrappers' names. */
