@@ -140,8 +140,8 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=$(B)/shim/exports.map \
 ELFSCAN_OBJ := $(ELFSCAN_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
-.PHONY: all clean install deps check check-real check-cluster check-gpu check-pkg check-fresh demo \
-	fuzz bench fixtures programs deb wheel need-libs
+.PHONY: all clean install deps check check-real check-pip check-cluster check-gpu check-pkg \
+	check-fresh demo fuzz bench fixtures programs deb wheel need-libs
 all: $(B)/cudatrace $(B)/libcudatrace.so
 
 # Before the first compile: what the build needs, found, or one message that
@@ -255,6 +255,16 @@ check-real:
 check-cluster:
 	@tools/deps --real || :
 	@WERROR=$(WERROR) tests/cluster/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
+
+# Real venvs built once with pip from pinned, hashed lock files (torch 2.15 and
+# its CUDA 13 wheels, ONNX Runtime, TensorFlow, xformers, bitsandbytes, CuPy,
+# JAX: tools/make-pip-venvs, about 7 GB of wheels) into
+# /var/cache/cudatrace-tests/pip; cudatrace run in them on machines without
+# CUDA (tests/pip). Never part of make check. A skip (not root) is not an
+# error here; .ci/run makes it one.
+check-pip: all
+	@tools/deps --pip || :
+	@WERROR=$(WERROR) tests/pip/run $(B); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ]
 
 # On a machine with an NVIDIA GPU (and torch): never part of make check.
 check-gpu: all

@@ -411,7 +411,7 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
 			struct ct_finding *f;
 
 			if (b->is_main || !ct_soname_split(sb, stem2, sizeof(stem2), &mb) ||
-			    strcmp(stem, stem2) != 0 || strcmp(ma, mb) == 0)
+			    strcmp(stem, stem2) != 0 || !ma || !mb || strcmp(ma, mb) == 0)
 				continue;
 			f = ct_finding_add(&p->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
 					   "two majors of %s would be loaded: '%s' and '%s'", stem,

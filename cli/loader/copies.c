@@ -410,7 +410,9 @@ static void add_python_prefix(struct ct_copies_cache *f, const char *prefix, con
 		"lib/python3*/site-packages", "lib/python3*/dist-packages",
 		"lib/python3/dist-packages", "local/lib/python3*/dist-packages",
 	};
-	static const char *const libs[] = { "nvidia/*/lib", "nvidia/*/lib64", "torch/lib" };
+	/* NVVM sits apart in its wheel: nvidia/cuda_nvcc/nvvm/lib64 (CUDA 12's nvcc). */
+	static const char *const libs[] = { "nvidia/*/lib", "nvidia/*/lib64", "nvidia/*/nvvm/lib64",
+					    "torch/lib" };
 	char pattern[PATH_MAX];
 	size_t i, j;
 

@@ -53,7 +53,12 @@ void ct_copies_release(struct ct_copies *c);
 struct ct_copies_cache *ct_copies_cache_new(void);
 void ct_copies_cache_free(struct ct_copies_cache *c);
 
-/* "libcudart.so.12" -> "libcudart.so" and major "12"; false when unversioned. */
+/*
+ * "libcudart.so.12" -> "libcudart.so" and major "12". An unversioned name
+ * ending in ".so" ("libcuda.so", "libcupti.so") is its own stem, with
+ * *major NULL: callers that compare majors must check it. False for a name
+ * that is neither, or a stem longer than stem_size.
+ */
 bool ct_soname_split(const char *name, char *stem, size_t stem_size, const char **major);
 
 #endif

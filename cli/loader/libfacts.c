@@ -35,21 +35,56 @@ static int folder_cuda_major(const char *name)
 	return 0;
 }
 
+enum { RECORD_MAX = 16 << 20 };
+
+/*
+ * Does the RECORD of the dist-info folder list rel (a path relative to
+ * the site folder) with this size? A RECORD line is "PATH,HASH,SIZE"
+ * (PATH quoted when it holds a comma, which no library's name does).
+ */
+static bool record_lists(const char *distinfo, const char *rel, long long fsize)
+{
+	char file[PATH_MAX], *text, *line, *save = NULL;
+	size_t rl = strlen(rel);
+	bool found = false;
+	int n = snprintf(file, sizeof(file), "%s/RECORD", distinfo);
+
+	if (n < 0 || (size_t)n >= sizeof(file) || !(text = ct_read_small_file(file, RECORD_MAX)))
+		return false;
+	for (line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		const char *comma = strrchr(line, ',');
+
+		found = strncmp(line, rel, rl) == 0 && line[rl] == ',' && comma &&
+			strtoll(comma + 1, NULL, 10) == fsize;
+	}
+	free(text);
+	return found;
+}
+
 /*
  * The version pip recorded for the wheel a library came with: the
  * .dist-info folder of its package in site-packages (SITE/nvidia/COMP/lib),
  * or in a dist-info folder next to a toolkit's lib folder, which
  * wheel-assembled toolkits keep. Wheels name their files by soname alone,
  * so this is the only place their version is written down.
+ *
+ * Several packages can match a folder: nvidia_cusparse (CUDA 13, its files
+ * in nvidia/cu13/lib) and nvidia_cusparse_cu12 (nvidia/cusparse/lib) of one
+ * major, or nvidia_cudnn_cu12 and nvidia_cudnn_cu13, which both install
+ * nvidia/cudnn/lib/libcudnn.so.9: the last one installed overwrote the
+ * other's file, and both RECORDs still list it. The package whose RECORD
+ * lists the file with its size is the one it came from; without such a
+ * RECORD, the first package of the library's major.
  */
 static bool wheel_version(const char *real, const char *soname, char *buf, size_t size)
 {
 	char lib[PATH_MAX], pkgdir[PATH_MAX], up[PATH_MAX], site[PATH_MAX], pattern[PATH_MAX];
 	char pkg[96];
-	const char *so_major = strstr(soname, ".so."), *comp;
+	const char *so_major = strstr(soname, ".so."), *comp, *rel = NULL;
 	int major, n;
 	glob_t g;
-	size_t i;
+	size_t i, pick = SIZE_MAX;
+	struct stat st;
 	bool ok = false;
 
 	ct_path_dir(ct_path_dir(ct_path_dir(real, lib, sizeof(lib)), pkgdir, sizeof(pkgdir)), up, sizeof(up));
@@ -73,15 +108,30 @@ static bool wheel_version(const char *real, const char *soname, char *buf, size_
 	}
 	if (n < 0 || (size_t)n >= sizeof(pattern) || glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
 		return false;
+	/* The file's path in the site folder, as RECORD spells it. */
+	if (strncmp(real, site, strlen(site)) == 0 && real[strlen(site)] == '/' &&
+	    stat(real, &st) == 0)
+		rel = real + strlen(site) + 1;
 	/* Only a version of the library's own major: several may be installed. */
-	for (i = 0; i < g.gl_pathc && !ok; i++) {
+	for (i = 0; i < g.gl_pathc; i++) {
 		/* NAME-VERSION.dist-info: NAME has no '-', VERSION none either. */
 		size_t len = strlen(g.gl_pathv[i]) - strlen(".dist-info");
 		const char *v = memrchr(g.gl_pathv[i], '-', len) + 1;
 
 		if (so_major && atoi(so_major + 4) != atoi(v))
 			continue;
-		snprintf(buf, size, "%.*s", (int)(g.gl_pathv[i] + len - v), v);
+		if (rel && record_lists(g.gl_pathv[i], rel, (long long)st.st_size)) {
+			pick = i;
+			break;
+		}
+		if (pick == SIZE_MAX)
+			pick = i;
+	}
+	if (pick != SIZE_MAX) {
+		size_t len = strlen(g.gl_pathv[pick]) - strlen(".dist-info");
+		const char *v = memrchr(g.gl_pathv[pick], '-', len) + 1;
+
+		snprintf(buf, size, "%.*s", (int)(g.gl_pathv[pick] + len - v), v);
 		ok = true;
 	}
 	globfree(&g);

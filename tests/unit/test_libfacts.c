@@ -2,7 +2,8 @@
  * The driver's version of its libraries (cli/loader/libfacts.c): the real
  * file's name, else the banner the driver writes into the file, read in
  * chunks; the banner wherever it sits, a chunk's end included, and
- * nothing taken from a banner that is not NVIDIA's.
+ * nothing taken from a banner that is not NVIDIA's. A wheel's library:
+ * the version of the package whose RECORD lists the file.
  */
 #include "helpers.h"
 
@@ -127,6 +128,62 @@ static void test_no_wait(void **state)
 	assert_null(ct_driver_version(p, "libcuda.so.1", v, sizeof(v)));
 }
 
+/* dist-info NAME in site, its RECORD listing rel with size (none when rel is NULL). */
+static void make_dist(const char *site, const char *name, const char *rel, size_t size)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", site, name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%s/RECORD", site, name);
+	assert_non_null(f = fopen(path, "w"));
+	if (rel)
+		fprintf(f, "%s,sha256=x,%zu\n", rel, size);
+	fprintf(f, "%s/RECORD,,\n", name);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_wheel_record(void **state)
+{
+	char site[PATH_MAX], lib[PATH_MAX], v[64], cmd[3 * PATH_MAX];
+
+	(void)state;
+	/*
+	 * nvidia_cusparse (CUDA 13, nvidia/cu13/lib) and nvidia_cusparse_cu12
+	 * (nvidia/cusparse/lib) both match nvidia/cusparse/lib by name, with
+	 * the same major: the RECORD that lists the file says which.
+	 */
+	snprintf(site, sizeof(site), "%s/site", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/nvidia/cusparse/lib' '%s/nvidia/cudnn/lib'", site, site);
+	assert_int_equal(system(cmd), 0);
+	make_dist(site, "nvidia_cusparse-12.7.10.12.dist-info", "nvidia/cu13/lib/libcusparse.so.12", 100);
+	make_dist(site, "nvidia_cusparse_cu12-12.5.10.65.dist-info",
+		  "nvidia/cusparse/lib/libcusparse.so.12", 300);
+	snprintf(lib, sizeof(lib), "%s", make_file("site/nvidia/cusparse/lib/libcusparse.so.12", 300,
+						   NULL, 0));
+	assert_string_equal(ct_library_file_version(lib, "libcusparse.so.12", v, sizeof(v)),
+			    "dist-info");
+	assert_string_equal(v, "12.5.10.65");
+	/*
+	 * nvidia_cudnn_cu12 installed after nvidia_cudnn_cu13 overwrote
+	 * nvidia/cudnn/lib/libcudnn.so.9: both RECORDs list it, the size says
+	 * whose it is now; either way round.
+	 */
+	make_dist(site, "nvidia_cudnn_cu12-9.28.0.42.dist-info", "nvidia/cudnn/lib/libcudnn.so.9", 137432);
+	make_dist(site, "nvidia_cudnn_cu13-9.26.0.51.dist-info", "nvidia/cudnn/lib/libcudnn.so.9", 133336);
+	snprintf(lib, sizeof(lib), "%s", make_file("site/nvidia/cudnn/lib/libcudnn.so.9", 137432, NULL, 0));
+	ct_library_file_version(lib, "libcudnn.so.9", v, sizeof(v));
+	assert_string_equal(v, "9.28.0.42");
+	snprintf(lib, sizeof(lib), "%s", make_file("site/nvidia/cudnn/lib/libcudnn.so.9", 133336, NULL, 0));
+	ct_library_file_version(lib, "libcudnn.so.9", v, sizeof(v));
+	assert_string_equal(v, "9.26.0.51");
+	/* No RECORD lists it: the first package of its major, as before. */
+	snprintf(lib, sizeof(lib), "%s", make_file("site/nvidia/cudnn/lib/libcudnn.so.9", 5, NULL, 0));
+	ct_library_file_version(lib, "libcudnn.so.9", v, sizeof(v));
+	assert_string_equal(v, "9.28.0.42");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +191,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_banner),
 		cmocka_unit_test(test_file_name_first),
 		cmocka_unit_test(test_no_wait),
+		cmocka_unit_test(test_wheel_record),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
