@@ -5,12 +5,15 @@
  * the last CUDA event it recorded (so that a crashed program never reads
  * as "no problem found"), and those that still run.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_errors.h"
 #include "model_internal.h"
 #include "signals.h"
+#include "util.h"
 
 /* The verdict names this many processes that ended badly, then counts the rest. */
 #define NAMED_MAX 3
@@ -165,6 +168,17 @@ static void who_words(const struct ct_proc *p, size_t runs, char *buf, size_t si
 }
 
 /*
+ * Does p's end belong in the verdict's lines? An abnormal end, but for a
+ * worker of a restarted job's earlier attempt (its job note says how that
+ * attempt ended: the agent stops them all when one fails).
+ */
+static bool said_abnormal(const struct ct_proc *p, struct ct_ending *e)
+{
+	ct_proc_ending(p, e);
+	return ct_ending_abnormal(e) && !p->superseded;
+}
+
+/*
  * How the run ended, for the verdict's first line: "the program was
  * killed by SIGSEGV (signal 11)", "process 12 (crash abrt) ended without
  * an exit record", "2 processes ended by a signal or without an exit
@@ -180,8 +194,7 @@ static const char *headline(struct ct_rm_build *b)
 	char who[160], sig[64];
 
 	for (i = 0; i < t->nprocs; i++) {
-		ct_proc_ending(&t->procs[i], &e);
-		if (ct_ending_abnormal(&e)) {
+		if (said_abnormal(&t->procs[i], &e)) {
 			bad++;
 			one = &t->procs[i];
 		}
@@ -225,8 +238,7 @@ void ct_rm_endings_build(struct ct_rm_build *b)
 		struct ct_rm_abnormal *a;
 		char who[160], how[1200], after[1100];
 
-		ct_proc_ending(p, &e);
-		if (!ct_ending_abnormal(&e))
+		if (!said_abnormal(p, &e))
 			continue;
 		if (m->nabnormal == NAMED_MAX) {
 			m->abnormal_more++;
@@ -258,4 +270,138 @@ void ct_rm_endings_build(struct ct_rm_build *b)
 		who_words(&t->procs[i], runs, who, sizeof(who));
 		m->running[m->nrunning++] = ct_rm_keep(b->m, who);
 	}
+}
+
+/* ---- a job torchrun's agent restarted ------------------------------------------ */
+
+/* A signal a scheduler or launcher stops a job with (scancel, a time limit, Ctrl-C on srun). */
+static bool stop_signal(int64_t sig)
+{
+	return sig == SIGTERM || sig == SIGKILL || sig == SIGINT;
+}
+
+/* When p's run ended, ns since the epoch (its attempts have both times). */
+static int64_t run_end(const struct ct_proc *p)
+{
+	return p->run_rec->t + p->run_rec->ns;
+}
+
+/* Was p stopped by a signal the agent stops workers with? */
+static bool stopped(const struct ct_proc *p)
+{
+	struct ct_ending e;
+
+	ct_proc_ending(p, &e);
+	return e.kind == CT_END_SIGNAL && stop_signal(e.signal);
+}
+
+/* Is p's end a likelier cause of its attempt's end than q's: not stopped when q was, or first. */
+static bool likelier(const struct ct_proc *p, const struct ct_proc *q)
+{
+	if (stopped(p) != stopped(q))
+		return !stopped(p);
+	return run_end(p) < run_end(q);
+}
+
+/* "exited with status 1", "was killed by SIGSEGV (signal 11)": how a rank's run ended. */
+static void rank_end_words(const struct ct_proc *p, const struct ct_ending *e, char *buf,
+			   size_t size)
+{
+	bool was = e->kind == CT_END_SIGNAL && size > 4;
+
+	if (was)
+		memcpy(buf, "was ", 4);
+	ending_words(p, e, buf + (was ? 4 : 0), size - (was ? 4 : 0));
+}
+
+/*
+ * How attempt a of the job of note n ended: of its ranks (the processes
+ * cudatrace ran) that did not exit 0, the first to end that was not
+ * stopped by the agent's signal (SIGTERM, SIGKILL: it stops the others
+ * when one fails), else the first to end; then the others, by how they
+ * ended. false when every rank of it exited 0 (a new round of the group).
+ */
+static bool attempt_end(struct ct_rm_build *b, const struct ct_job_note *n, size_t a, bool hosts,
+			struct ct_rm_attempt_end *out)
+{
+	const struct ct_trace *t = b->t;
+	const struct ct_proc **bad = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*bad));
+	const struct ct_proc *cause = NULL, *p, **same;
+	size_t i, k, nbad = 0, nsame;
+	struct ct_ending e;
+	char how[1200], other[1200];
+
+	for (i = 0; i < t->nprocs; i++) {
+		const char *from;
+
+		p = &t->procs[i];
+		if (!p->attempts_known || p->attempt != a || !p->launched || p->owner != n->owners[0] ||
+		    strcmp(ct_proc_job(p, &from), n->job) != 0 || strcmp(from, n->from) != 0)
+			continue;
+		ct_proc_ending(p, &e);
+		if (e.kind == CT_END_EXIT && e.status == 0)
+			continue;
+		bad[nbad++] = p;
+		if (!cause || likelier(p, cause))
+			cause = p;
+	}
+	if (!cause) {
+		free(bad);
+		return false;
+	}
+	memset(out, 0, sizeof(*out));
+	out->attempt = a;
+	out->rank = ct_rm_str(b, ct_proc_rank(cause));
+	out->host = ct_rm_str(b, cause->host);
+	out->who = ct_rm_strf(b, "rank %s%s%s", ct_proc_rank(cause), hosts && cause->host ? " on " : "",
+			      hosts && cause->host ? cause->host : "");
+	ct_proc_ending(cause, &e);
+	rank_end_words(cause, &e, how, sizeof(how));
+	out->how = ct_rm_keep(b->m, how);
+	out->has_exit_status = e.kind == CT_END_EXIT;
+	out->exit_status = e.kind == CT_END_EXIT ? e.status : 0;
+	out->signal = e.kind == CT_END_SIGNAL ? e.signal : 0;
+	/* The others, grouped by how they ended, in the order first seen. */
+	out->then = ct_rm_calloc(b->m, nbad, sizeof(*out->then));
+	same = ct_xcalloc(nbad, sizeof(*same));
+	for (i = 0; i < nbad; i++) {
+		if (!bad[i] || bad[i] == cause)
+			continue;
+		ct_proc_ending(bad[i], &e);
+		ending_words(bad[i], &e, how, sizeof(how));
+		nsame = 0;
+		for (k = i; k < nbad; k++) {
+			struct ct_ending ek;
+
+			if (!bad[k] || bad[k] == cause)
+				continue;
+			ct_proc_ending(bad[k], &ek);
+			ending_words(bad[k], &ek, other, sizeof(other));
+			if (strcmp(other, how) == 0) {
+				same[nsame++] = bad[k];
+				if (k > i)
+					bad[k] = NULL;
+			}
+		}
+		out->then[out->nthen].how = ct_rm_keep(b->m, how);
+		out->then[out->nthen++].which = ct_rm_ranks_words(b, same, nsame, hosts);
+	}
+	free(same);
+	free(bad);
+	return true;
+}
+
+void ct_rm_restart_build(struct ct_rm_build *b, struct ct_rm_job_note *o, const struct ct_job_note *n)
+{
+	bool hosts = ct_trace_hosts(b->t) > 1;
+	size_t a;
+
+	o->attempts = n->attempts;
+	o->ranks = n->ranks;
+	o->restarted = n->attempts == 2   ? "once"
+		       : n->attempts == 3 ? "twice"
+					  : ct_rm_strf(b, "%zu times", n->attempts - 1);
+	o->ends = ct_rm_calloc(b->m, n->attempts, sizeof(*o->ends));
+	for (a = 0; a + 1 < n->attempts; a++)
+		o->nends += attempt_end(b, n, a, hosts, &o->ends[o->nends]);
 }

@@ -114,5 +114,11 @@ const char *ct_rm_ranks_words(struct ct_rm_build *b, const struct ct_proc *const
 /* model_endings.c: how p ended (out->end), and the verdict's lines of the trace. */
 void ct_rm_end_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p);
 void ct_rm_endings_build(struct ct_rm_build *b);
+/*
+ * A job torchrun's agent restarted (n, CT_JOB_NOTE_RESTART) into o: its
+ * attempts and ranks, and how each attempt but the last ended.
+ */
+void ct_rm_restart_build(struct ct_rm_build *b, struct ct_rm_job_note *o,
+			 const struct ct_job_note *n);
 
 #endif

@@ -277,13 +277,18 @@ static void read_job_notes(struct ct_report_model *m, const struct ct_jv *doc)
 	m->job_notes = ct_rm_calloc(m, n, sizeof(*m->job_notes));
 	for (i = 0; i < n; i++) {
 		struct ct_rm_job_note *o;
+		const char *kind;
 		size_t nu, nr;
 
 		if (!is_object(a[i]))
 			continue;
 		o = &m->job_notes[m->njob_notes++];
-		o->kind = strcmp(ct_jstr(a[i], "kind", ""), "users") == 0 ? CT_RM_NOTE_USERS
-									    : CT_RM_NOTE_RANK;
+		kind = ct_jstr(a[i], "kind", "");
+		o->kind = strcmp(kind, "users") == 0	 ? CT_RM_NOTE_USERS
+			  : strcmp(kind, "restart") == 0 ? CT_RM_NOTE_RESTART
+							 : CT_RM_NOTE_RANK;
+		o->attempts = (size_t)ct_ju64(a[i], "attempts", 0);
+		o->ranks = (size_t)ct_ju64(a[i], "ranks", 0);
 		o->job = str(m, a[i], "job");
 		o->from = str(m, a[i], "job_from");
 		o->host = str(m, a[i], "host");

@@ -42,7 +42,9 @@ static void job_notes_build(struct ct_rm_build *b)
 		const struct ct_job_note *n = &t->job_notes[i];
 		struct ct_rm_job_note *o = &m->job_notes[i];
 
-		o->kind = n->kind == CT_JOB_NOTE_USERS ? CT_RM_NOTE_USERS : CT_RM_NOTE_RANK;
+		o->kind = n->kind == CT_JOB_NOTE_USERS	 ? CT_RM_NOTE_USERS
+			  : n->kind == CT_JOB_NOTE_RANK ? CT_RM_NOTE_RANK
+							: CT_RM_NOTE_RESTART;
 		o->job = ct_rm_str(b, n->job);
 		o->from = ct_rm_str(b, n->from);
 		o->host = ct_rm_str(b, n->host);
@@ -54,6 +56,8 @@ static void job_notes_build(struct ct_rm_build *b)
 		for (k = 0; k < n->nruns; k++)
 			o->runs[k] = ct_rm_str(b, n->runs[k]);
 		o->nruns = n->nruns;
+		if (n->kind == CT_JOB_NOTE_RESTART)
+			ct_rm_restart_build(b, o, n);
 	}
 }
 

@@ -325,7 +325,27 @@ struct ct_rm_proc {
 
 /* ---- the report --------------------------------------------------------------- */
 
-enum ct_rm_job_note_kind { CT_RM_NOTE_USERS, CT_RM_NOTE_RANK };
+enum ct_rm_job_note_kind { CT_RM_NOTE_USERS, CT_RM_NOTE_RANK, CT_RM_NOTE_RESTART };
+
+/* How other ranks of an attempt ended: "killed by SIGTERM (signal 15)", and which. */
+struct ct_rm_then {
+	const char *how, *which;     /* which: "rank 0 on node1, ranks 2 and 3 on node2" */
+};
+
+/*
+ * How one attempt of a restarted job ended: the rank whose end came first
+ * (a failure before the agent's SIGTERMs), then how the others ended.
+ */
+struct ct_rm_attempt_end {
+	size_t attempt;
+	const char *rank, *host;     /* JSON's; host NULL: not recorded */
+	const char *who;             /* "rank 1 on node1" (the host when the report spans hosts) */
+	const char *how;             /* "exited with status 1", "was killed by SIGSEGV (signal 11)" */
+	bool has_exit_status;
+	int64_t exit_status, signal;
+	struct ct_rm_then *then;     /* the attempt's other ranks that did not exit 0 */
+	size_t nthen;
+};
 
 /* What the jobs hold beyond their count (trace.h, struct ct_job_note). */
 struct ct_rm_job_note {
@@ -336,6 +356,11 @@ struct ct_rm_job_note {
 	size_t nowners;
 	const char **runs;
 	size_t nruns;
+	/* CT_RM_NOTE_RESTART: the attempts of its ranks, how many, how each but the last ended. */
+	size_t attempts, ranks;
+	const char *restarted;       /* "once", "twice", "3 times" */
+	struct ct_rm_attempt_end *ends;
+	size_t nends;
 };
 
 /* A process that ended badly, in the verdict's words: "WHO [was ]HOW AFTER". */

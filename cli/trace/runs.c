@@ -286,7 +286,7 @@ size_t ct_trace_jobs(const struct ct_trace *t)
 	return n;
 }
 
-static int cmp_str(const void *a, const void *b)
+int ct_trace_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -299,7 +299,7 @@ size_t ct_trace_hosts(const struct ct_trace *t)
 	for (i = 0; i < t->nprocs; i++)
 		if (t->procs[i].host)
 			hosts[n++] = t->procs[i].host;
-	qsort(hosts, n, sizeof(*hosts), cmp_str);
+	qsort(hosts, n, sizeof(*hosts), ct_trace_cmp_str);
 	for (i = 0; i < n; i++)
 		count += i == 0 || strcmp(hosts[i], hosts[i - 1]) != 0;
 	free(hosts);
@@ -337,16 +337,16 @@ static struct ct_job_note *add_note(struct ct_trace *t, enum ct_job_note_kind ki
 		}
 	}
 	/* The runs by id, whoever owns them (the users' runs are counted above). */
-	qsort(note->runs, note->nruns, sizeof(*note->runs), cmp_str);
+	qsort(note->runs, note->nruns, sizeof(*note->runs), ct_trace_cmp_str);
 	return note;
 }
 
 /*
- * job_notes: a job id that the runs of several users name, and a rank of
- * a job that several of its runs claim on one host. The jobs of a trace
- * sorted once for each, then walked group by group.
+ * job_notes, first: a job id that the runs of several users name (its
+ * processes job_shared). The jobs of a trace sorted, then walked group by
+ * group.
  */
-void ct_trace_note_jobs(struct ct_trace *t)
+void ct_trace_note_users(struct ct_trace *t)
 {
 	struct job_key *keys;
 	size_t i, j, n;
@@ -367,14 +367,34 @@ void ct_trace_note_jobs(struct ct_trace *t)
 			t->procs[keys[n].proc].job_shared = true;
 	}
 	free(keys);
-	keys = job_keys(t, true, true);
-	for (i = 0; i < t->nprocs; i = j) {
-		for (j = i + 1; j < t->nprocs && cmp_keys_upto(&keys[j], &keys[i], BY_RANK) == 0; j++)
-			;
-		n = j - i;
-		if (keys[i].from[0] && keys[i].rank[0] && distinct_keys(keys + i, n, BY_RUN) > 1)
-			add_note(t, CT_JOB_NOTE_RANK, keys + i, n);
+}
+
+/*
+ * job_notes, last: a rank of a job that several of its runs claim on one
+ * host, not one after another (those are a restart's attempts,
+ * restarts.c, marked before).
+ */
+void ct_trace_note_ranks(struct ct_trace *t)
+{
+	struct job_key *keys;
+	size_t i, j, k, n;
+
+	if (t->nprocs) {
+		keys = job_keys(t, true, true);
+		for (i = 0; i < t->nprocs; i = j) {
+			bool attempts = true;
+
+			for (j = i + 1; j < t->nprocs && cmp_keys_upto(&keys[j], &keys[i], BY_RANK) == 0;
+			     j++)
+				;
+			n = j - i;
+			for (k = i; k < j; k++)
+				attempts = attempts && t->procs[keys[k].proc].attempts_known;
+			if (keys[i].from[0] && keys[i].rank[0] && distinct_keys(keys + i, n, BY_RUN) > 1 &&
+			    !attempts)
+				add_note(t, CT_JOB_NOTE_RANK, keys + i, n);
+		}
+		free(keys);
 	}
-	free(keys);
 	t->job_notes = ct_trace_fit(t->job_notes, t->njob_notes, sizeof(*t->job_notes));
 }

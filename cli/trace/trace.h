@@ -235,6 +235,15 @@ struct ct_proc {
 	bool job_shared;             /* its job's id is named by the runs of several
 					users too (job_notes): its rank is a rank of one
 					user's job, not of the job the id names */
+	/*
+	 * Its rank's runs are attempts (attempts_known): torchrun's elastic
+	 * agent started that rank again after the run before it ended
+	 * (restarts.c). attempt counts from 0; superseded: a later attempt
+	 * of its rank followed (the agent stopped it, or it failed).
+	 */
+	bool attempts_known;
+	size_t attempt;
+	bool superseded;
 	enum ct_cuda_event last_cuda; /* its last CUDA record, and which one */
 	size_t last_cuda_index;
 	size_t records;              /* records read from its file */
@@ -311,11 +320,13 @@ struct ct_proc {
  * user's runs are a job of their own: anyone who may write to a shared
  * folder can name a job), or one rank of a job claimed by several of its
  * runs on one host (two runs of one job in the folder: a requeued job, a
- * forged one).
+ * forged one), or a job whose ranks torchrun's elastic agent restarted.
  */
 enum ct_job_note_kind {
 	CT_JOB_NOTE_USERS,           /* job, from: named by owners[0..nowners) */
 	CT_JOB_NOTE_RANK,            /* rank of job on host, claimed by runs[0..nruns) */
+	CT_JOB_NOTE_RESTART,         /* job restarted by torchrun's agent: attempts of
+					ranks, in runs[0..nruns) */
 };
 
 struct ct_job_note {
@@ -329,6 +340,8 @@ struct ct_job_note {
 	size_t nowners;
 	const char **runs;           /* the run ids, ascending, each once */
 	size_t nruns;
+	size_t attempts, ranks;      /* CT_JOB_NOTE_RESTART: the most attempts of a rank,
+					and the job's ranks */
 };
 
 struct ct_trace {
