@@ -363,6 +363,20 @@ struct ct_rm_job_note {
 	size_t nends;
 };
 
+/*
+ * A job whose ranks all ended by one signal, said once instead of a line
+ * per process: "job 17 cancelled (SIGTERM) on 2 hosts, 4 ranks, after
+ * loading libnccl.so.2 (...)".
+ */
+struct ct_rm_job_end {
+	const char *job;             /* as the scheduler printed it: 17, not its step 17.0 */
+	const char *how;             /* "cancelled (SIGTERM)", "killed by SIGSEGV (signal 11)" */
+	const char *hosts;           /* "2 hosts", "node1" (one of several in the report),
+					"1 host"; NULL: no host recorded */
+	const char *ranks;           /* "4 ranks", "3 processes" (not all with a rank) */
+	const char *after;           /* "after loading X (the last CUDA library each rank loaded)" */
+};
+
 /* A process that ended badly, in the verdict's words: "WHO [was ]HOW AFTER". */
 struct ct_rm_abnormal {
 	const char *who, *how, *after;
@@ -405,7 +419,9 @@ struct ct_report_model {
 	const char **wrapper_names; /* at most CT_ROLE_NAMES */
 	size_t nwrapper_names;
 	const char *headline;    /* how the program ended, when badly; NULL: cleanly */
-	struct ct_rm_abnormal *abnormal; /* the first few */
+	struct ct_rm_job_end *job_ends; /* jobs whose ranks all ended by one signal */
+	size_t njob_ends;
+	struct ct_rm_abnormal *abnormal; /* the first few, but those job_ends says */
 	size_t nabnormal, abnormal_more;
 	const char **running;    /* "the program", "process 12 (x)": still running */
 	size_t nrunning, running_more;
