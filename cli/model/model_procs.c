@@ -542,6 +542,9 @@ static void proc_build(struct ct_rm_build *b, struct ct_rm_proc *out, const stru
 	out->job = ct_rm_str(b, ct_proc_job(p, NULL));
 	/* Its rank under the launcher that named the job (on a cluster a pid is no name). */
 	out->rank = ct_rm_str(b, ct_proc_rank(p));
+	/* A restarted job's rank runs again: which of its attempts this is (restarts.c). */
+	out->has_attempt = p->attempts_known;
+	out->attempt = (int64_t)p->attempt;
 	/* Whose its trace is: a job's runs are grouped by user too (job_notes). */
 	out->uid = p->owner;
 	out->exe = ct_rm_str(b, p->exe);

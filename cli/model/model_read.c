@@ -229,6 +229,7 @@ static void read_process(struct ct_report_model *m, struct ct_rm_proc *p, const 
 	p->run = str(m, v, "run");
 	p->job = str(m, v, "job");
 	p->rank = str(m, v, "rank");
+	p->has_attempt = number(v, "attempt", &p->attempt) && p->attempt >= 0;
 	if (!number(v, "uid", &p->uid))
 		p->uid = -1;
 	p->exe = str(m, v, "exe");

@@ -266,6 +266,8 @@ struct ct_rm_proc {
 	int64_t ppid;
 	const char *host, *run, *job, *exe;
 	const char *rank;        /* under the launcher that named its job; NULL: none */
+	bool has_attempt;        /* its rank ran again (torchrun's agent restarted the job): */
+	int64_t attempt;         /* which of its rank's runs it is, from 0 */
 	int64_t uid;             /* -1: not from a file (ps) */
 	enum ct_rm_show show;
 	bool wrapper;

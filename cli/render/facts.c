@@ -233,12 +233,14 @@ static void print_losses(FILE *out, const struct ct_rm_proc *p)
 	ct_ending_print(out, &p->end);
 }
 
-/* "process 12 on node1, rank 3, uid 1000: python3 train.py (fork of 11)" */
+/* "process 12 on node1, rank 3, attempt 1, uid 1000: python3 train.py (fork of 11)" */
 static void print_heading(FILE *out, const struct ct_rm_proc *p)
 {
 	ct_tprintf(out, "process %lld%s%s%s%s", (long long)p->pid, p->heading_host ? " on " : "",
 		   p->heading_host ? p->heading_host : "", p->rank ? ", rank " : "",
 		   p->rank ? p->rank : "");
+	if (p->has_attempt)
+		ct_tprintf(out, ", attempt %lld", (long long)p->attempt);
 	if (p->heading_uid)
 		ct_tprintf(out, ", uid %lld", (long long)p->uid);
 	ct_tprintf(out, ": %s", p->command);

@@ -176,6 +176,7 @@ static void json_process(struct ct_json *j, const struct ct_rm_proc *p)
 	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "job", p->job);
 	ct_json_kv_string(j, "rank", p->rank);
+	json_i64_or_null(j, "attempt", p->has_attempt, p->attempt);
 	json_i64_or_null(j, "uid", p->uid >= 0, p->uid);
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_kv_bool(j, "wrapper", p->wrapper);
