@@ -2054,10 +2054,15 @@ static void test_symbol_version_node_missing(void **state)
 	      "-Wl,-soname,libctest-bar.so.1");
 	cc_so(w, "lib/libctest-foo.so", "int bar2(void);\nint foo(void) { return bar2(); }\n",
 	      "-Wl,-soname,libctest-foo.so @R/sys2/libctest-bar.so.1");
-	/* The old copy, through LD_LIBRARY_PATH: FOO_2 is not there at all. */
+	/*
+	 * The old copy, through LD_LIBRARY_PATH: FOO_2 is not there at all.
+	 * The dlopen's own search, as the auditor records it (a dlopen with
+	 * no search succeeded: its dlerror text would be a later call's).
+	 */
 	write_proc(w, "h", 100, NULL, NULL,
 		   "{'ev':'dlopen','api':'dlopen','name':'@R/lib/libctest-foo.so','flags':2,"
 		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'@R/lib/libctest-foo.so','by':'@R/bin/app'}\n"
 		   OPENED("@R/lib/libctest-foo.so", "libctest-foo.so", "@R/bin/app", "direct")
 		   OPENED("@R/old/libctest-bar.so.1", "libctest-bar.so.1", "@R/lib/libctest-foo.so",
 			  "ld_library_path")
