@@ -257,10 +257,13 @@ void ct_dx_unresolved_free(struct ct_dx_unresolved *all);
 /*
  * Where name comes from, in words (sonames.def), for askers built for
  * CUDA cuda (or 0), a Python package's when python; "" when the table
- * does not know it. Returns buf.
+ * does not know it. requester (may be NULL): the one object that needs
+ * it; when the distribution that ships it pins the pip package
+ * (distinfo.h: torch pins nvidia-cudnn-cu13==9.26.0.51), that version is
+ * the one to install. Returns buf.
  */
-const char *ct_dx_install_words(const char *name, int cuda, bool python, char *buf,
-				size_t size);
+const char *ct_dx_install_words(const char *name, int cuda, bool python, const char *requester,
+				char *buf, size_t size);
 /*
  * The libraries requester's load would also miss, past s's name (the
  * loader stops at the first): into f->missing, s's name first; returns

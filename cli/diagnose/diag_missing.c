@@ -12,6 +12,7 @@
 
 #include "compat.h"
 #include "diag_internal.h"
+#include "distinfo.h"
 #include "libnames.h"
 #include "resolve.h"
 #include "util.h"
@@ -20,17 +21,35 @@
 #include <uthash.h>
 
 /*
+ * "nvidia-cudnn-cu13==9.26.0.51 (the version torch 2.15.0 requires)" into
+ * pkg, when the distribution that ships requester pins the one pip
+ * package of name for that major: pip put that version there with it.
+ */
+static bool pinned_words(const char *name, int major, const char *requester, char *pkg,
+			 size_t size)
+{
+	struct ct_dist_info d;
+	char one[96], pin[64];
+
+	if (!requester || !major || !ct_pip_package(name, major, one, sizeof(one)) ||
+	    ct_dist_info_of(requester, &d) != 0 || !ct_dist_info_pin(&d, one, pin, sizeof(pin)))
+		return false;
+	snprintf(pkg, size, "%s==%s (the version %s %s requires)", one, pin, d.name, d.version);
+	return true;
+}
+
+/*
  * "pip install nvidia-cublas-cu12, or the CUDA 12 toolkit or your
  * distribution's package of libcublas.so.12" for an object a Python
  * package ships (python), the toolkit or distribution alone for others (a
  * pip wheel helps no Node or C program).
  */
-const char *ct_dx_install_words(const char *name, int cuda, bool python, char *buf,
-				size_t size)
+const char *ct_dx_install_words(const char *name, int cuda, bool python, const char *requester,
+				char *buf, size_t size)
 {
 	const char *release;
 	unsigned mask = ct_soname_cuda(name, &release);
-	char pkg[256], cw[48];
+	char pkg[512], cw[48];
 
 	buf[0] = '\0';
 	if (!mask)
@@ -38,7 +57,8 @@ const char *ct_dx_install_words(const char *name, int cuda, bool python, char *b
 	if (cuda >= 11 && cuda <= 13 && (mask & (CT_CU11 << (cuda - 11))))
 		mask = CT_CU11 << (cuda - 11);
 	ct_cuda_mask_words(mask, cw, sizeof(cw));
-	ct_pip_words(name, cuda, pkg, sizeof(pkg));
+	if (!python || !pinned_words(name, ct_cuda_mask_major(mask), requester, pkg, sizeof(pkg)))
+		ct_pip_words(name, cuda, pkg, sizeof(pkg));
 	if (python && pkg[0] && release)
 		snprintf(buf, size, "pip install %s, or %s for %s from NVIDIA or your "
 				    "distribution",
@@ -300,7 +320,7 @@ static void install_all_words(const char *const *names, size_t n, bool python, i
 		for (i = 0, buf[0] = '\0'; i < n && len < size; i++)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "",
 						names[i],
-						ct_dx_install_words(names[i], cuda, python, one,
+						ct_dx_install_words(names[i], cuda, python, NULL, one,
 								    sizeof(one))[0]
 							? one
 							: "the package that ships it");

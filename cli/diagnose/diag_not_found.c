@@ -95,13 +95,14 @@ static int unversioned_major(const struct ctx *c, const char *name, const char *
 }
 
 /*
- * The fix of a miss, for who asked: one object (its file name) or several
- * ("a, b and c", many set). python: an asker a Python package ships (pip
- * helps); cuda: the CUDA major the askers were built for, or 0.
+ * The fix of a miss, for who asked: one object (its file name; requester
+ * its path) or several ("a, b and c"; requester NULL). python: an asker a
+ * Python package ships (pip helps); cuda: the CUDA major the askers were
+ * built for, or 0.
  */
-static void fix_not_found(struct ct_finding *f, const char *name, const char *who, bool many,
-			  enum ct_search_kind kind, const struct ct_copies *cs, bool python,
-			  int cuda)
+static void fix_not_found(struct ct_finding *f, const char *name, const char *who,
+			  const char *requester, enum ct_search_kind kind,
+			  const struct ct_copies *cs, bool python, int cuda)
 {
 	const struct ct_copy *same = NULL, *other = NULL;
 	char how[512];
@@ -141,8 +142,8 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 		free(dir);
 		return;
 	}
-	ct_dx_install_words(name, cuda, python, how, sizeof(how));
-	if (other && many)
+	ct_dx_install_words(name, cuda, python, requester, how, sizeof(how));
+	if (other && !requester)
 		ct_finding_fix(f, "%s were built for %s and only %s is here: install %s%s%s%s, or "
 				  "use builds of them made for the one present",
 			       who, name, ct_dx_base(other->path), name, how[0] ? " (" : "", how,
@@ -321,7 +322,7 @@ static void miss_restate(struct ct_finding *f)
 	if (m->unversioned_fix)
 		ct_finding_fix(f, "%s", m->unversioned_fix);
 	else if (!m->refused && !m->unreadable)
-		fix_not_found(f, m->name, who, true, m->kind, &m->cs, python, m->cuda);
+		fix_not_found(f, m->name, who, NULL, m->kind, &m->cs, python, m->cuda);
 	if (!m->refused && !m->unreadable && f->nmissing)
 		ct_dx_fix_all_missing(f, &m->cs, who, python, m->cuda);
 }
@@ -552,7 +553,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 					  "the folders above it)",
 				       unreadable);
 		else
-			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs,
+			fix_not_found(f, s->name, ct_dx_base(requester), requester, kind, &cs,
 				      ct_python_shipped(requester), context_cuda(c, requester));
 		/* The loader names the first library it misses: the others too, one fix for all. */
 		if (!refused && !unreadable &&

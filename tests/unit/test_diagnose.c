@@ -473,6 +473,59 @@ static void test_driver_missing_library_probe(void **state)
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 }
 
+/*
+ * Only CUDA libraries looked for the driver, then the program failed on a
+ * library of another name (torch's import without cuDNN, issue 35): that
+ * miss is the failure, the probes a note. A failed dlopen before the
+ * probes explains nothing of the end: the error stays.
+ */
+#define LT_PROBE_AT(id, t)                                                     \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'libcuda.so.1','flags':1,"    \
+	"'caller':'@R/lib/libcublasLt.so.13'}\n"                                        \
+	"{'ev':'search','t':" #t ",'id':" #id ",'name':'libcuda.so.1',"                \
+	"'by':'@R/lib/libcublasLt.so.13'}\n"                                            \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/libcuda.so.1','via':'runpath'}\n"
+#define C_MISS_AT(id, t)                                                       \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'@R/lib/_C.so','flags':2,"    \
+	"'caller':'@R/bin/app'}\n"                                                      \
+	"{'ev':'search','t':" #t ",'id':" #id ",'name':'@R/lib/_C.so','by':'@R/bin/app'}\n" \
+	"{'ev':'open','t':" #t ",'path':'@R/lib/_C.so','lmid':0,'search':" #id ","      \
+	"'name':'@R/lib/_C.so','by':'@R/bin/app','via':'direct'}\n"                      \
+	"{'ev':'search','t':" #t ",'id':1" #id ",'name':'libctest-cudnn.so.9',"         \
+	"'by':'@R/lib/_C.so'}\n"                                                        \
+	"{'ev':'try','search':1" #id ",'path':'@R/sys1/libctest-cudnn.so.9','via':'default'}\n" \
+	"{'ev':'close','t':" #t ",'path':'@R/lib/_C.so'}\n"                             \
+	"{'ev':'dlerror','t':" #t ",'text':'libctest-cudnn.so.9: cannot open shared object "   \
+	"file: No such file or directory'}\n"
+
+static void test_driver_missing_probe_then_other_miss(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   LT_PROBE_AT(2, 10) LT_PROBE_AT(3, 11) C_MISS_AT(4, 20)
+		   "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	write_proc(w, "h", 101, NULL, NULL,
+		   C_MISS_AT(4, 5) LT_PROBE_AT(2, 10)
+		   "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_INFO,
+			   "no NVIDIA driver, and nothing started CUDA: only libcublasLt.so.13 "
+			   "looked for 'libcuda.so.1'");
+	expect_evidence(w, f, "no CUDA runtime and no code of the program asked for it; the "
+			      "process failed after that on 'libctest-cudnn.so.9', not found (its "
+			      "own finding)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 101);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-cudnn.so.9' was not found");
+	expect_count(w, CT_F_DRIVER_MISSING, 2);
+}
+
 /* NVML (libnvidia-ml.so.1) comes with the driver: torch.cuda.device_count() asks it first. */
 #define NVML_MISS(id, caller)                                                  \
 	"{'ev':'dlopen','api':'dlopen','name':'libnvidia-ml.so.1','flags':2,"          \
@@ -2991,6 +3044,7 @@ int main(void)
 		T(test_driver_missing),
 		T(test_driver_missing_not_raised),
 		T(test_driver_missing_library_probe),
+		T(test_driver_missing_probe_then_other_miss),
 		T(test_driver_missing_nvml),
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),

@@ -1,0 +1,180 @@
+/* A site folder's file, its distribution and its pins; see distinfo.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "distinfo.h"
+#include "files.h"
+#include "python.h"
+#include "util.h"
+
+enum { RECORD_MAX = 64 << 20, METADATA_MAX = 4 << 20, DISTS_MAX = 4096 };
+
+/* Does the RECORD of meta list rel ("PATH,HASH,SIZE", PATH relative to the site folder)? */
+static bool record_lists(const char *meta, const char *rel)
+{
+	char file[PATH_MAX], *text, *line, *save = NULL;
+	size_t rl = strlen(rel);
+	bool found = false;
+	int n = snprintf(file, sizeof(file), "%s/RECORD", meta);
+
+	if (n < 0 || (size_t)n >= sizeof(file) || !(text = ct_read_small_file(file, RECORD_MAX)))
+		return false;
+	for (line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
+		found = strncmp(line, rel, rl) == 0 && line[rl] == ',';
+	free(text);
+	return found;
+}
+
+/* The headers of meta's METADATA (up to the first empty line), to free; or NULL. */
+static char *metadata_headers(const char *meta)
+{
+	char file[PATH_MAX], *text, *end;
+	int n = snprintf(file, sizeof(file), "%s/METADATA", meta);
+
+	if (n < 0 || (size_t)n >= sizeof(file) || !(text = ct_read_small_file(file, METADATA_MAX)))
+		return NULL;
+	for (end = text; (end = strchr(end, '\n')); end++)
+		if (end[1] == '\n' || (end[1] == '\r' && end[2] == '\n')) {
+			end[1] = '\0';
+			break;
+		}
+	return text;
+}
+
+/* "Name" and "Version" of meta's METADATA; else from its folder's name (NAME-VERSION.dist-info). */
+static void name_version(struct ct_dist_info *d)
+{
+	char *text = metadata_headers(d->meta), *line, *save = NULL;
+	const char *base = ct_path_base(d->meta), *dash = strchr(base, '-'),
+		   *dot = strstr(base, ".dist-info");
+
+	for (line = text ? strtok_r(text, "\r\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		v += strspn(v, " \t");
+		if (strcasecmp(line, "Name") == 0 && !d->name[0])
+			snprintf(d->name, sizeof(d->name), "%s", v);
+		else if (strcasecmp(line, "Version") == 0 && !d->version[0])
+			snprintf(d->version, sizeof(d->version), "%s", v);
+	}
+	free(text);
+	if (!d->name[0] && dash)
+		snprintf(d->name, sizeof(d->name), "%.*s", (int)(dash - base), base);
+	if (!d->version[0] && dash && dot && dot > dash)
+		snprintf(d->version, sizeof(d->version), "%.*s", (int)(dot - dash - 1), dash + 1);
+}
+
+/* The site folder of real (the last site-packages or dist-packages in it), its length; 0: none. */
+static size_t site_length(const char *real)
+{
+	static const char *const names[] = { "/site-packages/", "/dist-packages/" };
+	size_t i, best = 0;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *p = real, *hit;
+
+		while ((hit = strstr(p, names[i]))) {
+			size_t len = (size_t)(hit - real) + strlen(names[i]) - 1;
+
+			if (len > best)
+				best = len;
+			p = hit + 1;
+		}
+	}
+	return best;
+}
+
+int ct_dist_info_of(const char *path, struct ct_dist_info *d)
+{
+	char real[PATH_MAX], site[PATH_MAX], top[256], want[256], have[256], pattern[PATH_MAX + 16];
+	const char *rel, *slash;
+	size_t len, i, pass;
+	glob_t g;
+	int rc = -ENOENT;
+
+	memset(d, 0, sizeof(*d));
+	if (!path || !realpath(path, real) || !(len = site_length(real)))
+		return -ENOENT;
+	snprintf(site, sizeof(site), "%.*s", (int)len, real);
+	rel = real + len + 1;
+	slash = strchr(rel, '/');
+	snprintf(top, sizeof(top), "%.*s", slash ? (int)(slash - rel) : (int)strlen(rel), rel);
+	ct_python_normal_name(top, want, sizeof(want));
+	if (snprintf(pattern, sizeof(pattern), "%s/*.dist-info", site) >= (int)sizeof(pattern) ||
+	    glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
+		return -ENOENT;
+	/* The distribution named like the top-level folder first (torch: torch-2.15.0.dist-info). */
+	for (pass = 0; pass < 2 && rc; pass++)
+		for (i = 0; i < g.gl_pathc && i < DISTS_MAX && rc; i++) {
+			const char *b = ct_path_base(g.gl_pathv[i]), *dash = strchr(b, '-');
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", dash ? (int)(dash - b) : (int)strlen(b), b);
+			ct_python_normal_name(name, have, sizeof(have));
+			if ((strcmp(have, want) == 0) != (pass == 0) || !record_lists(g.gl_pathv[i], rel))
+				continue;
+			snprintf(d->meta, sizeof(d->meta), "%s", g.gl_pathv[i]);
+			name_version(d);
+			rc = 0;
+		}
+	globfree(&g);
+	return rc;
+}
+
+bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size)
+{
+	char *text = metadata_headers(d->meta), *line, *save = NULL, want[256], have[256];
+	bool found = false;
+
+	if (!text)
+		return false;
+	ct_python_normal_name(dist, want, sizeof(want));
+	for (line = strtok_r(text, "\r\n", &save); line && !found;
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		char *v = strchr(line, ':'), *marker, *spec, name[256];
+		size_t n;
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		if (strcasecmp(line, "Requires-Dist") != 0)
+			continue;
+		v += strspn(v, " \t");
+		/* "NAME[extras] SPEC; MARKER": an extra's requirement is optional. */
+		if ((marker = strchr(v, ';'))) {
+			*marker++ = '\0';
+			if (strstr(marker, "extra"))
+				continue;
+		}
+		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+		snprintf(name, sizeof(name), "%.*s", (int)n, v);
+		if (strcmp(ct_python_normal_name(name, have, sizeof(have)), want) != 0)
+			continue;
+		spec = v + n;
+		if (*spec == '[' && (spec = strchr(spec, ']')))
+			spec++;
+		if (!spec)
+			continue;
+		spec += strspn(spec, " \t(");
+		/* One "==" pin alone: not "===", a wildcard, nor a range. */
+		if (strncmp(spec, "==", 2) != 0 || spec[2] == '=')
+			continue;
+		spec += 2 + strspn(spec + 2, " \t");
+		n = strcspn(spec, " \t),");
+		if (!n || spec[n + strspn(spec + n, " \t)")] == ',' || memchr(spec, '*', n))
+			continue;
+		snprintf(buf, size, "%.*s", (int)n, spec);
+		found = true;
+	}
+	free(text);
+	return found;
+}

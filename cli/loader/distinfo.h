@@ -1,0 +1,42 @@
+/*
+ * The Python distribution a file of a site folder came with, and what its
+ * METADATA pins: torch's libtorch_python.so is torch's (its RECORD lists
+ * torch/lib/libtorch_python.so), and torch 2.15.0 requires
+ * nvidia-cudnn-cu13==9.26.0.51; xformers 0.0.29.post3's _C.so was built
+ * for the torch its METADATA pins (torch==2.6.0). The pins are what pip
+ * installed with it, so they are the versions a fix should name.
+ *
+ * Read from the files alone (ct_open_file), nothing run. Nothing is kept
+ * between calls. Thread-safe.
+ */
+#ifndef CT_DISTINFO_H
+#define CT_DISTINFO_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ct_dist_info {
+	char meta[PATH_MAX];  /* its .dist-info folder */
+	char name[128];       /* METADATA's Name ("torch"), or the folder's */
+	char version[64];     /* METADATA's Version ("2.15.0+cu132"), or the folder's */
+};
+
+/*
+ * The distribution whose RECORD lists path (symlinks resolved, under a
+ * site-packages or dist-packages folder): the one named like its
+ * top-level folder first, then any. Returns 0, or -ENOENT when path is
+ * under no site folder or no RECORD lists it (d is then cleared).
+ */
+int ct_dist_info_of(const char *path, struct ct_dist_info *d);
+
+/*
+ * The one version d's METADATA pins for the distribution dist
+ * ("Requires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system ==
+ * \"Linux\""), names compared in PEP 503's normal form; a requirement of
+ * an extra, or one that is not a single "==" pin, is none. Into buf;
+ * false when there is none.
+ */
+bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * A site folder's file, its distribution and its pins (cli/loader/
+ * distinfo.c), on a site folder made in a temporary folder: the owner by
+ * RECORD (the one named like the top-level folder, another one, through a
+ * symlink, none), name and version from METADATA or the folder's name;
+ * the pins (markers, extras, ranges, wildcards, names in other spellings,
+ * the description after the headers left out).
+ */
+#include "helpers.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <unistd.h>
+
+#include "distinfo.h"
+
+static char top[256];
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(top, sizeof(top), "%s/ct-distinfo.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(top) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	nftw(top, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+static char *at(const char *rel)
+{
+	static char bufs[4][1024];
+	static int n;
+	char *b = bufs[n++ % 4];
+
+	snprintf(b, sizeof(bufs[0]), "%s/%s", top, rel);
+	return b;
+}
+
+/* top/rel with text, its folders made. */
+static void put(const char *rel, const char *text)
+{
+	char path[1024], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	for (p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	assert_non_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+}
+
+#define SITE "v/lib/python3.11/site-packages/"
+
+static void make_site(void)
+{
+	put(SITE "torch/lib/libtorch_python.so", "elf");
+	put(SITE "torch/lib/unlisted.so", "elf");
+	put(SITE "torch-2.15.0.dist-info/RECORD",
+	    "torch/__init__.py,sha256=x,10\n"
+	    "torch/lib/libtorch_python.so,sha256=y,3\n");
+	put(SITE "torch-2.15.0.dist-info/METADATA",
+	    "Metadata-Version: 2.1\n"
+	    "Name: torch\n"
+	    "Version: 2.15.0+cu132\n"
+	    "Requires-Dist: filelock\n"
+	    "Requires-Dist: cuda-toolkit[cublas,cudart]==13.2.2; platform_system == \"Linux\"\n"
+	    "Requires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"\n"
+	    "Requires-Dist: triton~=3.9.0; platform_system == \"Linux\"\n"
+	    "Requires-Dist: nvidia-nccl-cu13 (==2.30.7)\n"
+	    "Requires-Dist: sympy>=1.13.3,==1.13.3\n"
+	    "Requires-Dist: numpy==2.*\n"
+	    "Requires-Dist: optree==0.13.0; extra == \"optree\"\n"
+	    "Requires-Dist: Jinja2===3.1\n"
+	    "\n"
+	    "Requires-Dist: fsspec==9.9 (the description, not a header)\n");
+	/* A file of one distribution under another's top-level folder (nvidia/). */
+	put(SITE "nvidia/cudnn/lib/libcudnn.so.9", "elf");
+	put(SITE "nvidia_cudnn_cu13-9.26.0.51.dist-info/RECORD",
+	    "nvidia/cudnn/lib/libcudnn.so.9,sha256=z,3\n");
+	/* No METADATA: the folder's name says. */
+	put(SITE "xformers/_C.so", "elf");
+	put(SITE "xformers-0.0.29.post3.dist-info/RECORD", "xformers/_C.so,,\n");
+}
+
+static void test_owner(void **state)
+{
+	struct ct_dist_info d;
+	char link[1024];
+
+	(void)state;
+	make_site();
+	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/libtorch_python.so"), &d), 0);
+	assert_string_equal(d.name, "torch");
+	assert_string_equal(d.version, "2.15.0+cu132");
+	assert_string_equal(d.meta, at(SITE "torch-2.15.0.dist-info"));
+	assert_int_equal(ct_dist_info_of(at(SITE "nvidia/cudnn/lib/libcudnn.so.9"), &d), 0);
+	assert_string_equal(d.name, "nvidia_cudnn_cu13");
+	assert_string_equal(d.version, "9.26.0.51");
+	assert_int_equal(ct_dist_info_of(at(SITE "xformers/_C.so"), &d), 0);
+	assert_string_equal(d.name, "xformers");
+	assert_string_equal(d.version, "0.0.29.post3");
+	/* A path through a symlink and ../ is the file's. */
+	snprintf(link, sizeof(link), "%s/alias", top);
+	assert_int_equal(symlink(at(SITE "torch"), link), 0);
+	assert_int_equal(ct_dist_info_of(at("alias/lib/../lib/libtorch_python.so"), &d), 0);
+	assert_string_equal(d.name, "torch");
+	/* Listed by no RECORD, outside any site folder, not there: none. */
+	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/unlisted.so"), &d), -ENOENT);
+	assert_string_equal(d.name, "");
+	put("elsewhere/libx.so", "elf");
+	assert_int_equal(ct_dist_info_of(at("elsewhere/libx.so"), &d), -ENOENT);
+	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/gone.so"), &d), -ENOENT);
+	assert_int_equal(ct_dist_info_of(NULL, &d), -ENOENT);
+}
+
+static void test_pins(void **state)
+{
+	struct ct_dist_info d;
+	char v[64];
+
+	(void)state;
+	make_site();
+	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/libtorch_python.so"), &d), 0);
+	assert_true(ct_dist_info_pin(&d, "nvidia-cudnn-cu13", v, sizeof(v)));
+	assert_string_equal(v, "9.26.0.51");
+	/* Names in any spelling; extras in brackets; a version in parentheses. */
+	assert_true(ct_dist_info_pin(&d, "nvidia_cudnn_cu13", v, sizeof(v)));
+	assert_string_equal(v, "9.26.0.51");
+	assert_true(ct_dist_info_pin(&d, "cuda-toolkit", v, sizeof(v)));
+	assert_string_equal(v, "13.2.2");
+	assert_true(ct_dist_info_pin(&d, "NVIDIA.NCCL-cu13", v, sizeof(v)));
+	assert_string_equal(v, "2.30.7");
+	/* No pin: none, "~=", a range, a wildcard, "===", an extra's, the description's. */
+	assert_false(ct_dist_info_pin(&d, "filelock", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "triton", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "sympy", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "numpy", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "jinja2", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "optree", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "fsspec", v, sizeof(v)));
+	assert_false(ct_dist_info_pin(&d, "nvidia-cudnn", v, sizeof(v)));
+	/* No METADATA: no pin. */
+	assert_int_equal(ct_dist_info_of(at(SITE "xformers/_C.so"), &d), 0);
+	assert_false(ct_dist_info_pin(&d, "torch", v, sizeof(v)));
+}
+
+#define T(f) cmocka_unit_test(f)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_owner),
+		T(test_pins),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
