@@ -277,8 +277,13 @@ void ct_dx_evidence_also(struct ct_finding *f);
 /*
  * One fix for every library in f->missing (cs: copies of the first; who:
  * its askers in words; python, cuda as for ct_dx_install_words).
+ * requester: the one object that needs them (NULL: several), no_paths:
+ * it has no RPATH or RUNPATH; with pip, a package that would overwrite
+ * another installed distribution's file is left out and said, and an
+ * object that no path of its own leads to the wheels' folders is told
+ * how to reach them (ONNX Runtime: onnxruntime.preload_dlls()).
  */
 void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, const char *who,
-			   bool python, int cuda);
+			   const char *requester, bool no_paths, bool python, int cuda);
 
 #endif

@@ -6,6 +6,8 @@
  * installs them all. How to install a library, in words, is here too:
  * for one missing library (diag_not_found.c) and for several.
  */
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,19 +329,79 @@ static void install_all_words(const char *const *names, size_t n, bool python, i
 }
 
 /*
+ * Would pip's package of name (for the askers' CUDA cuda) overwrite a
+ * file another distribution of requester's site folder owns? Its fix line
+ * ("not nvidia-cudnn-cu12 for libcudnn.so.9: ...", to free) when so, else
+ * NULL.
+ */
+static char *would_replace(const char *name, const char *requester, int cuda)
+{
+	unsigned mask = ct_soname_cuda(name, NULL);
+	struct ct_dist_info owner;
+	char pkg[96], path[PATH_MAX];
+	const char *rel;
+	char *line;
+
+	if (cuda >= 11 && cuda <= 13 && (mask & (CT_CU11 << (cuda - 11))))
+		mask = CT_CU11 << (cuda - 11);
+	if (!ct_cuda_mask_major(mask) ||
+	    !ct_pip_package(name, ct_cuda_mask_major(mask), pkg, sizeof(pkg)) ||
+	    !ct_pip_would_replace(requester, pkg, name, &owner, path))
+		return NULL;
+	rel = strstr(path, "/nvidia/");
+	if (asprintf(&line, "not %s for %s: it installs %s over %s %s's copy, which is there "
+			    "(both install into that folder; the one installed last wins, for "
+			    "every package that loads it)",
+		     pkg, name, rel ? rel + 1 : path, owner.name, owner.version) < 0)
+		ct_out_of_memory();
+	return line;
+}
+
+/*
+ * How an object that no RPATH or RUNPATH of its own leads anywhere gets
+ * the wheels' libraries: pip puts them in site-packages/nvidia/COMP/lib,
+ * on no path of its. ONNX Runtime loads them by path for its provider
+ * (onnxruntime.preload_dlls, since 1.21); anything else needs them
+ * loaded first, or their folders on LD_LIBRARY_PATH.
+ */
+static void reach_words(struct ct_finding *f, const char *requester)
+{
+	struct ct_dist_info d;
+	char name[128];
+	size_t i;
+
+	if (ct_dist_info_of(requester, &d) != 0)
+		return;
+	for (i = 0; d.name[i] && i + 1 < sizeof(name); i++)
+		name[i] = (char)(d.name[i] == '_' ? '-' : tolower((unsigned char)d.name[i]));
+	name[i] = '\0';
+	if (strncmp(name, "onnxruntime", 11) == 0)
+		ct_finding_fix_line(f, "then call onnxruntime.preload_dlls() before the session "
+				       "(%s %s): %s has no RPATH or RUNPATH, so the wheels' folders "
+				       "(nvidia/*/lib) are on no path of its, and installing them "
+				       "alone changes nothing",
+				    d.name, d.version, ct_dx_base(requester));
+	else
+		ct_finding_fix_line(f, "then load them by path before %s, or put the wheels' "
+				       "folders (nvidia/*/lib) on LD_LIBRARY_PATH: it has no RPATH "
+				       "or RUNPATH, so they are on no path of its",
+				    ct_dx_base(requester));
+}
+
+/*
  * One fix for every library in f->missing: the headline's own fix stands
  * when it found a copy of it (kept: a folder to add), and the rest is
  * installed in one go; the driver's libraries are the driver's.
  */
 void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, const char *who,
-			   bool python, int cuda)
+			   const char *requester, bool no_paths, bool python, int cuda)
 {
 	const char **names = ct_xcalloc(f->nmissing + 1, sizeof(*names));
 	const char **drv = ct_xcalloc(f->nmissing + 1, sizeof(*drv));
 	const struct ct_copy *other = NULL;
 	bool headline_copy = false;
-	size_t i, j, n = 0, ndrv = 0;
-	char how[2048], list[512];
+	size_t i, j, n = 0, ndrv = 0, nall, nreplaced = 0;
+	char how[2048], list[512], **replaced;
 
 	for (i = 0; i < cs->n; i++) {
 		headline_copy |= cs->c[i].same_name;
@@ -361,6 +423,15 @@ void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, con
 		if (j == *nto)
 			to[(*nto)++] = f->missing[i].name;
 	}
+	/* pip would overwrite another package's file: left out, and said after. */
+	replaced = ct_xcalloc(n + 1, sizeof(*replaced));
+	nall = n;
+	for (i = 0, n = 0; i < nall; i++)
+		if (!python || !requester ||
+		    !(replaced[nreplaced] = would_replace(names[i], requester, cuda)))
+			names[n++] = names[i];
+		else
+			nreplaced++;
 	if (n) {
 		install_all_words(names, n, python, cuda, how, sizeof(how));
 		names_words(names, n, list, sizeof(list));
@@ -368,15 +439,25 @@ void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, con
 			ct_finding_fix_line(f, "then install %s too: %s", list, how);
 		else
 			ct_finding_fix(f, "install %s: %s", n == 1 ? names[0] : "them", how);
-		/* Another major of the first is here: a build for it is the other way out. */
-		if (!headline_copy && other)
-			ct_finding_fix_line(f, "or use a build of %s made for the libraries present "
-					       "(%s is here)",
-					    who, ct_dx_base(other->path));
+		if (python && requester && no_paths && strncmp(how, "pip install", 11) == 0)
+			reach_words(f, requester);
 	}
+	for (i = 0; i < nreplaced; i++) {
+		if (n || headline_copy || i)
+			ct_finding_fix_line(f, "%s", replaced[i]);
+		else
+			ct_finding_fix(f, "%s", replaced[i]);
+		free(replaced[i]);
+	}
+	free(replaced);
+	/* Another major of the first is here: a build for it is the other way out. */
+	if (n && !headline_copy && other)
+		ct_finding_fix_line(f, "or use a build of %s made for the libraries present (%s is "
+				       "here)",
+				    who, ct_dx_base(other->path));
 	if (ndrv) {
 		names_words(drv, ndrv, list, sizeof(list));
-		if (n || headline_copy)
+		if (n || headline_copy || nreplaced)
 			ct_finding_fix_line(f, "%s %s the NVIDIA driver's, which no pip package or "
 					       "toolkit installs: install the driver (in a container: start "
 					       "it with GPU support, docker run --gpus all with the NVIDIA "

@@ -324,7 +324,7 @@ static void miss_restate(struct ct_finding *f)
 	else if (!m->refused && !m->unreadable)
 		fix_not_found(f, m->name, who, NULL, m->kind, &m->cs, python, m->cuda);
 	if (!m->refused && !m->unreadable && f->nmissing)
-		ct_dx_fix_all_missing(f, &m->cs, who, python, m->cuda);
+		ct_dx_fix_all_missing(f, &m->cs, who, NULL, false, python, m->cuda);
 }
 
 /*
@@ -561,7 +561,10 @@ void ct_dx_rule_not_found(struct ctx *c)
 		    ct_dx_also_missing(c, f, s, requester)) {
 			ct_dx_say_also(f);
 			ct_dx_evidence_also(f);
-			ct_dx_fix_all_missing(f, &cs, ct_dx_base(requester),
+			const struct ct_elfinfo *ei = ct_dx_elfinfo(c, requester);
+
+			ct_dx_fix_all_missing(f, &cs, ct_dx_base(requester), requester,
+					      ei && !ei->rpath && !ei->runpath,
 					      ct_python_shipped(requester), context_cuda(c, requester));
 		}
 		if (ct_dx_is_nvml(s->name) && !alt && !refused) {

@@ -130,6 +130,40 @@ int ct_dist_info_of(const char *path, struct ct_dist_info *d)
 	return rc;
 }
 
+bool ct_pip_would_replace(const char *near, const char *pkg, const char *soname,
+			  struct ct_dist_info *owner, char *path)
+{
+	char real[PATH_MAX], comp[128], mine[256], theirs[256];
+	const char *c = strncmp(pkg, "nvidia-", 7) == 0 ? pkg + 7 : NULL, *suffix;
+	size_t len, i;
+	int n;
+
+	path[0] = '\0';
+	if (!c || !near || !realpath(near, real) || !(len = site_length(real)))
+		return false;
+	snprintf(comp, sizeof(comp), "%s", c);
+	suffix = strrchr(comp, '-');
+	if (suffix && strncmp(suffix, "-cu", 3) == 0 && isdigit((unsigned char)suffix[3])) {
+		comp[suffix - comp] = '\0';
+		for (i = 0; comp[i]; i++)
+			comp[i] = comp[i] == '-' ? '_' : comp[i];
+	} else {
+		snprintf(comp, sizeof(comp), "cu13");
+	}
+	n = snprintf(path, PATH_MAX, "%.*s/nvidia/%s/lib/%s", (int)len, real, comp, soname);
+	if (n < 0 || n >= PATH_MAX || ct_dist_info_of(path, owner) != 0) {
+		path[0] = '\0';
+		return false;
+	}
+	ct_python_normal_name(pkg, mine, sizeof(mine));
+	ct_python_normal_name(owner->name, theirs, sizeof(theirs));
+	if (strcmp(mine, theirs) == 0) {
+		path[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
 bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size)
 {
 	char *text = metadata_headers(d->meta), *line, *save = NULL, want[256], have[256];

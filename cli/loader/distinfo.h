@@ -39,4 +39,19 @@ int ct_dist_info_of(const char *path, struct ct_dist_info *d);
  */
 bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size);
 
+/*
+ * Would `pip install pkg` (the pip package that ships soname) write its
+ * soname over a file another installed distribution owns, in the site
+ * folder of near (a file of it)? CUDA 12's and older wheels install into
+ * nvidia/COMP/lib (COMP: pkg without "nvidia-" and its "-cuNN", '-' as
+ * '_'; nvidia-cudnn-cu12: nvidia/cudnn/lib), CUDA 13's toolkit wheels
+ * (no suffix) into nvidia/cu13/lib, and cuDNN, NCCL and the like for CUDA
+ * 13 (-cu13) into nvidia/COMP/lib as well: nvidia-cudnn-cu12 and -cu13
+ * both install nvidia/cudnn/lib/libcudnn.so.9, and the last one installed
+ * wins. The file's owner into *owner, and where into path (at least
+ * PATH_MAX bytes); false when it would not, or nothing says.
+ */
+bool ct_pip_would_replace(const char *near, const char *pkg, const char *soname,
+			  struct ct_dist_info *owner, char *path);
+
 #endif

@@ -161,6 +161,45 @@ static void test_pins(void **state)
 	assert_false(ct_dist_info_pin(&d, "torch", v, sizeof(v)));
 }
 
+/*
+ * Where pip would put a package's library, and whose file lies there:
+ * nvidia-cudnn-cu12 over nvidia-cudnn-cu13's nvidia/cudnn/lib (one folder
+ * for both), never over its own; -cu12 toolkit wheels into their own
+ * folders, CUDA 13's into nvidia/cu13/lib.
+ */
+static void test_would_replace(void **state)
+{
+	struct ct_dist_info o;
+	char path[PATH_MAX];
+	const char *near;
+
+	(void)state;
+	make_site();
+	put(SITE "nvidia/cu13/lib/libcusparse.so.12", "elf");
+	put(SITE "nvidia_cusparse-12.7.10.12.dist-info/RECORD",
+	    "nvidia/cu13/lib/libcusparse.so.12,sha256=a,3\n");
+	put(SITE "onnxruntime/capi/libonnxruntime_providers_cuda.so", "elf");
+	near = at(SITE "onnxruntime/capi/libonnxruntime_providers_cuda.so");
+	assert_true(ct_pip_would_replace(near, "nvidia-cudnn-cu12", "libcudnn.so.9", &o, path));
+	assert_string_equal(o.name, "nvidia_cudnn_cu13");
+	assert_string_equal(o.version, "9.26.0.51");
+	assert_non_null(strstr(path, "/site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
+	/* Its own file: reinstalling it replaces nothing of another's. */
+	assert_false(ct_pip_would_replace(near, "nvidia-cudnn-cu13", "libcudnn.so.9", &o, path));
+	assert_string_equal(path, "");
+	/* CUDA 12's cuSPARSE goes to nvidia/cusparse/lib, not CUDA 13's nvidia/cu13/lib. */
+	assert_false(ct_pip_would_replace(near, "nvidia-cusparse-cu12", "libcusparse.so.12", &o,
+					  path));
+	/* CUDA 13's own package (no suffix) into nvidia/cu13/lib: its own file. */
+	assert_false(ct_pip_would_replace(near, "nvidia-cusparse", "libcusparse.so.12", &o, path));
+	/* Nothing there, not NVIDIA's, outside a site folder. */
+	assert_false(ct_pip_would_replace(near, "nvidia-curand-cu12", "libcurand.so.10", &o, path));
+	assert_false(ct_pip_would_replace(near, "cudnn", "libcudnn.so.9", &o, path));
+	put("elsewhere/libx.so", "elf");
+	assert_false(ct_pip_would_replace(at("elsewhere/libx.so"), "nvidia-cudnn-cu12",
+					  "libcudnn.so.9", &o, path));
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -168,6 +207,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_owner),
 		T(test_pins),
+		T(test_would_replace),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
