@@ -308,7 +308,7 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 		ver = version_of(c, o->path, v, sizeof(v));
 		if (!ver)
 			ver = ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)) * 1000;
-		ct_dx_asker(o, who, sizeof(who));
+		ct_dx_asker_in(c, o, who, sizeof(who));
 		/* A bare major only repeats the soname. */
 		if (strchr(v, '.'))
 			snprintf(what, size, "%s (%s), %s", o->path, v, who);

@@ -17,6 +17,7 @@
 #define CT_DIAG_INTERNAL_H
 
 #include "copies.h"
+#include "distinfo.h"
 #include "elfinfo.h"
 #include "diagnose.h"
 #include "findings.h"
@@ -192,6 +193,19 @@ const struct ct_request *ct_dx_within_dlopen(const struct ctx *c, const struct c
 const char *ct_dx_stem(const char *name, char *buf, size_t size);
 /* "dlopen by X, found via RUNPATH"; into buf. */
 void ct_dx_asker(const struct ct_loaded *o, char *buf, size_t size);
+/*
+ * A library Python's ctypes loaded (its dlopen's caller is _ctypes), by
+ * the package whose code did it: the first ctypes load of the run of them
+ * on that thread since the program's own last load (an import) is that
+ * package's file, and its distribution the loader (torch/__init__.py
+ * loads torch/lib/libtorch_global_deps.so, then preloads its CUDA
+ * wheels' libraries by path). That distribution into *d, that first
+ * file into *first; false when o is no ctypes load, or nothing says.
+ */
+bool ct_dx_ctypes_loader(const struct ctx *c, const struct ct_loaded *o,
+			 struct ct_dist_info *d, const char **first);
+/* ct_dx_asker, a ctypes load said by its package: "preloaded by torch 2.15.0's import (...)". */
+void ct_dx_asker_in(const struct ctx *c, const struct ct_loaded *o, char *buf, size_t size);
 /* The candidates of a traced search as evidence lines. */
 void ct_dx_tries(struct ct_finding *f, const struct ct_search *s);
 /* Copies of name elsewhere on the machine (s: the search that missed it). */

@@ -360,7 +360,7 @@ static void report(struct ctx *c, const char *requester, const char *sym, size_t
 				    nmore == 1 ? "" : "s", ct_dx_base(requester));
 	have_fw = x.o && ct_framework_of(x.o->path, &fw);
 	if (x.o) {
-		ct_dx_asker(x.o, who, sizeof(who));
+		ct_dx_asker_in(c, x.o, who, sizeof(who));
 		ct_dx_version(c, x.o->path, ver, sizeof(ver));
 		ct_finding_evidence(f, "expected from: %s%s%s%s: %s", x.o->path,
 				    ver[0] ? " (version " : "", ver, ver[0] ? ")" : "", x.why);

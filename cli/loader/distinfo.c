@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "distinfo.h"
 #include "files.h"
@@ -14,20 +15,35 @@
 
 enum { RECORD_MAX = 64 << 20, METADATA_MAX = 4 << 20, DISTS_MAX = 4096 };
 
-/* Does the RECORD of meta list rel ("PATH,HASH,SIZE", PATH relative to the site folder)? */
-static bool record_lists(const char *meta, const char *rel)
+/*
+ * Does the RECORD of meta list rel ("PATH,HASH,SIZE", PATH relative to the
+ * site folder)? *size: the size it gives, or -1.
+ */
+static bool record_lists_sized(const char *meta, const char *rel, long long *size)
 {
 	char file[PATH_MAX], *text, *line, *save = NULL;
 	size_t rl = strlen(rel);
 	bool found = false;
 	int n = snprintf(file, sizeof(file), "%s/RECORD", meta);
 
+	if (size)
+		*size = -1;
 	if (n < 0 || (size_t)n >= sizeof(file) || !(text = ct_read_small_file(file, RECORD_MAX)))
 		return false;
-	for (line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
+	for (line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		const char *comma = strrchr(line, ',');
+
 		found = strncmp(line, rel, rl) == 0 && line[rl] == ',';
+		if (found && size && comma && comma[1])
+			*size = strtoll(comma + 1, NULL, 10);
+	}
 	free(text);
 	return found;
+}
+
+static bool record_lists(const char *meta, const char *rel)
+{
+	return record_lists_sized(meta, rel, NULL);
 }
 
 /* The headers of meta's METADATA (up to the first empty line), to free; or NULL. */
@@ -128,6 +144,109 @@ int ct_dist_info_of(const char *path, struct ct_dist_info *d)
 		}
 	globfree(&g);
 	return rc;
+}
+
+size_t ct_dist_claims(const char *path, struct ct_dist_info *out, size_t max, size_t *owner)
+{
+	char real[PATH_MAX], pattern[PATH_MAX + 16];
+	const char *rel;
+	struct stat st;
+	size_t len, i, n = 0;
+	glob_t g;
+
+	if (owner)
+		*owner = max;
+	if (!path || !realpath(path, real) || !(len = site_length(real)) || stat(real, &st) != 0)
+		return 0;
+	rel = real + len + 1;
+	if (snprintf(pattern, sizeof(pattern), "%.*s/*.dist-info", (int)len, real) >=
+		    (int)sizeof(pattern) ||
+	    glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
+		return 0;
+	for (i = 0; i < g.gl_pathc && i < DISTS_MAX && n < max; i++) {
+		long long size;
+
+		if (!record_lists_sized(g.gl_pathv[i], rel, &size))
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		snprintf(out[n].meta, sizeof(out[n].meta), "%s", g.gl_pathv[i]);
+		name_version(&out[n]);
+		if (owner && *owner == max && size == (long long)st.st_size)
+			*owner = n;
+		n++;
+	}
+	globfree(&g);
+	return n;
+}
+
+/* Does meta's METADATA require dist? *extra: only within an extra. */
+static bool requires(const char *meta, const char *want, bool *extra)
+{
+	char *text = metadata_headers(meta), *line, *save = NULL, name[256], have[256];
+	bool found = false;
+
+	*extra = false;
+	for (line = text ? strtok_r(text, "\r\n", &save) : NULL; line && (!found || *extra);
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		char *v = strchr(line, ':');
+		size_t n;
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		if (strcasecmp(line, "Requires-Dist") != 0)
+			continue;
+		v += strspn(v, " \t");
+		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
+		snprintf(name, sizeof(name), "%.*s", (int)n, v);
+		if (strcmp(ct_python_normal_name(name, have, sizeof(have)), want) != 0)
+			continue;
+		*extra = strchr(v, ';') && strstr(strchr(v, ';'), "extra");
+		found = true;
+	}
+	free(text);
+	return found;
+}
+
+bool ct_dist_requirer(const char *near, const char *dist, struct ct_dist_info *d)
+{
+	char real[PATH_MAX], pattern[PATH_MAX + 16], want[256];
+	size_t len, i, pick = SIZE_MAX;
+	bool extra;
+	glob_t g;
+
+	memset(d, 0, sizeof(*d));
+	if (!near || !realpath(near, real) || !(len = site_length(real)))
+		return false;
+	if (snprintf(pattern, sizeof(pattern), "%.*s/*.dist-info", (int)len, real) >=
+		    (int)sizeof(pattern) ||
+	    glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
+		return false;
+	ct_python_normal_name(dist, want, sizeof(want));
+	for (i = 0; i < g.gl_pathc && i < DISTS_MAX; i++) {
+		if (!requires(g.gl_pathv[i], want, &extra))
+			continue;
+		if (pick == SIZE_MAX || !extra)
+			pick = i;
+		if (!extra)
+			break;
+	}
+	if (pick != SIZE_MAX) {
+		snprintf(d->meta, sizeof(d->meta), "%s", g.gl_pathv[pick]);
+		name_version(d);
+	}
+	globfree(&g);
+	return pick != SIZE_MAX;
+}
+
+int ct_dist_cuda(const char *name)
+{
+	char n[256];
+	const char *s;
+
+	ct_python_normal_name(name, n, sizeof(n));
+	s = strrchr(n, '-');
+	return s && strncmp(s, "-cu", 3) == 0 && isdigit((unsigned char)s[3]) ? atoi(s + 3) : 0;
 }
 
 bool ct_pip_would_replace(const char *near, const char *pkg, const char *soname,

@@ -40,6 +40,26 @@ int ct_dist_info_of(const char *path, struct ct_dist_info *d);
 bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size);
 
 /*
+ * Every distribution whose RECORD lists the file at path, up to max into
+ * out; *owner (may be NULL): the index of the one whose RECORD gives the
+ * file's size (the one installed last, whose file it is), or max when
+ * none does. Two claims are two packages that install one file
+ * (nvidia-cudnn-cu12 and -cu13: nvidia/cudnn/lib/libcudnn.so.9).
+ * Returns how many; 0 when path is under no site folder.
+ */
+size_t ct_dist_claims(const char *path, struct ct_dist_info *out, size_t max, size_t *owner);
+
+/*
+ * A distribution of the site folder of near (a file of it) whose METADATA
+ * requires dist (any version; one outside an extra first), into *d;
+ * false when none does.
+ */
+bool ct_dist_requirer(const char *near, const char *dist, struct ct_dist_info *d);
+
+/* The CUDA major a distribution's name says ("nvidia-cudnn-cu12": 12), or 0. */
+int ct_dist_cuda(const char *name);
+
+/*
  * Would `pip install pkg` (the pip package that ships soname) write its
  * soname over a file another installed distribution owns, in the site
  * folder of near (a file of it)? CUDA 12's and older wheels install into

@@ -526,6 +526,67 @@ static void test_driver_missing_probe_then_other_miss(void **state)
 	expect_count(w, CT_F_DRIVER_MISSING, 2);
 }
 
+/*
+ * A wheel's file another wheel overwrote (issue 35, tests/pip/tf-torch):
+ * nvidia-cudnn-cu12 installed over nvidia-cudnn-cu13's
+ * nvidia/cudnn/lib/libcudnn.so.9, both RECORDs listing it, its size the
+ * -cu12 one's; torch requires the -cu13 one, TensorFlow (an extra) the
+ * other. torch's import loaded it by ctypes after its own
+ * libtorch_global_deps.so: the asker is torch's import, not _ctypes.
+ */
+#define SITE_PKGS "v/lib/python3.11/site-packages/"
+#define CTYPES_LOAD(id, rel)                                                   \
+	"{'ev':'dlopen','t':" #id ",'api':'dlopen','name':'@R/" SITE_PKGS rel "','flags':2," \
+	"'caller':'@R/lib/_ctypes.cpython-311-x86_64-linux-gnu.so'}\n"                   \
+	"{'ev':'search','t':" #id ",'id':" #id ",'name':'@R/" SITE_PKGS rel "',"            \
+	"'by':'@R/lib/_ctypes.cpython-311-x86_64-linux-gnu.so'}\n"                       \
+	"{'ev':'open','t':" #id ",'path':'@R/" SITE_PKGS rel "','lmid':0,'search':" #id "," \
+	"'name':'@R/" SITE_PKGS rel "','by':'@R/lib/_ctypes.cpython-311-x86_64-linux-gnu.so'," \
+	"'via':'direct'}\n"
+
+static void test_replaced_wheel_file(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_file(w, SITE_PKGS "torch/lib/libtorch_global_deps.so", "elf", false);
+	write_file(w, SITE_PKGS "nvidia/cudnn/lib/libcudnn.so.9", "cudnn 9.28", false);
+	write_file(w, SITE_PKGS "torch-2.15.0.dist-info/RECORD",
+		   "torch/lib/libtorch_global_deps.so,sha256=a,3\n", false);
+	write_file(w, SITE_PKGS "torch-2.15.0.dist-info/METADATA",
+		   "Name: torch\nVersion: 2.15.0\n"
+		   "Requires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"\n",
+		   false);
+	write_file(w, SITE_PKGS "tensorflow-2.21.0.dist-info/METADATA",
+		   "Name: tensorflow\nVersion: 2.21.0\n"
+		   "Requires-Dist: nvidia-cudnn-cu12<10.0,>=9.3.0.75; extra == \"and-cuda\"\n",
+		   false);
+	write_file(w, SITE_PKGS "tensorflow-2.21.0.dist-info/RECORD", "", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu13-9.26.0.51.dist-info/RECORD",
+		   "nvidia/cudnn/lib/libcudnn.so.9,sha256=b,12345\n", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu13-9.26.0.51.dist-info/METADATA",
+		   "Name: nvidia-cudnn-cu13\nVersion: 9.26.0.51\n", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu12-9.28.0.42.dist-info/RECORD",
+		   "nvidia/cudnn/lib/libcudnn.so.9,sha256=c,10\n", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu12-9.28.0.42.dist-info/METADATA",
+		   "Name: nvidia-cudnn-cu12\nVersion: 9.28.0.42\n", false);
+	write_proc(w, "h", 100, NULL, NULL,
+		   CTYPES_LOAD(1, "torch/lib/libtorch_global_deps.so")
+		   CTYPES_LOAD(2, "nvidia/cudnn/lib/libcudnn.so.9")
+		   "{'ev':'exit','t':9,'api':'exit','status':0}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "'libcudnn.so.9' is nvidia-cudnn-cu12 9.28.0.42, a build for CUDA 12: it "
+			   "replaced the file of nvidia-cudnn-cu13 9.26.0.51, a build for CUDA 13, "
+			   "which torch 2.15.0 requires");
+	expect_evidence(w, f, "preloaded by torch 2.15.0's import (ctypes.CDLL by path, after its "
+			      "libtorch_global_deps.so), found via path given");
+	expect_evidence(w, f, "the RECORDs of both list nvidia/cudnn/lib/libcudnn.so.9");
+	expect_evidence(w, f, "tensorflow 2.21.0 requires nvidia-cudnn-cu12");
+	expect_fix(w, f, "pip install --force-reinstall nvidia-cudnn-cu13==9.26.0.51");
+	expect_count(w, CT_F_LIB_MIXED_VERSIONS, 1);
+}
+
 /* NVML (libnvidia-ml.so.1) comes with the driver: torch.cuda.device_count() asks it first. */
 #define NVML_MISS(id, caller)                                                  \
 	"{'ev':'dlopen','api':'dlopen','name':'libnvidia-ml.so.1','flags':2,"          \
@@ -3045,6 +3106,7 @@ int main(void)
 		T(test_driver_missing_not_raised),
 		T(test_driver_missing_library_probe),
 		T(test_driver_missing_probe_then_other_miss),
+		T(test_replaced_wheel_file),
 		T(test_driver_missing_nvml),
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),

@@ -200,6 +200,45 @@ static void test_would_replace(void **state)
 					  "libcudnn.so.9", &o, path));
 }
 
+/*
+ * One file two RECORDs list (nvidia-cudnn-cu12 installed over -cu13's):
+ * both claim it, the one whose RECORD gives its size owns it; who
+ * requires each (an extra's requirement after a plain one); the CUDA a
+ * distribution's name says.
+ */
+static void test_claims(void **state)
+{
+	struct ct_dist_info c[4], r;
+	size_t owner, n;
+
+	(void)state;
+	make_site();
+	put(SITE "nvidia_cudnn_cu12-9.28.0.42.dist-info/RECORD",
+	    "nvidia/cudnn/lib/libcudnn.so.9,sha256=q,3\n");
+	put(SITE "nvidia_cudnn_cu13-9.26.0.51.dist-info/RECORD",
+	    "nvidia/cudnn/lib/libcudnn.so.9,sha256=z,99\n");
+	put(SITE "tensorflow-2.21.0.dist-info/METADATA",
+	    "Name: tensorflow\nVersion: 2.21.0\n"
+	    "Requires-Dist: nvidia-cudnn-cu12<10,>=9.3; extra == \"and-cuda\"\n");
+	n = ct_dist_claims(at(SITE "nvidia/cudnn/lib/libcudnn.so.9"), c, 4, &owner);
+	assert_int_equal(n, 2);
+	assert_true(owner < n);
+	assert_string_equal(c[owner].name, "nvidia_cudnn_cu12");
+	assert_string_equal(c[owner].version, "9.28.0.42");
+	assert_int_equal(ct_dist_claims(at(SITE "torch/lib/libtorch_python.so"), c, 4, &owner), 1);
+	assert_int_equal(owner, 0);
+	assert_int_equal(ct_dist_claims(at("nowhere.so"), c, 4, &owner), 0);
+	assert_true(ct_dist_requirer(at(SITE "torch/lib/libtorch_python.so"), "nvidia_cudnn_cu13", &r));
+	assert_string_equal(r.name, "torch");
+	assert_true(ct_dist_requirer(at(SITE "torch/lib/libtorch_python.so"), "nvidia-cudnn-cu12", &r));
+	assert_string_equal(r.name, "tensorflow");
+	assert_false(ct_dist_requirer(at(SITE "torch/lib/libtorch_python.so"), "jax", &r));
+	assert_int_equal(ct_dist_cuda("nvidia-cudnn-cu12"), 12);
+	assert_int_equal(ct_dist_cuda("nvidia_nccl_cu13"), 13);
+	assert_int_equal(ct_dist_cuda("nvidia-cublas"), 0);
+	assert_int_equal(ct_dist_cuda("cupy-cuda12x"), 0);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -208,6 +247,7 @@ int main(void)
 		T(test_owner),
 		T(test_pins),
 		T(test_would_replace),
+		T(test_claims),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
