@@ -2054,6 +2054,80 @@ static void test_symbol_missing_at_load(void **state)
 	expect_total(w, 1);
 }
 
+/*
+ * A package's extension built for another torch, which its METADATA pins
+ * (xformers 0.0.29.post3: torch==2.6.0; issue 35): the finding names the
+ * package and both releases, the fix is a release of it for the torch in
+ * use, and two of its extensions that fail in two processes are one
+ * finding.
+ */
+#define SP "v/lib/python3.11/site-packages/"
+#define SP_EXT_FAILS(id, ext)                                                   \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/" SP "xf/" ext "','flags':2,"       \
+	"'caller':'@R/bin/app'}\n"                                                  \
+	"{'ev':'search','id':" #id ",'name':'@R/" SP "xf/" ext "','by':'@R/bin/app'}\n" \
+	"{'ev':'open','path':'@R/" SP "xf/" ext "','lmid':0,'soname':null,"          \
+	"'search':" #id ",'name':'@R/" SP "xf/" ext "','by':'@R/bin/app','via':'direct'}\n" \
+	"{'ev':'close','path':'@R/" SP "xf/" ext "'}\n"                              \
+	"{'ev':'dlerror','text':'@R/" SP "xf/" ext ": undefined symbol: "            \
+	"_ZN3c104cuda9SetDeviceEi'}\n"
+
+static void test_symbol_missing_package_pin(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	cc_so(w, SP "torch/lib/libc10_cuda.so",
+	      "int _ZN3c104cuda9SetDeviceEa(signed char d) { return d; }\n"
+	      "int _ZN3c104cuda12device_countEv(void) { return 1; }\n",
+	      "-Wl,-soname,libc10_cuda.so");
+	write_file(w, SP "torch/version.py",
+		   "__version__ = '2.15.0+cu132'\ncuda: Optional[str] = '13.2'\n", false);
+	cc_so(w, "old/libc10_cuda.so", "int _ZN3c104cuda9SetDeviceEi(int d) { return d; }\n",
+	      "-Wl,-soname,libc10_cuda.so");
+	cc_so(w, SP "xf/_C.so",
+	      "int _ZN3c104cuda9SetDeviceEi(int);\n"
+	      "int PyInit__C(void) { return _ZN3c104cuda9SetDeviceEi(0); }\n",
+	      "@R/old/libc10_cuda.so");
+	cc_so(w, SP "xf/_C_flashattention.so",
+	      "int _ZN3c104cuda9SetDeviceEi(int);\n"
+	      "int PyInit__C_fa(void) { return _ZN3c104cuda9SetDeviceEi(1); }\n",
+	      "@R/old/libc10_cuda.so");
+	cc_so(w, "bin/app", "int app_main(void) { return 0; }\n", "");
+	write_file(w, SP "torch-2.15.0.dist-info/RECORD", "torch/lib/libc10_cuda.so,,\n", false);
+	write_file(w, SP "torch-2.15.0.dist-info/METADATA", "Name: torch\nVersion: 2.15.0\n",
+		   false);
+	write_file(w, SP "xformers-0.0.29.post3.dist-info/RECORD",
+		   "xf/_C.so,,\nxf/_C_flashattention.so,,\n", false);
+	write_file(w, SP "xformers-0.0.29.post3.dist-info/METADATA",
+		   "Name: xformers\nVersion: 0.0.29.post3\nRequires-Dist: torch==2.6.0\n", false);
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'@R/bin/app','main':true,'lmid':0,'soname':null}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/" SP "torch/lib/libc10_cuda.so',"
+		   "'flags':258,'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'@R/" SP "torch/lib/libc10_cuda.so',"
+		   "'by':'@R/bin/app'}\n"
+		   "{'ev':'open','path':'@R/" SP "torch/lib/libc10_cuda.so','lmid':0,"
+		   "'soname':'libc10_cuda.so','search':1,"
+		   "'name':'@R/" SP "torch/lib/libc10_cuda.so','by':'@R/bin/app','via':'direct'}\n"
+		   SP_EXT_FAILS(2, "_C.so") SP_EXT_FAILS(3, "_C_flashattention.so")
+		   "{'ev':'fini'}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_MISSING, CT_SEV_ERROR,
+			   "'_C.so' (xformers 0.0.29.post3, built for torch 2.6.0) needs "
+			   "_ZN3c104cuda9SetDeviceEi");
+	expect_evidence(w, f, "PyTorch loaded: 2.15.0+cu132, CUDA 13.2 (@R/" SP "torch/version.py); "
+			      "xformers 0.0.29.post3 requires torch==2.6.0 (its METADATA): it was "
+			      "built for that release, whose libc10_cuda.so defined the symbol");
+	expect_fix(w, f, "install the xformers release built for torch 2.15.0: pip install -U "
+			 "xformers torch==2.15.0");
+	expect_fix(w, f, "or go back to the torch it was built for: pip install torch==2.6.0");
+	assert_null(strstr(f->fix, "no-build-isolation"));
+	/* One package, one finding: its second extension is in it. */
+	expect_count(w, CT_F_SYMBOL_MISSING, 1);
+}
+
 /* Lazily: the load succeeds, the loader ends the process at the first call (127, no exit record). */
 static void test_symbol_missing_lazy(void **state)
 {
@@ -3138,6 +3212,7 @@ int main(void)
 		T(test_symbol_version_glibc),
 		T(test_symbol_missing_at_load),
 		T(test_symbol_missing_lazy),
+		T(test_symbol_missing_package_pin),
 		T(test_symbol_missing_not_raised),
 		T(test_device_code_from_trace),
 		T(test_device_code_targets_given),
