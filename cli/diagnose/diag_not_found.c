@@ -377,6 +377,35 @@ static void evidence_required(struct ctx *c, struct ct_finding *f, const struct 
 }
 
 /*
+ * A Python module's import that failed on s (the dlopen of an extension
+ * module by path), after which the program went on: its thread loaded more
+ * (the ImportError was caught: CuPy imports its cuTENSOR module and does
+ * without it), and the process ended cleanly or failed later on another
+ * miss (the driver's, its own finding). The module is optional to it. The
+ * import; NULL otherwise (torch's _C: the import failed and the process
+ * ended there).
+ */
+static const struct ct_request *optional_import(struct ctx *c, const struct ct_search *s)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_request *q = ct_dx_within_dlopen(c, s);
+	bool went_on = false, later_miss = false;
+	size_t i;
+
+	if (!q || !q->name || !strchr(q->name, '/') ||
+	    (!strstr(ct_dx_base(q->name), ".cpython-") && !strstr(ct_dx_base(q->name), ".abi3.")))
+		return NULL;
+	for (i = 0; i < p->nrequests && !went_on; i++)
+		went_on = p->requests[i].tid == q->tid && p->requests[i].t > q->t &&
+			  &p->requests[i] != q;
+	for (i = 0; i < p->nsearches && !later_miss; i++)
+		later_miss = p->searches[i].t > q->t && strcmp(p->searches[i].name, s->name) != 0 &&
+			     ct_dx_within_dlopen(c, &p->searches[i]) != q &&
+			     ct_dx_search_missed(c, &p->searches[i]);
+	return went_on && (later_miss || ct_dx_clean_end(c)) ? q : NULL;
+}
+
+/*
  * NVML missed where the driver loaded (counts() leaves the other case to
  * driver-missing): the driver is only partly there, as in a container
  * whose NVIDIA_DRIVER_CAPABILITIES leave out utility. torch counts GPUs
@@ -449,6 +478,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 		struct ct_finding *f;
 		struct ct_copies cs;
 		char *unversioned_fix = NULL;
+		const struct ct_request *optional = NULL;
 		int um = 0;
 
 		if (!counts(c, s, &kind))
@@ -475,6 +505,14 @@ void ct_dx_rule_not_found(struct ctx *c)
 						   "'%s' was not found (needed by %s)", s->name,
 						   ct_dx_base(requester));
 				evidence_required(c, f, s);
+				if ((optional = optional_import(c, s))) {
+					/* The program did without the module: worth knowing. */
+					f->severity = CT_SEV_INFO;
+					ct_finding_evidence(f, "the program went on after that import "
+							       "failed (it caught the ImportError): "
+							       "%s is optional to it",
+							    ct_dx_base(optional->name));
+				}
 				break;
 			case CT_SEARCH_FILTER:
 				f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
@@ -567,6 +605,10 @@ void ct_dx_rule_not_found(struct ctx *c)
 					      ei && !ei->rpath && !ei->runpath,
 					      ct_python_shipped(requester), context_cuda(c, requester));
 		}
+		if (optional)
+			ct_finding_fix_line(f, "or nothing, if the program does without %s (it went on "
+					       "without it)",
+					    ct_dx_base(optional->name));
 		if (ct_dx_is_nvml(s->name) && !alt && !refused) {
 			nvml_fix(f);
 			ct_copies_release(&cs);

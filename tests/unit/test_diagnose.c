@@ -587,6 +587,76 @@ static void test_replaced_wheel_file(void **state)
 	expect_count(w, CT_F_LIB_MIXED_VERSIONS, 1);
 }
 
+/*
+ * An optional module (issue 35, tests/pip/cupy-cuda12-in-cuda13): the
+ * import of an extension module fails on a missing library, the program
+ * goes on (it caught the ImportError) and ends cleanly, or fails later on
+ * another miss: a note. The same import as the last thing the process did
+ * (torch's _C) stays an error.
+ */
+#define IMPORT_FAILS(t)                                                        \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'," \
+	"'flags':2,'caller':'@R/bin/app'}\n"                                         \
+	"{'ev':'search','t':" #t ",'id':1,'name':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'," \
+	"'by':'@R/bin/app'}\n"                                                        \
+	"{'ev':'open','t':" #t ",'path':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so','lmid':0," \
+	"'search':1,'name':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so','by':'@R/bin/app'," \
+	"'via':'direct'}\n"                                                           \
+	"{'ev':'search','t':" #t ",'id':2,'name':'libctest-tensor.so.2',"              \
+	"'by':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'}\n"                      \
+	"{'ev':'try','search':2,'path':'@R/sys1/libctest-tensor.so.2','via':'default'}\n" \
+	"{'ev':'close','t':" #t ",'path':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'}\n" \
+	"{'ev':'dlerror','t':" #t ",'text':'libctest-tensor.so.2: cannot open shared object " \
+	"file: No such file or directory'}\n"
+#define LATER_LOAD(t)                                                          \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'@R/lib/libother.so','flags':2," \
+	"'caller':'@R/bin/app'}\n"                                                    \
+	"{'ev':'search','t':" #t ",'id':3,'name':'@R/lib/libother.so','by':'@R/bin/app'}\n" \
+	"{'ev':'open','t':" #t ",'path':'@R/lib/libother.so','lmid':0,'search':3,"     \
+	"'name':'@R/lib/libother.so','by':'@R/bin/app','via':'direct'}\n"
+
+static void test_optional_import(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   IMPORT_FAILS(10) LATER_LOAD(20) "{'ev':'exit','t':30,'api':'exit','status':0}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO,
+			   "'libctest-tensor.so.2' was not found (needed by "
+			   "opt.cpython-311-x86_64-linux-gnu.so)");
+	expect_evidence(w, f, "the program went on after that import failed (it caught the "
+			      "ImportError): opt.cpython-311-x86_64-linux-gnu.so is optional to it");
+	expect_fix(w, f, "or nothing, if the program does without opt.cpython-311-x86_64-linux-gnu.so");
+
+	/* Went on, then failed on another miss (the driver, its own finding): still a note. */
+	reset(w);
+	write_proc(w, "h", 101, NULL, NULL,
+		   IMPORT_FAILS(10) LATER_LOAD(20)
+		   "{'ev':'dlopen','t':25,'api':'dlopen','name':'libcuda.so.1','flags':1,"
+		   "'caller':'@R/lib/libother.so'}\n"
+		   "{'ev':'search','t':25,'id':4,'name':'libcuda.so.1','by':'@R/lib/libother.so'}\n"
+		   "{'ev':'try','search':4,'path':'@R/sys1/libcuda.so.1','via':'default'}\n"
+		   "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO, "'libctest-tensor.so.2' was not found");
+
+	/* The import failed, and the process ended there: the failure. */
+	reset(w);
+	write_proc(w, "h", 102, NULL, NULL,
+		   IMPORT_FAILS(10) "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-tensor.so.2' was not found");
+
+	/* Went on, then failed with nothing else missing: it may be why. */
+	reset(w);
+	write_proc(w, "h", 103, NULL, NULL,
+		   IMPORT_FAILS(10) LATER_LOAD(20) "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-tensor.so.2' was not found");
+}
+
 /* NVML (libnvidia-ml.so.1) comes with the driver: torch.cuda.device_count() asks it first. */
 #define NVML_MISS(id, caller)                                                  \
 	"{'ev':'dlopen','api':'dlopen','name':'libnvidia-ml.so.1','flags':2,"          \
@@ -3181,6 +3251,7 @@ int main(void)
 		T(test_driver_missing_library_probe),
 		T(test_driver_missing_probe_then_other_miss),
 		T(test_replaced_wheel_file),
+		T(test_optional_import),
 		T(test_driver_missing_nvml),
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),
