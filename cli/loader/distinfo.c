@@ -151,7 +151,7 @@ size_t ct_dist_claims(const char *path, struct ct_dist_info *out, size_t max, si
 	char real[PATH_MAX], pattern[PATH_MAX + 16];
 	const char *rel;
 	struct stat st;
-	size_t len, i, n = 0;
+	size_t len, i, n = 0, top;
 	glob_t g;
 
 	if (owner)
@@ -159,8 +159,15 @@ size_t ct_dist_claims(const char *path, struct ct_dist_info *out, size_t max, si
 	if (!path || !realpath(path, real) || !(len = site_length(real)) || stat(real, &st) != 0)
 		return 0;
 	rel = real + len + 1;
-	if (snprintf(pattern, sizeof(pattern), "%.*s/*.dist-info", (int)len, real) >=
-		    (int)sizeof(pattern) ||
+	/*
+	 * Packages that install into one folder are named like it (nvidia/:
+	 * nvidia_cudnn_cu12, nvidia_cudnn_cu13): only their RECORDs are read,
+	 * not TensorFlow's 3 MB one for every library.
+	 */
+	top = strcspn(rel, "/");
+	if (!rel[top] ||
+	    snprintf(pattern, sizeof(pattern), "%.*s/%.*s*.dist-info", (int)len, real, (int)top,
+		     rel) >= (int)sizeof(pattern) ||
 	    glob(pattern, GLOB_ONLYDIR, NULL, &g) != 0)
 		return 0;
 	for (i = 0; i < g.gl_pathc && i < DISTS_MAX && n < max; i++) {

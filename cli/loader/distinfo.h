@@ -40,7 +40,8 @@ int ct_dist_info_of(const char *path, struct ct_dist_info *d);
 bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size);
 
 /*
- * Every distribution whose RECORD lists the file at path, up to max into
+ * Every distribution named like the top-level folder of the file at path
+ * (nvidia/...: nvidia_*) whose RECORD lists the file, up to max into
  * out; *owner (may be NULL): the index of the one whose RECORD gives the
  * file's size (the one installed last, whose file it is), or max when
  * none does. Two claims are two packages that install one file
