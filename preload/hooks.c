@@ -235,9 +235,12 @@ static const char *search_path(const char *file, char *buf, size_t size)
 }
 
 /*
- * Record an exec and whether tracing can follow it: the environment must
- * still name the shim, the loader must honour it (not set-user-ID), and
- * there must be a loader at all (not a static executable).
+ * Record an exec and whether tracing can follow it: there must be a loader
+ * at all (not a static executable: said first, since no environment would
+ * change it, and a static helper started with an explicit environment,
+ * ctypes.util's ldconfig -p, is then known for what it is), the
+ * environment must still name the shim, and the loader must honour it
+ * (not set-user-ID).
  */
 static void note_exec(const char *api, const char *file, char *const envp[],
 		      bool search)
@@ -251,16 +254,16 @@ static void note_exec(const char *api, const char *file, char *const envp[],
 	if (!ct_rec_begin(&r, "exec"))
 		return;
 	ct_object_of((const void *)note_exec, shim, sizeof(shim));
-	if (!env_in(envp, "CUDATRACE_DIR") ||
-	    !(lists_shim(env_in(envp, "LD_AUDIT"), shim) ||
-	      lists_shim(env_in(envp, "LD_PRELOAD"), shim)))
+	if (path && static_elf(path))
+		why = "static";
+	else if (!env_in(envp, "CUDATRACE_DIR") ||
+		 !(lists_shim(env_in(envp, "LD_AUDIT"), shim) ||
+		   lists_shim(env_in(envp, "LD_PRELOAD"), shim)))
 		why = "environment";
 	else if (path && syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 &&
 		 (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 		  ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
 		why = "setuid";
-	else if (path && static_elf(path))
-		why = "static";
 	ct_rec_str(&r, "api", api);
 	ct_rec_str(&r, "path", path);
 	ct_rec_bool(&r, "traced", why == NULL);

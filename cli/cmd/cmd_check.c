@@ -38,6 +38,7 @@ static const struct ct_cudart_need *runtime_of(struct object_facts *o,
 {
 	if (!o->runtime_read) {
 		ct_cudart_need_read(&o->runtime, f);
+		ct_cudart_need_named(&o->runtime, f, o->o.path);
 		o->runtime_read = true;
 	}
 	return &o->runtime;
@@ -52,6 +53,8 @@ static void runtime_read(void *arg, const struct elfscan_file *f, struct ct_chec
 	rt->soname = need->soname;
 	rt->major = need->major;
 	rt->release = need->release;
+	rt->named = strcmp(need->why ? need->why : "", "soname") == 0 ? need->own_soname : NULL;
+	rt->by_folder = need->by_folder;
 }
 
 /* Its DT_SONAME, for a copy of a per-GPU library under another name. */

@@ -404,7 +404,7 @@ static void judge_driver(const struct ct_check_opts *opts, struct ct_check_objec
 			 struct ct_check_result *r)
 {
 	const struct ct_check_driver *d = &opts->driver;
-	struct ct_check_runtime rt_facts, *rt = &rt_facts;
+	struct ct_check_runtime rt_facts = { 0 }, *rt = &rt_facts;
 	char gpu[384] = "", runtime[512] = "", code[sizeof(r->reason) + 64], fix[sizeof(r->fix)];
 	char cuda[16], need_cuda[16];
 	unsigned first = 0, last = 0;
@@ -450,6 +450,13 @@ static void judge_driver(const struct ct_check_opts *opts, struct ct_check_objec
 			snprintf(runtime, sizeof(runtime), "it needs %s, the CUDA %d runtime, which %s "
 				 "cannot run: CUDA %d needs a driver for CUDA %s or newer%s",
 				 rt->soname, rt->major, d->words, rt->major, need_cuda, family_words);
+		else if (rt->named)
+			snprintf(runtime, sizeof(runtime), "it is one of CUDA %d's own libraries "
+				 "(%s%s), which %s cannot run: CUDA %d needs a driver for CUDA %s or "
+				 "newer%s",
+				 rt->major, rt->named, rt->by_folder ? ", in CUDA's wheel folder for "
+				 "that major" : ": no other CUDA ships that soname", d->words,
+				 rt->major, need_cuda, family_words);
 		else if (rt->release)
 			snprintf(runtime, sizeof(runtime), "its CUDA runtime is linked in: CUDA %s (the "
 				 "compiler release in its fatbins), which %s cannot run: CUDA %d needs "

@@ -52,6 +52,9 @@ struct ct_check_runtime {
 	const char *soname;          /* shared: "libcudart.so.13" */
 	int major;                   /* its CUDA major (13); 0 when unknown */
 	int release;                 /* linked in: the compiler release (13000); else 0 */
+	const char *named;           /* linked in, major read from this soname of CUDA's
+					own (cudart_need.h: "soname"); else NULL */
+	bool by_folder;              /* named: its folder (nvidia/cu13/lib) chose the major */
 };
 
 /* The caller's readers of a file's facts, each asked at most once per object. */

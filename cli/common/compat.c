@@ -1,5 +1,6 @@
 /* The data tables; see compat.h. The releases and their sources are
    cuda_releases.def; the sonames' are in sonames.def. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,48 @@ int ct_cuda_mask_major(unsigned mask)
 		found = m;
 	}
 	return found;
+}
+
+/*
+ * The CUDA major a folder of path names: ".../cu13/lib/x" (CUDA 13's
+ * wheels share nvidia/cu13/lib) or ".../cuda-12.4/..." (a toolkit); 0 when
+ * none does.
+ */
+static int path_folder_cuda(const char *path)
+{
+	const char *p;
+	int major = 0;
+
+	for (p = path; p && *p; p++) {
+		const char *c = p + 1;
+
+		if (*p != '/' && *p != '!')
+			continue;
+		if (strncmp(c, "cu", 2) == 0 && isdigit((unsigned char)c[2]) &&
+		    isdigit((unsigned char)c[3]) && strncmp(c + 4, "/lib/", 5) == 0)
+			major = atoi(c + 2);
+		else if (strncmp(c, "cuda-", 5) == 0 && isdigit((unsigned char)c[5]))
+			major = atoi(c + 5);
+	}
+	return major;
+}
+
+int ct_soname_folder_cuda(const char *soname, const char *path, bool *folder)
+{
+	unsigned mask = ct_soname_cuda(soname, NULL);
+	int major = ct_cuda_mask_major(mask), f;
+
+	if (folder)
+		*folder = false;
+	if (major || !mask || !path)
+		return major;
+	f = path_folder_cuda(path);
+	if (f >= 11 && f <= 13 && (mask & major_bit(f))) {
+		if (folder)
+			*folder = true;
+		return f;
+	}
+	return 0;
 }
 
 char *ct_cuda_mask_words(unsigned mask, char *buf, size_t size)

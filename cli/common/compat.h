@@ -102,6 +102,16 @@ unsigned ct_soname_cuda(const char *soname, const char **release);
 /* The one major of a mask (12 for CT_CU12); 0 when it holds none or several. */
 int ct_cuda_mask_major(unsigned mask);
 
+/*
+ * The CUDA major of one of CUDA's own libraries, read from its soname and
+ * where it lies: the soname's one major (libcufft.so.12 is CUDA 13's
+ * alone); of the majors that share a soname, the one its folder names:
+ * CUDA 13's wheels' nvidia/cu13/lib, a toolkit's cuda-12.4 (path may be a
+ * wheel's ARCHIVE!MEMBER). *folder (may be NULL): whether the folder
+ * decided. 0 when neither says (not CUDA's, or a folder of no major).
+ */
+int ct_soname_folder_cuda(const char *soname, const char *path, bool *folder);
+
 /* "CUDA 12", "CUDA 11 and 12", "CUDA 11, 12 and 13"; into buf; returns buf. */
 char *ct_cuda_mask_words(unsigned mask, char *buf, size_t size);
 

@@ -172,7 +172,7 @@ void ct_dx_rule_builds(struct ctx *c)
 	for (i = 0; i < n; i++)
 		if (gone[i])
 			bs[i].o = NULL;
-	ct_dx_asker(rt, rtwhy, sizeof(rtwhy));
+	ct_dx_asker_in(c, rt, rtwhy, sizeof(rtwhy));
 	python = ct_dx_python(c);
 	/* One finding per folder that brought them: one cause. */
 	for (i = 0; i < n; i++) {
@@ -214,7 +214,7 @@ void ct_dx_rule_builds(struct ctx *c)
 			dirname_of(bs[k].o->path, dk, sizeof(dk));
 			if (strcmp(dk, dir) != 0)
 				continue;
-			ct_dx_asker(bs[k].o, who, sizeof(who));
+			ct_dx_asker_in(c, bs[k].o, who, sizeof(who));
 			ct_finding_evidence(f, "%s: built for CUDA %d (%s); %s", bs[k].o->path,
 					    bs[k].cuda / 1000, bs[k].why, who);
 			if (asked_without_major(c, bs[k].o)) {

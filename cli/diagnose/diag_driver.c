@@ -56,6 +56,7 @@ struct driver_misses {
 	const struct ct_search *probe; /* the first by a CUDA library (library_probe) */
 	size_t nprobes, nprobers;
 	const char *probers[4];        /* their callers, one per file name */
+	int64_t last_probe_t;          /* when the last of those was made */
 };
 
 static void driver_misses(struct ctx *c, bool (*is)(const char *), struct driver_misses *m)
@@ -81,6 +82,8 @@ static void driver_misses(struct ctx *c, bool (*is)(const char *), struct driver
 		}
 		if (!m->probe)
 			m->probe = s;
+		if (s->t > m->last_probe_t)
+			m->last_probe_t = s->t;
 		m->nprobes++;
 		for (k = 0; k < m->nprobers; k++)
 			if (strcmp(ct_dx_base(m->probers[k]), ct_dx_base(s->request->caller)) == 0)
@@ -104,10 +107,43 @@ static void probers_words(const struct driver_misses *m, char *who, size_t wsize
 		snprintf(times, tsize, " (%zu times)", m->nprobes);
 }
 
+/*
+ * The process failed, yet on something else than the driver: the last
+ * dlopen whose error the program got, made after every probe, missed a
+ * library that is not the driver's (torch's import without cuDNN:
+ * "libcudnn.so.9: cannot open shared object file", after cuBLASLt and
+ * cuSPARSELt looked for libcuda.so.1 while torch preloaded them). That
+ * miss is its own finding; the search for it, or NULL.
+ */
+static const struct ct_search *failed_on_other(struct ctx *c, int64_t after)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_request *last = NULL;
+	size_t i;
+
+	for (i = p->nrequests; i-- > 0 && !last;)
+		if (p->requests[i].error)
+			last = &p->requests[i];
+	if (!last || last->t < after)
+		return NULL;
+	for (i = 0; i < p->nsearches; i++) {
+		const struct ct_search *s = &p->searches[i];
+		enum ct_search_kind kind;
+
+		if ((s->request ? s->request : ct_dx_within_dlopen(c, s)) != last ||
+		    ct_dx_is_driver(s->name) || ct_dx_is_nvml(s->name) || !ct_dx_search_missed(c, s))
+			continue;
+		kind = ct_diagnosis_search_kind(c->d, p, s);
+		if (kind != CT_SEARCH_AUXILIARY && kind != CT_SEARCH_PRELOAD)
+			return s;
+	}
+	return NULL;
+}
+
 void ct_dx_rule_driver_missing(struct ctx *c)
 {
 	struct driver_misses drv, nvml, *m = &drv;
-	const struct ct_search *use, *probe;
+	const struct ct_search *use, *probe, *other = NULL;
 	struct ct_finding *f;
 	char who[512], times[32];
 	const char *cvd = ct_proc_env(c->p, "CUDA_VISIBLE_DEVICES"), *refused, *why = NULL;
@@ -128,9 +164,10 @@ void ct_dx_rule_driver_missing(struct ctx *c)
 	 * Only CUDA libraries asked, and the process went on to a clean end:
 	 * a note. A failed end keeps the error: cuBLAS's own runtime asks
 	 * from cublasCreate, which then fails the program, and a library's
-	 * call cannot be told from its load in the trace.
+	 * call cannot be told from its load in the trace; unless the program
+	 * failed after them on a library of another name (failed_on_other).
 	 */
-	if (!use && !ct_dx_clean_end(c))
+	if (!use && !ct_dx_clean_end(c) && !(other = failed_on_other(c, m->last_probe_t)))
 		failed = true;
 	probers_words(m, who, sizeof(who), times, sizeof(times));
 	/* An empty or cut-short copy in the way: the driver may well be there. */
@@ -188,8 +225,14 @@ void ct_dx_rule_driver_missing(struct ctx *c)
 		ct_finding_evidence(f, "%s by %s%s: %s for the driver %s", probe->request->api,
 				    who, times, m->nprobers > 1 ? "CUDA libraries look" :
 				    "a CUDA library looks", m->nprobers > 1 ? "themselves" : "itself");
-		ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for it, "
-				       "and the process went on to a clean end");
+		if (other)
+			ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for "
+					       "it; the process failed after that on '%s', not found "
+					       "(its own finding)",
+					    other->name);
+		else
+			ct_finding_evidence(f, "no CUDA runtime and no code of the program asked for "
+					       "it, and the process went on to a clean end");
 	}
 	if (m == &drv && (nvml.use || nvml.probe)) {
 		const struct ct_search *n = nvml.use ? nvml.use : nvml.probe;
@@ -265,7 +308,7 @@ static int runtime_of(struct ctx *c, char *what, size_t size)
 		ver = version_of(c, o->path, v, sizeof(v));
 		if (!ver)
 			ver = ct_runtime_major(o->soname ? o->soname : ct_dx_base(o->path)) * 1000;
-		ct_dx_asker(o, who, sizeof(who));
+		ct_dx_asker_in(c, o, who, sizeof(who));
 		/* A bare major only repeats the soname. */
 		if (strchr(v, '.'))
 			snprintf(what, size, "%s (%s), %s", o->path, v, who);

@@ -251,6 +251,41 @@ static void rule_switched(struct ctx *c)
 	ct_dx_where(c, f);
 }
 
+/*
+ * A static executable that a traced process started, readable here and
+ * statically linked still, whose file holds no device code: no loader runs
+ * in it, so it loads no CUDA library, and it carries no kernels of its
+ * own. ctypes.util.find_library runs /sbin/ldconfig -p this way on every
+ * `import torch` (cuda-pathfinder asks it). Nothing of CUDA was left out
+ * of the trace: a note, not a warning. (A static glibc program can still
+ * dlopen; one that dlopens the driver is too rare to warn for every
+ * static helper.)
+ */
+static bool static_without_cuda(struct ctx *c, const char *path)
+{
+	const struct ct_elfinfo *info;
+
+	if (!path)
+		return false;
+	info = ct_dx_elfinfo_scan(c, path);
+	return info && !info->interp && !ct_dx_code_scan(c, path);
+}
+
+/* An untraced exec of such a helper: said, as a note. */
+static void add_static_helper(struct ctx *c, const struct ct_exec *e)
+{
+	struct ct_finding *f;
+
+	f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, e->path,
+			   "'%s' is statically linked and holds no device code: no loader "
+			   "runs in it to load CUDA, so nothing of CUDA was left out",
+			   ct_dx_base(e->path));
+	f->severity = CT_SEV_INFO;
+	ct_finding_evidence(f, "%s of %s by %s", e->api, e->path, c->program);
+	ct_finding_fix(f, "nothing to do; what it holds: cudatrace scan %s", e->path);
+	ct_dx_where(c, f);
+}
+
 void ct_dx_rule_incomplete(struct ctx *c)
 {
 	const struct ct_proc *p = c->p;
@@ -283,6 +318,10 @@ void ct_dx_rule_incomplete(struct ctx *c)
 		}
 		if (e->traced)
 			continue;
+		if (strcmp(why, "static") == 0 && static_without_cuda(c, e->path)) {
+			add_static_helper(c, e);
+			continue;
+		}
 		f = add_untraced(c, e->path, why);
 		ct_finding_evidence(f, "%s of %s by %s", e->api, e->path ? e->path : "?",
 				    c->program);

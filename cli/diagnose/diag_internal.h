@@ -17,6 +17,7 @@
 #define CT_DIAG_INTERNAL_H
 
 #include "copies.h"
+#include "distinfo.h"
 #include "elfinfo.h"
 #include "diagnose.h"
 #include "findings.h"
@@ -203,6 +204,19 @@ const struct ct_request *ct_dx_within_dlopen(const struct ctx *c, const struct c
 const char *ct_dx_stem(const char *name, char *buf, size_t size);
 /* "dlopen by X, found via RUNPATH"; into buf. */
 void ct_dx_asker(const struct ct_loaded *o, char *buf, size_t size);
+/*
+ * A library Python's ctypes loaded (its dlopen's caller is _ctypes), by
+ * the package whose code did it: the first ctypes load of the run of them
+ * on that thread since the program's own last load (an import) is that
+ * package's file, and its distribution the loader (torch/__init__.py
+ * loads torch/lib/libtorch_global_deps.so, then preloads its CUDA
+ * wheels' libraries by path). That distribution into *d, that first
+ * file into *first; false when o is no ctypes load, or nothing says.
+ */
+bool ct_dx_ctypes_loader(const struct ctx *c, const struct ct_loaded *o,
+			 struct ct_dist_info *d, const char **first);
+/* ct_dx_asker, a ctypes load said by its package: "preloaded by torch 2.15.0's import (...)". */
+void ct_dx_asker_in(const struct ctx *c, const struct ct_loaded *o, char *buf, size_t size);
 /* The candidates of a traced search as evidence lines. */
 void ct_dx_tries(struct ct_finding *f, const struct ct_search *s);
 /* Copies of name elsewhere on the machine (s: the search that missed it). */
@@ -273,10 +287,13 @@ void ct_dx_unresolved_free(struct ct_dx_unresolved *all);
 /*
  * Where name comes from, in words (sonames.def), for askers built for
  * CUDA cuda (or 0), a Python package's when python; "" when the table
- * does not know it. Returns buf.
+ * does not know it. requester (may be NULL): the one object that needs
+ * it; when the distribution that ships it pins the pip package
+ * (distinfo.h: torch pins nvidia-cudnn-cu13==9.26.0.51), that version is
+ * the one to install. Returns buf.
  */
-const char *ct_dx_install_words(const char *name, int cuda, bool python, char *buf,
-				size_t size);
+const char *ct_dx_install_words(const char *name, int cuda, bool python, const char *requester,
+				char *buf, size_t size);
 /*
  * The libraries requester's load would also miss, past s's name (the
  * loader stops at the first): into f->missing, s's name first; returns
@@ -290,8 +307,13 @@ void ct_dx_evidence_also(struct ct_finding *f);
 /*
  * One fix for every library in f->missing (cs: copies of the first; who:
  * its askers in words; python, cuda as for ct_dx_install_words).
+ * requester: the one object that needs them (NULL: several), no_paths:
+ * it has no RPATH or RUNPATH; with pip, a package that would overwrite
+ * another installed distribution's file is left out and said, and an
+ * object that no path of its own leads to the wheels' folders is told
+ * how to reach them (ONNX Runtime: onnxruntime.preload_dlls()).
  */
 void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, const char *who,
-			   bool python, int cuda);
+			   const char *requester, bool no_paths, bool python, int cuda);
 
 #endif

@@ -6,12 +6,15 @@
  * installs them all. How to install a library, in words, is here too:
  * for one missing library (diag_not_found.c) and for several.
  */
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compat.h"
 #include "diag_internal.h"
+#include "distinfo.h"
 #include "libnames.h"
 #include "resolve.h"
 #include "util.h"
@@ -20,17 +23,35 @@
 #include <uthash.h>
 
 /*
+ * "nvidia-cudnn-cu13==9.26.0.51 (the version torch 2.15.0 requires)" into
+ * pkg, when the distribution that ships requester pins the one pip
+ * package of name for that major: pip put that version there with it.
+ */
+static bool pinned_words(const char *name, int major, const char *requester, char *pkg,
+			 size_t size)
+{
+	struct ct_dist_info d;
+	char one[96], pin[64];
+
+	if (!requester || !major || !ct_pip_package(name, major, one, sizeof(one)) ||
+	    ct_dist_info_of(requester, &d) != 0 || !ct_dist_info_pin(&d, one, pin, sizeof(pin)))
+		return false;
+	snprintf(pkg, size, "%s==%s (the version %s %s requires)", one, pin, d.name, d.version);
+	return true;
+}
+
+/*
  * "pip install nvidia-cublas-cu12, or the CUDA 12 toolkit or your
  * distribution's package of libcublas.so.12" for an object a Python
  * package ships (python), the toolkit or distribution alone for others (a
  * pip wheel helps no Node or C program).
  */
-const char *ct_dx_install_words(const char *name, int cuda, bool python, char *buf,
-				size_t size)
+const char *ct_dx_install_words(const char *name, int cuda, bool python, const char *requester,
+				char *buf, size_t size)
 {
 	const char *release;
 	unsigned mask = ct_soname_cuda(name, &release);
-	char pkg[256], cw[48];
+	char pkg[512], cw[48];
 
 	buf[0] = '\0';
 	if (!mask)
@@ -38,7 +59,8 @@ const char *ct_dx_install_words(const char *name, int cuda, bool python, char *b
 	if (cuda >= 11 && cuda <= 13 && (mask & (CT_CU11 << (cuda - 11))))
 		mask = CT_CU11 << (cuda - 11);
 	ct_cuda_mask_words(mask, cw, sizeof(cw));
-	ct_pip_words(name, cuda, pkg, sizeof(pkg));
+	if (!python || !pinned_words(name, ct_cuda_mask_major(mask), requester, pkg, sizeof(pkg)))
+		ct_pip_words(name, cuda, pkg, sizeof(pkg));
 	if (python && pkg[0] && release)
 		snprintf(buf, size, "pip install %s, or %s for %s from NVIDIA or your "
 				    "distribution",
@@ -300,10 +322,70 @@ static void install_all_words(const char *const *names, size_t n, bool python, i
 		for (i = 0, buf[0] = '\0'; i < n && len < size; i++)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "",
 						names[i],
-						ct_dx_install_words(names[i], cuda, python, one,
+						ct_dx_install_words(names[i], cuda, python, NULL, one,
 								    sizeof(one))[0]
 							? one
 							: "the package that ships it");
+}
+
+/*
+ * Would pip's package of name (for the askers' CUDA cuda) overwrite a
+ * file another distribution of requester's site folder owns? Its fix line
+ * ("not nvidia-cudnn-cu12 for libcudnn.so.9: ...", to free) when so, else
+ * NULL.
+ */
+static char *would_replace(const char *name, const char *requester, int cuda)
+{
+	unsigned mask = ct_soname_cuda(name, NULL);
+	struct ct_dist_info owner;
+	char pkg[96], path[PATH_MAX];
+	const char *rel;
+	char *line;
+
+	if (cuda >= 11 && cuda <= 13 && (mask & (CT_CU11 << (cuda - 11))))
+		mask = CT_CU11 << (cuda - 11);
+	if (!ct_cuda_mask_major(mask) ||
+	    !ct_pip_package(name, ct_cuda_mask_major(mask), pkg, sizeof(pkg)) ||
+	    !ct_pip_would_replace(requester, pkg, name, &owner, path))
+		return NULL;
+	rel = strstr(path, "/nvidia/");
+	if (asprintf(&line, "not %s for %s: it installs %s over %s %s's copy, which is there "
+			    "(both install into that folder; the one installed last wins, for "
+			    "every package that loads it)",
+		     pkg, name, rel ? rel + 1 : path, owner.name, owner.version) < 0)
+		ct_out_of_memory();
+	return line;
+}
+
+/*
+ * How an object that no RPATH or RUNPATH of its own leads anywhere gets
+ * the wheels' libraries: pip puts them in site-packages/nvidia/COMP/lib,
+ * on no path of its. ONNX Runtime loads them by path for its provider
+ * (onnxruntime.preload_dlls, since 1.21); anything else needs them
+ * loaded first, or their folders on LD_LIBRARY_PATH.
+ */
+static void reach_words(struct ct_finding *f, const char *requester)
+{
+	struct ct_dist_info d;
+	char name[128];
+	size_t i;
+
+	if (ct_dist_info_of(requester, &d) != 0)
+		return;
+	for (i = 0; d.name[i] && i + 1 < sizeof(name); i++)
+		name[i] = (char)(d.name[i] == '_' ? '-' : tolower((unsigned char)d.name[i]));
+	name[i] = '\0';
+	if (strncmp(name, "onnxruntime", 11) == 0)
+		ct_finding_fix_line(f, "then call onnxruntime.preload_dlls() before the session "
+				       "(%s %s): %s has no RPATH or RUNPATH, so the wheels' folders "
+				       "(nvidia/*/lib) are on no path of its, and installing them "
+				       "alone changes nothing",
+				    d.name, d.version, ct_dx_base(requester));
+	else
+		ct_finding_fix_line(f, "then load them by path before %s, or put the wheels' "
+				       "folders (nvidia/*/lib) on LD_LIBRARY_PATH: it has no RPATH "
+				       "or RUNPATH, so they are on no path of its",
+				    ct_dx_base(requester));
 }
 
 /*
@@ -312,14 +394,14 @@ static void install_all_words(const char *const *names, size_t n, bool python, i
  * installed in one go; the driver's libraries are the driver's.
  */
 void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, const char *who,
-			   bool python, int cuda)
+			   const char *requester, bool no_paths, bool python, int cuda)
 {
 	const char **names = ct_xcalloc(f->nmissing + 1, sizeof(*names));
 	const char **drv = ct_xcalloc(f->nmissing + 1, sizeof(*drv));
 	const struct ct_copy *other = NULL;
 	bool headline_copy = false;
-	size_t i, j, n = 0, ndrv = 0;
-	char how[2048], list[512];
+	size_t i, j, n = 0, ndrv = 0, nall, nreplaced = 0;
+	char how[2048], list[512], **replaced;
 
 	for (i = 0; i < cs->n; i++) {
 		headline_copy |= cs->c[i].same_name;
@@ -341,6 +423,15 @@ void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, con
 		if (j == *nto)
 			to[(*nto)++] = f->missing[i].name;
 	}
+	/* pip would overwrite another package's file: left out, and said after. */
+	replaced = ct_xcalloc(n + 1, sizeof(*replaced));
+	nall = n;
+	for (i = 0, n = 0; i < nall; i++)
+		if (!python || !requester ||
+		    !(replaced[nreplaced] = would_replace(names[i], requester, cuda)))
+			names[n++] = names[i];
+		else
+			nreplaced++;
 	if (n) {
 		install_all_words(names, n, python, cuda, how, sizeof(how));
 		names_words(names, n, list, sizeof(list));
@@ -348,15 +439,25 @@ void ct_dx_fix_all_missing(struct ct_finding *f, const struct ct_copies *cs, con
 			ct_finding_fix_line(f, "then install %s too: %s", list, how);
 		else
 			ct_finding_fix(f, "install %s: %s", n == 1 ? names[0] : "them", how);
-		/* Another major of the first is here: a build for it is the other way out. */
-		if (!headline_copy && other)
-			ct_finding_fix_line(f, "or use a build of %s made for the libraries present "
-					       "(%s is here)",
-					    who, ct_dx_base(other->path));
+		if (python && requester && no_paths && strncmp(how, "pip install", 11) == 0)
+			reach_words(f, requester);
 	}
+	for (i = 0; i < nreplaced; i++) {
+		if (n || headline_copy || i)
+			ct_finding_fix_line(f, "%s", replaced[i]);
+		else
+			ct_finding_fix(f, "%s", replaced[i]);
+		free(replaced[i]);
+	}
+	free(replaced);
+	/* Another major of the first is here: a build for it is the other way out. */
+	if (n && !headline_copy && other)
+		ct_finding_fix_line(f, "or use a build of %s made for the libraries present (%s is "
+				       "here)",
+				    who, ct_dx_base(other->path));
 	if (ndrv) {
 		names_words(drv, ndrv, list, sizeof(list));
-		if (n || headline_copy)
+		if (n || headline_copy || nreplaced)
 			ct_finding_fix_line(f, "%s %s the NVIDIA driver's, which no pip package or "
 					       "toolkit installs: install the driver (in a container: start "
 					       "it with GPU support, docker run --gpus all with the NVIDIA "

@@ -108,6 +108,8 @@ struct root {
 	const char *path;            /* the asker */
 	char want[64];               /* "CUDA 11", or the soname when its CUDA is unknown */
 	bool both;                   /* it asks for more than one */
+	char preloader[200];         /* a package's import that preloaded it by ctypes
+					("torch 2.15.0"): path is that package's first file */
 };
 
 /*
@@ -123,7 +125,7 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 	struct root *roots = ct_xcalloc(m->ncopies + 1, sizeof(*roots));
 	char wants[4][64], cudas[64] = "", who[512], fix[2048], alts[1024] = "";
 	size_t i, k, nroots = 0, nwants = 0, len = 0, alen = 0;
-	const char *both = NULL;
+	const char *both = NULL, *preloader = NULL;
 	struct ct_finding *f;
 	bool known = true, python = false, first;
 
@@ -140,8 +142,9 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 	nwants = 0;
 	for (i = 0; i < m->ncopies; i++) {
 		const struct ct_loaded *o = m->copies[i];
-		const char *a = asker_of(o);
-		char want[64];
+		const char *a = asker_of(o), *pfile;
+		struct ct_dist_info d;
+		char want[64], pre[200] = "";
 
 		if (known)
 			snprintf(want, sizeof(want), "CUDA %d", copy_cuda(c, o));
@@ -151,6 +154,11 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 			;
 		if (k == nwants && nwants < 4)
 			snprintf(wants[nwants++], sizeof(wants[0]), "%s", want);
+		/* A package's import that loaded it by ctypes is the asker, not _ctypes. */
+		if (ct_dx_ctypes_loader(c, o, &d, &pfile)) {
+			a = pfile;
+			snprintf(pre, sizeof(pre), "%s %s", d.name, d.version);
+		}
 		/* A copy that asks for another (libcublas.so.11 for libcublasLt.so.11) is no build. */
 		for (k = 0; a && k < m->ncopies && strcmp(m->copies[k]->path, a) != 0; k++)
 			;
@@ -163,6 +171,7 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 		if (k < nroots)
 			continue;
 		roots[nroots].path = a;
+		snprintf(roots[nroots].preloader, sizeof(roots[0].preloader), "%s", pre);
 		snprintf(roots[nroots++].want, sizeof(roots[0].want), "%s", want);
 		python |= ct_python_shipped(a);
 	}
@@ -180,7 +189,7 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 				   "two majors in one process, each needed by a build for it: %s",
 				   m->words);
 	for (i = 0; i < m->ncopies; i++) {
-		ct_dx_asker(m->copies[i], who, sizeof(who));
+		ct_dx_asker_in(c, m->copies[i], who, sizeof(who));
 		ct_finding_evidence(f, "%s, %s", m->copies[i]->path, who);
 	}
 	/* An asker of two majors (a program that loads both itself): no build of it for the other's. */
@@ -189,6 +198,8 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 			if (k != i && strcmp(roots[i].path, roots[k].path) == 0) {
 				both = both ? both : roots[i].path;
 				roots[i].both = true;
+				if (roots[i].preloader[0] && !preloader)
+					preloader = roots[i].preloader;
 			}
 	/* "a build of X for CUDA 12, or of Y for CUDA 11": each build for the other's CUDA. */
 	for (k = 0, first = true; !both && k < nwants && alen < sizeof(alts); k++) {
@@ -212,7 +223,20 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 	len = (size_t)snprintf(fix, sizeof(fix), "each copy is the one its asker was built for, "
 						 "and taking one off the library path makes that "
 						 "asker fail to load; ");
-	if (both)
+	if (both && preloader)
+		/*
+		 * torch 2.15 preloads each library from the first
+		 * nvidia/<name>/lib on sys.path, before nvidia/cu13/lib: the
+		 * -cu12 wheels another framework installed there win.
+		 */
+		snprintf(fix + len, sizeof(fix) - len,
+			 "%s's import loads both CUDAs itself: it preloads the CUDA libraries "
+			 "from the wheels' folders by path, and takes another package's wheels "
+			 "for another CUDA (nvidia/<name>/lib) where they lie; for one CUDA in "
+			 "the process, give each framework its own environment, or install "
+			 "builds of both for one CUDA",
+			 preloader);
+	else if (both)
 		snprintf(fix + len, sizeof(fix) - len,
 			 "%s loads %s itself: for one %s in the process, make it load one",
 			 ct_dx_base(both), known ? "both CUDAs" : "both majors",
@@ -230,6 +254,96 @@ static void majors_finding(struct ctx *c, const struct majors *m)
 	ct_finding_fix(f, "%s", fix);
 	ct_dx_where(c, f);
 	free(roots);
+}
+
+/*
+ * A wheel's file that another wheel's overwrote: two packages for two
+ * CUDA majors that install one file (nvidia-cudnn-cu12 and -cu13 both
+ * install nvidia/cudnn/lib/libcudnn.so.9; TensorFlow's [and-cuda] brings
+ * one, torch the other). Both RECORDs list it, its size is the one
+ * installed last's, and every package that loads it gets that build: one
+ * finding per pair, with the files of the process that are theirs.
+ */
+static void replaced_wheels(struct ctx *c)
+{
+	struct ct_dist_info claims[4], req;
+	const struct ct_loaded **done = ct_xcalloc(c->nmapped + 1, sizeof(*done));
+	size_t i, k, j, n, owner, ndone = 0;
+
+	for (i = c->ninherited; i < c->nmapped; i++) {
+		const struct ct_loaded *o = c->mapped[i];
+		struct ct_finding *f = NULL;
+		char who[512], v[64];
+		int cu_owner, cu_other;
+
+		if (o->main || o->shim || !ct_cuda_library(o->path))
+			continue;
+		for (k = 0; k < ndone && done[k] != o; k++)
+			;
+		if (k < ndone || (n = ct_dist_claims(o->path, claims, 4, &owner)) < 2 || owner >= n)
+			continue;
+		cu_owner = ct_dist_cuda(claims[owner].name);
+		for (k = 0; k < n && !f; k++) {
+			const char *rel;
+
+			cu_other = ct_dist_cuda(claims[k].name);
+			if (k == owner || !cu_owner || !cu_other || cu_other == cu_owner)
+				continue;
+			ct_dx_version(c, o->path, v, sizeof(v));
+			if (ct_dist_requirer(o->path, claims[k].name, &req))
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_MIXED_VERSIONS, o->path,
+						   "'%s' is %s %s, a build for CUDA %d: it replaced the "
+						   "file of %s %s, a build for CUDA %d, which %s %s "
+						   "requires",
+						   ct_dx_base(o->path), claims[owner].name,
+						   claims[owner].version, cu_owner, claims[k].name,
+						   claims[k].version, cu_other, req.name, req.version);
+			else
+				f = ct_finding_add(&c->d->findings, CT_F_LIB_MIXED_VERSIONS, o->path,
+						   "'%s' is %s %s, a build for CUDA %d: it replaced the "
+						   "file of %s %s, a build for CUDA %d",
+						   ct_dx_base(o->path), claims[owner].name,
+						   claims[owner].version, cu_owner, claims[k].name,
+						   claims[k].version, cu_other);
+			/* Every file of the process that is theirs too (cuDNN's pieces). */
+			for (j = i; j < c->nmapped; j++) {
+				const struct ct_loaded *x = c->mapped[j];
+				struct ct_dist_info xc[4];
+				size_t xn, xo, y;
+
+				if (x != o && (x->main || x->shim || !ct_cuda_library(x->path)))
+					continue;
+				xn = x == o ? n : ct_dist_claims(x->path, xc, 4, &xo);
+				for (y = 0; x != o && y < xn; y++)
+					if (strcmp(xc[y].name, claims[k].name) == 0)
+						break;
+				if (x != o && (y == xn || xo >= xn ||
+					       strcmp(xc[xo].name, claims[owner].name) != 0))
+					continue;
+				ct_dx_version(c, x->path, v, sizeof(v));
+				ct_dx_asker_in(c, x, who, sizeof(who));
+				ct_finding_evidence(f, "%s (%s), %s", x->path, v[0] ? v : "?", who);
+				done[ndone++] = x;
+			}
+			rel = strstr(o->path, "/site-packages/");
+			ct_finding_evidence(f, "the RECORDs of both list %s: pip installed the two "
+					       "packages' files in one place, and the one installed "
+					       "last overwrote the other's; the file's size is %s's",
+					    rel ? rel + 15 : o->path, claims[owner].name);
+			if (ct_dist_requirer(o->path, claims[owner].name, &req))
+				ct_finding_evidence(f, "%s %s requires %s", req.name, req.version,
+						    claims[owner].name);
+			ct_finding_fix(f, "give each framework its own environment (a venv each); "
+					  "in one, use builds of all of them for one CUDA, so that one "
+					  "%s serves them all",
+				       ct_dx_base(o->path));
+			ct_finding_fix_line(f, "pip install --force-reinstall %s==%s puts the CUDA "
+					       "%d build back, and gives the other packages that one",
+					    claims[k].name, claims[k].version, cu_other);
+			ct_dx_where(c, f);
+		}
+	}
+	free(done);
 }
 
 /* A copy that differs from its family's first, and how. */
@@ -335,14 +449,14 @@ void ct_dx_rule_mixed(struct ctx *c)
 							   cudnn ? "cuDNN" : fa,
 							   va[0] ? va : ct_dx_base(a->path),
 							   vb[0] ? vb : ct_dx_base(b->path));
-				ct_dx_asker(a, who, sizeof(who));
+				ct_dx_asker_in(c, a, who, sizeof(who));
 				ct_finding_evidence(f, "%s, %s", a->path, who);
 				env |= a->via == CT_RULE_LD_LIBRARY_PATH;
 				pip |= ct_pip_installed(a->path);
 			}
 			if (cudnn && dif[k].releases)
 				f->severity = CT_SEV_ERROR;
-			ct_dx_asker(b, who, sizeof(who));
+			ct_dx_asker_in(c, b, who, sizeof(who));
 			ct_finding_evidence(f, "%s, %s", b->path, who);
 			env |= b->via == CT_RULE_LD_LIBRARY_PATH;
 			pip |= ct_pip_installed(b->path);
@@ -360,6 +474,7 @@ void ct_dx_rule_mixed(struct ctx *c)
 	}
 	if (m.nfamilies)
 		majors_finding(c, &m);
+	replaced_wheels(c);
 	free(m.copies);
 	free(m.family_end);
 	free(copies);

@@ -135,14 +135,15 @@ static void fix_ffi(struct ct_finding *f, const char *name, const char *ffi,
 }
 
 /*
- * The fix of a miss, for who asked: one object (its file name) or several
- * ("a, b and c", many set). python: an asker a Python package ships (pip
- * helps); cuda: the CUDA major the askers were built for, or 0. ffi: the
- * one asker is Python's ctypes or cffi (ffi_module), or NULL.
+ * The fix of a miss, for who asked: one object (its file name; requester
+ * its path) or several ("a, b and c"; requester NULL). python: an asker a
+ * Python package ships (pip helps); cuda: the CUDA major the askers were
+ * built for, or 0. ffi: the one asker is Python's ctypes or cffi
+ * (ffi_module), or NULL.
  */
-static void fix_not_found(struct ct_finding *f, const char *name, const char *who, bool many,
-			  enum ct_search_kind kind, const struct ct_copies *cs, bool python,
-			  int cuda, const char *ffi)
+static void fix_not_found(struct ct_finding *f, const char *name, const char *who,
+			  const char *requester, enum ct_search_kind kind,
+			  const struct ct_copies *cs, bool python, int cuda, const char *ffi)
 {
 	const struct ct_copy *same = NULL, *other = NULL;
 	char how[512];
@@ -166,8 +167,8 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 		return;
 	}
 	/* A dlopen by the program's own code (ctypes): no build of ctypes to blame. */
-	if (ffi && !many && (kind == CT_SEARCH_DLOPEN || kind == CT_SEARCH_OTHER)) {
-		ct_dx_install_words(name, cuda, python, how, sizeof(how));
+	if (ffi && requester && (kind == CT_SEARCH_DLOPEN || kind == CT_SEARCH_OTHER)) {
+		ct_dx_install_words(name, cuda, python, requester, how, sizeof(how));
 		fix_ffi(f, name, ffi, same, other, how);
 		return;
 	}
@@ -188,8 +189,8 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 		free(dir);
 		return;
 	}
-	ct_dx_install_words(name, cuda, python, how, sizeof(how));
-	if (other && many)
+	ct_dx_install_words(name, cuda, python, requester, how, sizeof(how));
+	if (other && !requester)
 		ct_finding_fix(f, "%s were built for %s and only %s is here: install %s%s%s%s, or "
 				  "use builds of them made for the one present",
 			       who, name, ct_dx_base(other->path), name, how[0] ? " (" : "", how,
@@ -368,9 +369,9 @@ static void miss_restate(struct ct_finding *f)
 	if (m->unversioned_fix)
 		ct_finding_fix(f, "%s", m->unversioned_fix);
 	else if (!m->refused && !m->unreadable)
-		fix_not_found(f, m->name, who, true, m->kind, &m->cs, python, m->cuda, NULL);
+		fix_not_found(f, m->name, who, NULL, m->kind, &m->cs, python, m->cuda, NULL);
 	if (!m->refused && !m->unreadable && f->nmissing)
-		ct_dx_fix_all_missing(f, &m->cs, who, python, m->cuda);
+		ct_dx_fix_all_missing(f, &m->cs, who, NULL, false, python, m->cuda);
 }
 
 /*
@@ -420,6 +421,35 @@ static void evidence_required(struct ctx *c, struct ct_finding *f, const struct 
 			    q->name ? q->name : "?", ct_dx_base(q->caller));
 	if (q->error)
 		ct_finding_evidence(f, "the program got: %s", q->error);
+}
+
+/*
+ * A Python module's import that failed on s (the dlopen of an extension
+ * module by path), after which the program went on: its thread loaded more
+ * (the ImportError was caught: CuPy imports its cuTENSOR module and does
+ * without it), and the process ended cleanly or failed later on another
+ * miss (the driver's, its own finding). The module is optional to it. The
+ * import; NULL otherwise (torch's _C: the import failed and the process
+ * ended there).
+ */
+static const struct ct_request *optional_import(struct ctx *c, const struct ct_search *s)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_request *q = ct_dx_within_dlopen(c, s);
+	bool went_on = false, later_miss = false;
+	size_t i;
+
+	if (!q || !q->name || !strchr(q->name, '/') ||
+	    (!strstr(ct_dx_base(q->name), ".cpython-") && !strstr(ct_dx_base(q->name), ".abi3.")))
+		return NULL;
+	for (i = 0; i < p->nrequests && !went_on; i++)
+		went_on = p->requests[i].tid == q->tid && p->requests[i].t > q->t &&
+			  &p->requests[i] != q;
+	for (i = 0; i < p->nsearches && !later_miss; i++)
+		later_miss = p->searches[i].t > q->t && strcmp(p->searches[i].name, s->name) != 0 &&
+			     ct_dx_within_dlopen(c, &p->searches[i]) != q &&
+			     ct_dx_search_missed(c, &p->searches[i]);
+	return went_on && (later_miss || ct_dx_clean_end(c)) ? q : NULL;
 }
 
 /*
@@ -495,6 +525,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 		struct ct_finding *f;
 		struct ct_copies cs;
 		char *unversioned_fix = NULL;
+		const struct ct_request *optional = NULL;
 		int um = 0;
 
 		if (!counts(c, s, &kind))
@@ -521,6 +552,14 @@ void ct_dx_rule_not_found(struct ctx *c)
 						   "'%s' was not found (needed by %s)", s->name,
 						   ct_dx_base(requester));
 				evidence_required(c, f, s);
+				if ((optional = optional_import(c, s))) {
+					/* The program did without the module: worth knowing. */
+					f->severity = CT_SEV_INFO;
+					ct_finding_evidence(f, "the program went on after that import "
+							       "failed (it caught the ImportError): "
+							       "%s is optional to it",
+							    ct_dx_base(optional->name));
+				}
 				break;
 			case CT_SEARCH_FILTER:
 				f = ct_finding_add(&c->d->findings, CT_F_LIB_NOT_FOUND, requester,
@@ -599,7 +638,7 @@ void ct_dx_rule_not_found(struct ctx *c)
 					  "the folders above it)",
 				       unreadable);
 		else
-			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs,
+			fix_not_found(f, s->name, ct_dx_base(requester), requester, kind, &cs,
 				      ct_python_shipped(requester), context_cuda(c, requester),
 				      ffi_module(requester));
 		/* The loader names the first library it misses: the others too, one fix for all. */
@@ -608,9 +647,16 @@ void ct_dx_rule_not_found(struct ctx *c)
 		    ct_dx_also_missing(c, f, s, requester)) {
 			ct_dx_say_also(f);
 			ct_dx_evidence_also(f);
-			ct_dx_fix_all_missing(f, &cs, ct_dx_base(requester),
+			const struct ct_elfinfo *ei = ct_dx_elfinfo(c, requester);
+
+			ct_dx_fix_all_missing(f, &cs, ct_dx_base(requester), requester,
+					      ei && !ei->rpath && !ei->runpath,
 					      ct_python_shipped(requester), context_cuda(c, requester));
 		}
+		if (optional)
+			ct_finding_fix_line(f, "or nothing, if the program does without %s (it went on "
+					       "without it)",
+					    ct_dx_base(optional->name));
 		if (ct_dx_is_nvml(s->name) && !alt && !refused) {
 			nvml_fix(f);
 			ct_copies_release(&cs);

@@ -152,7 +152,7 @@ static void shadowed_by_earlier(struct ctx *c)
 				continue;
 			ct_dx_release(c, o->path, v1, sizeof(v1));
 			ct_dx_release(c, own, v2, sizeof(v2));
-			ct_dx_asker(o, who, sizeof(who));
+			ct_dx_asker_in(c, o, who, sizeof(who));
 			f = ct_finding_add(&c->d->findings, CT_F_LIB_SHADOWED, o->path,
 					   "'%s' was already loaded when %s needed it, while the RPATH "
 					   "or RUNPATH of %s names another copy",

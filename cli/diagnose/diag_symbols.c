@@ -307,7 +307,8 @@ static size_t evidence_copies(struct ctx *c, struct ct_finding *f, const struct 
 static void report(struct ctx *c, const char *requester, const char *sym, size_t nmore,
 		   const char *loaded_error)
 {
-	char words[1024], ver[64], who[512], copy[4096];
+	char words[1024], ver[64], who[512], copy[4096], built[64] = "", pkg[640] = "";
+	struct ct_dist_info ext, fwd;
 	struct ct_framework fw;
 	struct ct_finding *f;
 	struct expected x;
@@ -339,10 +340,25 @@ static void report(struct ctx *c, const char *requester, const char *sym, size_t
 		ct_dx_where(c, f);
 		return;
 	}
+	have_fw = x.o && ct_framework_of(x.o->path, &fw);
+	/*
+	 * A package's extension whose METADATA pins the framework's
+	 * distribution at another release (xformers 0.0.29.post3: torch==2.6.0):
+	 * it was built for that one, and a build of it for the one in use
+	 * is another release of the package, from the index.
+	 */
+	if (have_fw && ct_dist_info_of(requester, &ext) == 0 &&
+	    ct_dist_info_of(x.o->path, &fwd) == 0 && strcmp(ext.meta, fwd.meta) != 0 &&
+	    ct_dist_info_pin(&ext, fwd.name, built, sizeof(built)) &&
+	    strcmp(built, fwd.version) != 0)
+		snprintf(pkg, sizeof(pkg), " (%s %s, built for %s %s)", ext.name, ext.version,
+			 fwd.name, built);
+	else
+		built[0] = '\0';
 	if (x.o)
 		f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_MISSING, requester,
-				   "'%s' needs %s, which %s does not define%s", ct_dx_base(requester),
-				   words, x.o->soname ? x.o->soname : ct_dx_base(x.o->path),
+				   "'%s'%s needs %s, which %s does not define%s", ct_dx_base(requester),
+				   pkg, words, x.o->soname ? x.o->soname : ct_dx_base(x.o->path),
 				   nmore ? " (nor others)" : "");
 	else
 		f = ct_finding_add(&c->d->findings, CT_F_SYMBOL_MISSING, requester,
@@ -358,15 +374,21 @@ static void report(struct ctx *c, const char *requester, const char *sym, size_t
 	if (nmore)
 		ct_finding_evidence(f, "%zu more undefined symbol%s of %s defined nowhere", nmore,
 				    nmore == 1 ? "" : "s", ct_dx_base(requester));
-	have_fw = x.o && ct_framework_of(x.o->path, &fw);
 	if (x.o) {
-		ct_dx_asker(x.o, who, sizeof(who));
+		ct_dx_asker_in(c, x.o, who, sizeof(who));
 		ct_dx_version(c, x.o->path, ver, sizeof(ver));
 		ct_finding_evidence(f, "expected from: %s%s%s%s: %s", x.o->path,
 				    ver[0] ? " (version " : "", ver, ver[0] ? ")" : "", x.why);
 		ct_finding_evidence(f, "%s: %s", x.o->path, who);
 		evidence_instead(f, &x, sym);
-		if (have_fw)
+		if (have_fw && built[0])
+			ct_finding_evidence(f, "%s loaded: %s%s%s (%s); %s %s requires %s==%s (its "
+					       "METADATA): it was built for that release, whose %s "
+					       "defined the symbol",
+					    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "", fw.cuda,
+					    fw.source, ext.name, ext.version, fwd.name, built,
+					    x.o->soname ? x.o->soname : ct_dx_base(x.o->path));
+		else if (have_fw)
 			ct_finding_evidence(f, "%s loaded: %s%s%s (%s); %s was built against "
 					       "another release, whose %s defined the symbol",
 					    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "", fw.cuda,
@@ -376,7 +398,16 @@ static void report(struct ctx *c, const char *requester, const char *sym, size_t
 	} else {
 		copy[0] = '\0';
 	}
-	if (have_fw) {
+	if (have_fw && built[0]) {
+		/* One package, one finding: each of its extensions that fails says the same. */
+		ct_finding_cause(f, "built-for\x1f%s", ext.meta);
+		ct_finding_fix(f, "install the %s release built for %s %s: pip install -U %s %s==%s "
+				  "(pip then picks one whose requirement on %s that release meets)",
+			       ext.name, fwd.name, fwd.version, ext.name, fwd.name, fwd.version,
+			       fwd.name);
+		ct_finding_fix_line(f, "or go back to the %s it was built for: pip install %s==%s",
+				    fwd.name, fwd.name, built);
+	} else if (have_fw) {
 		ct_finding_fix(f, "rebuild %s against the %s in use (%s): pip install "
 				  "--no-build-isolation (so that it compiles against the torch "
 				  "installed, not a fresh one)",

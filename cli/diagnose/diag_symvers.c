@@ -175,7 +175,7 @@ static void renamed_finding(struct ctx *c, const struct renamed_gap *gaps, size_
 	ct_finding_evidence(f, "the loader says: version `%s' not found (required by %s)",
 			    gaps[0].need->version, gaps[0].r->path);
 	evidence_errors(f, c->p, gaps[0].need->version);
-	ct_dx_asker(o, who, sizeof(who));
+	ct_dx_asker_in(c, o, who, sizeof(who));
 	ct_finding_evidence(f, "%s: %s", o->path, who);
 	gap_fix(c, f, gaps[0].r, o, really, gaps[0].need, gaps[0].missing);
 	ct_dx_where(c, f);
@@ -262,7 +262,7 @@ void ct_dx_rule_symbol_versions(struct ctx *c)
 				evidence_errors(f, p, need->version);
 				break;
 			}
-			ct_dx_asker(o, who, sizeof(who));
+			ct_dx_asker_in(c, o, who, sizeof(who));
 			ct_finding_evidence(f, "%s: %s", o->path, who);
 			gap_fix(c, f, r, o, NULL, need, missing);
 			ct_dx_where(c, f);

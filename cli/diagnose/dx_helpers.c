@@ -328,6 +328,63 @@ void ct_dx_asker(const struct ct_loaded *o, char *buf, size_t size)
 		snprintf(buf, size, "found via %s", rule);
 }
 
+/* Is caller Python's _ctypes module? */
+static bool ctypes_module(const char *caller)
+{
+	return caller && strncmp(ct_dx_base(caller), "_ctypes.", 8) == 0;
+}
+
+bool ct_dx_ctypes_loader(const struct ctx *c, const struct ct_loaded *o,
+			 struct ct_dist_info *d, const char **first)
+{
+	const struct ct_proc *p = c->p;
+	const struct ct_request *q = o->request, *start = NULL;
+	size_t i;
+
+	if (!q || !ctypes_module(q->caller) || q < p->requests || q >= p->requests + p->nrequests)
+		return false;
+	/*
+	 * Back over the thread's requests: ctypes loads, and what the
+	 * libraries they brought asked for themselves (cuBLASLt's probe of
+	 * the driver), up to a load of the program's own or an extension's
+	 * (an import).
+	 */
+	for (i = (size_t)(q - p->requests) + 1; i-- > 0;) {
+		const struct ct_request *r = &p->requests[i];
+		const char *b = r->caller ? ct_dx_base(r->caller) : "";
+
+		if (r->tid != q->tid)
+			continue;
+		if (ctypes_module(r->caller)) {
+			if (r->name && r->name[0] == '/')
+				start = r;
+			continue;
+		}
+		if ((p->exe && r->caller && strcmp(r->caller, p->exe) == 0) ||
+		    strstr(b, ".cpython-") || strncmp(b, "python", 6) == 0)
+			break;
+	}
+	if (!start || start == q || ct_dist_info_of(start->name, d) != 0 ||
+	    strstr(start->name, "/nvidia/"))
+		return false;
+	*first = start->name;
+	return true;
+}
+
+void ct_dx_asker_in(const struct ctx *c, const struct ct_loaded *o, char *buf, size_t size)
+{
+	struct ct_dist_info d;
+	const char *first;
+
+	if (!ct_dx_ctypes_loader(c, o, &d, &first)) {
+		ct_dx_asker(o, buf, size);
+		return;
+	}
+	snprintf(buf, size, "preloaded by %s %s's import (ctypes.CDLL by path, after its %s), "
+			    "found via %s",
+		 d.name, d.version, ct_dx_base(first), ct_rule_words(o->via));
+}
+
 /* The candidates of a search, a line per directory and rule (as run shows them). */
 void ct_dx_tries(struct ct_finding *f, const struct ct_search *s)
 {

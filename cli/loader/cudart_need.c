@@ -42,6 +42,7 @@ bool ct_fatbin_compiler_release(const struct elfscan_file *f, int *cuda)
 /* What the dynamic section and symbols say, read once. */
 struct dynamic_facts {
 	char needed[64];    /* the first DT_NEEDED libcudart.so.*, or "" */
+	char soname[64];    /* its DT_SONAME, or "" (one too long is left out) */
 	bool is_cudart;     /* its DT_SONAME is a libcudart */
 	bool imports_registration; /* __cudaRegisterFatBinary undefined in .dynsym */
 	bool registers;     /* a .nvFatBinSegment section: fatbins registered at load */
@@ -69,6 +70,8 @@ static void read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct dyn
 		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, dyn.d_un.d_val);
+		if (dyn.d_tag == DT_SONAME && name && strlen(name) < sizeof(d->soname))
+			snprintf(d->soname, sizeof(d->soname), "%s", name);
 		if (!cudart_name(name))
 			continue;
 		if (dyn.d_tag == DT_SONAME)
@@ -150,6 +153,7 @@ void ct_cudart_need_read(struct ct_cudart_need *need, const struct elfscan_file 
 		if (name && strcmp(name, ".nvFatBinSegment") == 0 && sh.sh_size)
 			d.registers = true;
 	}
+	snprintf(need->own_soname, sizeof(need->own_soname), "%s", d.soname);
 	if (d.is_cudart)
 		goto out;
 	if (d.needed[0]) {
@@ -176,4 +180,28 @@ void ct_cudart_need_read(struct ct_cudart_need *need, const struct elfscan_file 
 out:
 	if (elf)
 		elf_end(elf);
+}
+
+void ct_cudart_need_named(struct ct_cudart_need *need, const struct elfscan_file *f,
+			  const char *path)
+{
+	bool folder;
+	int major;
+
+	/*
+	 * A runtime linked in whose release its fatbins do not name, or none
+	 * shown by an object with kernels; libcudart's own soname is its
+	 * major already, and a DT_NEEDED runtime says it.
+	 */
+	if (need->link == CT_CUDART_SHARED || need->release || !need->own_soname[0] ||
+	    cudart_name(need->own_soname) ||
+	    (need->link == CT_CUDART_UNKNOWN && (!f || !f->nimages)))
+		return;
+	major = ct_soname_folder_cuda(need->own_soname, path, &folder);
+	if (major <= need->major)
+		return;
+	need->link = CT_CUDART_STATIC;
+	need->major = major;
+	need->why = "soname";
+	need->by_folder = folder;
 }

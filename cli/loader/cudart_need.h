@@ -36,9 +36,13 @@ struct ct_cudart_need {
 	int release;     /* static, from the compiler release: 13000 for 13.0; else 0 */
 	/*
 	 * How it was read: "dt_needed", "compiler_release" (the newest in
-	 * .nv_fatbin), "ptx_isa" (a lower bound); NULL when not.
+	 * .nv_fatbin), "ptx_isa" (a lower bound), "soname" (one of CUDA's
+	 * own libraries: its soname's CUDA, ct_cudart_need_named); NULL when
+	 * not.
 	 */
 	const char *why;
+	char own_soname[64]; /* the object's own DT_SONAME, or "" */
+	bool by_folder;      /* "soname": its folder chose among the majors sharing it */
 };
 
 /*
@@ -53,6 +57,21 @@ struct ct_cudart_need {
  * nothing that outlives the call. Thread-safe.
  */
 void ct_cudart_need_read(struct ct_cudart_need *need, const struct elfscan_file *f);
+
+/*
+ * One of CUDA's own libraries that carries kernels runs them through a
+ * runtime linked in, yet often names no compiler release (cuFile 1.17),
+ * its newest PTX ISA gives only a lower bound, and its fatbins may sit
+ * outside a .nvFatBinSegment registration (cuFFT 12.2 keeps them in
+ * .ldata: no link shown at all). Its own soname says more: libcufft.so.12
+ * is CUDA 13's alone, and libcufile.so.0 in CUDA 13's wheels'
+ * nvidia/cu13/lib is CUDA 13's (ct_soname_folder_cuda). When that major
+ * is newer than what need holds (need read from f by ct_cudart_need_read),
+ * need takes it: link static, why "soname". path: the object's
+ * (ARCHIVE!MEMBER for a wheel's), for its folder. Thread-safe.
+ */
+void ct_cudart_need_named(struct ct_cudart_need *need, const struct elfscan_file *f,
+			  const char *path);
 
 /*
  * The newest "Cuda compilation tools, release X.Y" in f's .nv_fatbin, as

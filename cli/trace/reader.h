@@ -38,6 +38,7 @@ struct by_tid {                      /* a thread */
 	int64_t tid;
 	size_t pending;              /* its dlopen waiting for a search: index + 1 */
 	size_t last_request;         /* its latest dlopen: index + 1 */
+	size_t last_search;          /* that dlopen's own search: index + 1; 0: none yet */
 	size_t open_search;          /* its latest search, not yet followed by another
 					record of the thread: index + 1 */
 	UT_hash_handle hh;

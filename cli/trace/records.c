@@ -63,6 +63,7 @@ static void on_search(struct reader *rd, const struct ct_jv *v, int64_t t, int64
 	    strcmp(p->requests[th->pending - 1].name ? p->requests[th->pending - 1].name : "",
 		   s->name) == 0) {
 		rd->search_request[k] = th->pending;
+		th->last_search = k + 1;
 		th->pending = 0;
 	}
 }
@@ -138,6 +139,28 @@ static void cuda_event(struct ct_proc *p, enum ct_cuda_event kind, size_t index)
 {
 	p->last_cuda = kind;
 	p->last_cuda_index = index;
+}
+
+/*
+ * Can the thread's latest dlopen have failed, so that the dlerror text
+ * that follows is its own? A text also follows a failed dlsym or dlclose
+ * (bitsandbytes asks ctypes for a symbol it may lack, and goes on): a
+ * dlopen that succeeded has no error, and giving it that text makes a
+ * loaded library look refused. It succeeded when the object its search
+ * opened is still there (the loader unloads what a failed dlopen mapped:
+ * a close record), or, with the auditor, when it made no search: the
+ * loader asks the auditor about every name not already loaded. Without
+ * the auditor no search is recorded: nothing says, and the text is kept.
+ */
+static bool request_may_have_failed(const struct reader *rd, const struct by_tid *th)
+{
+	const struct ct_proc *p = rd->p;
+	size_t found;
+
+	if (!th->last_search)
+		return !p->auditor;
+	found = rd->search_found[th->last_search - 1];
+	return !found || p->objects[found - 1].closed;
 }
 
 /*
@@ -230,13 +253,15 @@ void ct_reader_record(struct reader *rd, const struct ct_jv *v)
 		q->t = t;
 		q->tid = tid;
 		th->pending = th->last_request = p->nrequests;
+		th->last_search = 0;
 		if (q->name && ct_cuda_library(q->name))
 			cuda_event(p, CT_CUDA_EV_DLOPEN, p->nrequests - 1);
 	} else if (strcmp(ev, "dlerror") == 0) {
 		struct by_tid *th = thread(rd, tid);
 
-		/* The text goes with this thread's latest request. */
-		if (th->last_request && !p->requests[th->last_request - 1].error)
+		/* The text goes with this thread's latest request, if that one failed. */
+		if (th->last_request && !p->requests[th->last_request - 1].error &&
+		    request_may_have_failed(rd, th))
 			p->requests[th->last_request - 1].error = kstr(rd, v, "text", NULL);
 	} else if (strcmp(ev, "module") == 0 || strcmp(ev, "register") == 0) {
 		struct ct_module *m = CT_TRACE_PUSH(p->modules, p->nmodules);

@@ -473,6 +473,190 @@ static void test_driver_missing_library_probe(void **state)
 	expect_count(w, CT_F_LIB_NOT_FOUND, 0);
 }
 
+/*
+ * Only CUDA libraries looked for the driver, then the program failed on a
+ * library of another name (torch's import without cuDNN, issue 35): that
+ * miss is the failure, the probes a note. A failed dlopen before the
+ * probes explains nothing of the end: the error stays.
+ */
+#define LT_PROBE_AT(id, t)                                                     \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'libcuda.so.1','flags':1,"    \
+	"'caller':'@R/lib/libcublasLt.so.13'}\n"                                        \
+	"{'ev':'search','t':" #t ",'id':" #id ",'name':'libcuda.so.1',"                \
+	"'by':'@R/lib/libcublasLt.so.13'}\n"                                            \
+	"{'ev':'try','search':" #id ",'path':'@R/sys1/libcuda.so.1','via':'runpath'}\n"
+#define C_MISS_AT(id, t)                                                       \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'@R/lib/_C.so','flags':2,"    \
+	"'caller':'@R/bin/app'}\n"                                                      \
+	"{'ev':'search','t':" #t ",'id':" #id ",'name':'@R/lib/_C.so','by':'@R/bin/app'}\n" \
+	"{'ev':'open','t':" #t ",'path':'@R/lib/_C.so','lmid':0,'search':" #id ","      \
+	"'name':'@R/lib/_C.so','by':'@R/bin/app','via':'direct'}\n"                      \
+	"{'ev':'search','t':" #t ",'id':1" #id ",'name':'libctest-cudnn.so.9',"         \
+	"'by':'@R/lib/_C.so'}\n"                                                        \
+	"{'ev':'try','search':1" #id ",'path':'@R/sys1/libctest-cudnn.so.9','via':'default'}\n" \
+	"{'ev':'close','t':" #t ",'path':'@R/lib/_C.so'}\n"                             \
+	"{'ev':'dlerror','t':" #t ",'text':'libctest-cudnn.so.9: cannot open shared object "   \
+	"file: No such file or directory'}\n"
+
+static void test_driver_missing_probe_then_other_miss(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   LT_PROBE_AT(2, 10) LT_PROBE_AT(3, 11) C_MISS_AT(4, 20)
+		   "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	write_proc(w, "h", 101, NULL, NULL,
+		   C_MISS_AT(4, 5) LT_PROBE_AT(2, 10)
+		   "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_INFO,
+			   "no NVIDIA driver, and nothing started CUDA: only libcublasLt.so.13 "
+			   "looked for 'libcuda.so.1'");
+	expect_evidence(w, f, "no CUDA runtime and no code of the program asked for it; the "
+			      "process failed after that on 'libctest-cudnn.so.9', not found (its "
+			      "own finding)");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 100);
+	f = expect_finding(w, CT_F_DRIVER_MISSING, CT_SEV_ERROR,
+			   "no NVIDIA driver: 'libcuda.so.1' could not be loaded");
+	assert_int_equal(f->nwhere, 1);
+	assert_int_equal(f->where[0].pid, 101);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-cudnn.so.9' was not found");
+	expect_count(w, CT_F_DRIVER_MISSING, 2);
+}
+
+/*
+ * A wheel's file another wheel overwrote (issue 35, tests/pip/tf-torch):
+ * nvidia-cudnn-cu12 installed over nvidia-cudnn-cu13's
+ * nvidia/cudnn/lib/libcudnn.so.9, both RECORDs listing it, its size the
+ * -cu12 one's; torch requires the -cu13 one, TensorFlow (an extra) the
+ * other. torch's import loaded it by ctypes after its own
+ * libtorch_global_deps.so: the asker is torch's import, not _ctypes.
+ */
+#define SITE_PKGS "v/lib/python3.11/site-packages/"
+#define CTYPES_LOAD(id, rel)                                                   \
+	"{'ev':'dlopen','t':" #id ",'api':'dlopen','name':'@R/" SITE_PKGS rel "','flags':2," \
+	"'caller':'@R/lib/_ctypes.cpython-311-x86_64-linux-gnu.so'}\n"                   \
+	"{'ev':'search','t':" #id ",'id':" #id ",'name':'@R/" SITE_PKGS rel "',"            \
+	"'by':'@R/lib/_ctypes.cpython-311-x86_64-linux-gnu.so'}\n"                       \
+	"{'ev':'open','t':" #id ",'path':'@R/" SITE_PKGS rel "','lmid':0,'search':" #id "," \
+	"'name':'@R/" SITE_PKGS rel "','by':'@R/lib/_ctypes.cpython-311-x86_64-linux-gnu.so'," \
+	"'via':'direct'}\n"
+
+static void test_replaced_wheel_file(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_file(w, SITE_PKGS "torch/lib/libtorch_global_deps.so", "elf", false);
+	write_file(w, SITE_PKGS "nvidia/cudnn/lib/libcudnn.so.9", "cudnn 9.28", false);
+	write_file(w, SITE_PKGS "torch-2.15.0.dist-info/RECORD",
+		   "torch/lib/libtorch_global_deps.so,sha256=a,3\n", false);
+	write_file(w, SITE_PKGS "torch-2.15.0.dist-info/METADATA",
+		   "Name: torch\nVersion: 2.15.0\n"
+		   "Requires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"\n",
+		   false);
+	write_file(w, SITE_PKGS "tensorflow-2.21.0.dist-info/METADATA",
+		   "Name: tensorflow\nVersion: 2.21.0\n"
+		   "Requires-Dist: nvidia-cudnn-cu12<10.0,>=9.3.0.75; extra == \"and-cuda\"\n",
+		   false);
+	write_file(w, SITE_PKGS "tensorflow-2.21.0.dist-info/RECORD", "", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu13-9.26.0.51.dist-info/RECORD",
+		   "nvidia/cudnn/lib/libcudnn.so.9,sha256=b,12345\n", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu13-9.26.0.51.dist-info/METADATA",
+		   "Name: nvidia-cudnn-cu13\nVersion: 9.26.0.51\n", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu12-9.28.0.42.dist-info/RECORD",
+		   "nvidia/cudnn/lib/libcudnn.so.9,sha256=c,10\n", false);
+	write_file(w, SITE_PKGS "nvidia_cudnn_cu12-9.28.0.42.dist-info/METADATA",
+		   "Name: nvidia-cudnn-cu12\nVersion: 9.28.0.42\n", false);
+	write_proc(w, "h", 100, NULL, NULL,
+		   CTYPES_LOAD(1, "torch/lib/libtorch_global_deps.so")
+		   CTYPES_LOAD(2, "nvidia/cudnn/lib/libcudnn.so.9")
+		   "{'ev':'exit','t':9,'api':'exit','status':0}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_MIXED_VERSIONS, CT_SEV_WARNING,
+			   "'libcudnn.so.9' is nvidia-cudnn-cu12 9.28.0.42, a build for CUDA 12: it "
+			   "replaced the file of nvidia-cudnn-cu13 9.26.0.51, a build for CUDA 13, "
+			   "which torch 2.15.0 requires");
+	expect_evidence(w, f, "preloaded by torch 2.15.0's import (ctypes.CDLL by path, after its "
+			      "libtorch_global_deps.so), found via path given");
+	expect_evidence(w, f, "the RECORDs of both list nvidia/cudnn/lib/libcudnn.so.9");
+	expect_evidence(w, f, "tensorflow 2.21.0 requires nvidia-cudnn-cu12");
+	expect_fix(w, f, "pip install --force-reinstall nvidia-cudnn-cu13==9.26.0.51");
+	expect_count(w, CT_F_LIB_MIXED_VERSIONS, 1);
+}
+
+/*
+ * An optional module (issue 35, tests/pip/cupy-cuda12-in-cuda13): the
+ * import of an extension module fails on a missing library, the program
+ * goes on (it caught the ImportError) and ends cleanly, or fails later on
+ * another miss: a note. The same import as the last thing the process did
+ * (torch's _C) stays an error.
+ */
+#define IMPORT_FAILS(t)                                                        \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'," \
+	"'flags':2,'caller':'@R/bin/app'}\n"                                         \
+	"{'ev':'search','t':" #t ",'id':1,'name':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'," \
+	"'by':'@R/bin/app'}\n"                                                        \
+	"{'ev':'open','t':" #t ",'path':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so','lmid':0," \
+	"'search':1,'name':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so','by':'@R/bin/app'," \
+	"'via':'direct'}\n"                                                           \
+	"{'ev':'search','t':" #t ",'id':2,'name':'libctest-tensor.so.2',"              \
+	"'by':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'}\n"                      \
+	"{'ev':'try','search':2,'path':'@R/sys1/libctest-tensor.so.2','via':'default'}\n" \
+	"{'ev':'close','t':" #t ",'path':'@R/site/m/opt.cpython-311-x86_64-linux-gnu.so'}\n" \
+	"{'ev':'dlerror','t':" #t ",'text':'libctest-tensor.so.2: cannot open shared object " \
+	"file: No such file or directory'}\n"
+#define LATER_LOAD(t)                                                          \
+	"{'ev':'dlopen','t':" #t ",'api':'dlopen','name':'@R/lib/libother.so','flags':2," \
+	"'caller':'@R/bin/app'}\n"                                                    \
+	"{'ev':'search','t':" #t ",'id':3,'name':'@R/lib/libother.so','by':'@R/bin/app'}\n" \
+	"{'ev':'open','t':" #t ",'path':'@R/lib/libother.so','lmid':0,'search':3,"     \
+	"'name':'@R/lib/libother.so','by':'@R/bin/app','via':'direct'}\n"
+
+static void test_optional_import(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	write_proc(w, "h", 100, NULL, NULL,
+		   IMPORT_FAILS(10) LATER_LOAD(20) "{'ev':'exit','t':30,'api':'exit','status':0}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO,
+			   "'libctest-tensor.so.2' was not found (needed by "
+			   "opt.cpython-311-x86_64-linux-gnu.so)");
+	expect_evidence(w, f, "the program went on after that import failed (it caught the "
+			      "ImportError): opt.cpython-311-x86_64-linux-gnu.so is optional to it");
+	expect_fix(w, f, "or nothing, if the program does without opt.cpython-311-x86_64-linux-gnu.so");
+
+	/* Went on, then failed on another miss (the driver, its own finding): still a note. */
+	reset(w);
+	write_proc(w, "h", 101, NULL, NULL,
+		   IMPORT_FAILS(10) LATER_LOAD(20)
+		   "{'ev':'dlopen','t':25,'api':'dlopen','name':'libcuda.so.1','flags':1,"
+		   "'caller':'@R/lib/libother.so'}\n"
+		   "{'ev':'search','t':25,'id':4,'name':'libcuda.so.1','by':'@R/lib/libother.so'}\n"
+		   "{'ev':'try','search':4,'path':'@R/sys1/libcuda.so.1','via':'default'}\n"
+		   "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_INFO, "'libctest-tensor.so.2' was not found");
+
+	/* The import failed, and the process ended there: the failure. */
+	reset(w);
+	write_proc(w, "h", 102, NULL, NULL,
+		   IMPORT_FAILS(10) "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-tensor.so.2' was not found");
+
+	/* Went on, then failed with nothing else missing: it may be why. */
+	reset(w);
+	write_proc(w, "h", 103, NULL, NULL,
+		   IMPORT_FAILS(10) LATER_LOAD(20) "{'ev':'exit','t':30,'api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "'libctest-tensor.so.2' was not found");
+}
+
 /* NVML (libnvidia-ml.so.1) comes with the driver: torch.cuda.device_count() asks it first. */
 #define NVML_MISS(id, caller)                                                  \
 	"{'ev':'dlopen','api':'dlopen','name':'libnvidia-ml.so.1','flags':2,"          \
@@ -1971,6 +2155,80 @@ static void test_symbol_missing_at_load(void **state)
 	expect_total(w, 1);
 }
 
+/*
+ * A package's extension built for another torch, which its METADATA pins
+ * (xformers 0.0.29.post3: torch==2.6.0; issue 35): the finding names the
+ * package and both releases, the fix is a release of it for the torch in
+ * use, and two of its extensions that fail in two processes are one
+ * finding.
+ */
+#define SP "v/lib/python3.11/site-packages/"
+#define SP_EXT_FAILS(id, ext)                                                   \
+	"{'ev':'dlopen','api':'dlopen','name':'@R/" SP "xf/" ext "','flags':2,"       \
+	"'caller':'@R/bin/app'}\n"                                                  \
+	"{'ev':'search','id':" #id ",'name':'@R/" SP "xf/" ext "','by':'@R/bin/app'}\n" \
+	"{'ev':'open','path':'@R/" SP "xf/" ext "','lmid':0,'soname':null,"          \
+	"'search':" #id ",'name':'@R/" SP "xf/" ext "','by':'@R/bin/app','via':'direct'}\n" \
+	"{'ev':'close','path':'@R/" SP "xf/" ext "'}\n"                              \
+	"{'ev':'dlerror','text':'@R/" SP "xf/" ext ": undefined symbol: "            \
+	"_ZN3c104cuda9SetDeviceEi'}\n"
+
+static void test_symbol_missing_package_pin(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	NEED_CC();
+	cc_so(w, SP "torch/lib/libc10_cuda.so",
+	      "int _ZN3c104cuda9SetDeviceEa(signed char d) { return d; }\n"
+	      "int _ZN3c104cuda12device_countEv(void) { return 1; }\n",
+	      "-Wl,-soname,libc10_cuda.so");
+	write_file(w, SP "torch/version.py",
+		   "__version__ = '2.15.0+cu132'\ncuda: Optional[str] = '13.2'\n", false);
+	cc_so(w, "old/libc10_cuda.so", "int _ZN3c104cuda9SetDeviceEi(int d) { return d; }\n",
+	      "-Wl,-soname,libc10_cuda.so");
+	cc_so(w, SP "xf/_C.so",
+	      "int _ZN3c104cuda9SetDeviceEi(int);\n"
+	      "int PyInit__C(void) { return _ZN3c104cuda9SetDeviceEi(0); }\n",
+	      "@R/old/libc10_cuda.so");
+	cc_so(w, SP "xf/_C_flashattention.so",
+	      "int _ZN3c104cuda9SetDeviceEi(int);\n"
+	      "int PyInit__C_fa(void) { return _ZN3c104cuda9SetDeviceEi(1); }\n",
+	      "@R/old/libc10_cuda.so");
+	cc_so(w, "bin/app", "int app_main(void) { return 0; }\n", "");
+	write_file(w, SP "torch-2.15.0.dist-info/RECORD", "torch/lib/libc10_cuda.so,,\n", false);
+	write_file(w, SP "torch-2.15.0.dist-info/METADATA", "Name: torch\nVersion: 2.15.0\n",
+		   false);
+	write_file(w, SP "xformers-0.0.29.post3.dist-info/RECORD",
+		   "xf/_C.so,,\nxf/_C_flashattention.so,,\n", false);
+	write_file(w, SP "xformers-0.0.29.post3.dist-info/METADATA",
+		   "Name: xformers\nVersion: 0.0.29.post3\nRequires-Dist: torch==2.6.0\n", false);
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'@R/bin/app','main':true,'lmid':0,'soname':null}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'@R/" SP "torch/lib/libc10_cuda.so',"
+		   "'flags':258,'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'@R/" SP "torch/lib/libc10_cuda.so',"
+		   "'by':'@R/bin/app'}\n"
+		   "{'ev':'open','path':'@R/" SP "torch/lib/libc10_cuda.so','lmid':0,"
+		   "'soname':'libc10_cuda.so','search':1,"
+		   "'name':'@R/" SP "torch/lib/libc10_cuda.so','by':'@R/bin/app','via':'direct'}\n"
+		   SP_EXT_FAILS(2, "_C.so") SP_EXT_FAILS(3, "_C_flashattention.so")
+		   "{'ev':'fini'}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_SYMBOL_MISSING, CT_SEV_ERROR,
+			   "'_C.so' (xformers 0.0.29.post3, built for torch 2.6.0) needs "
+			   "_ZN3c104cuda9SetDeviceEi");
+	expect_evidence(w, f, "PyTorch loaded: 2.15.0+cu132, CUDA 13.2 (@R/" SP "torch/version.py); "
+			      "xformers 0.0.29.post3 requires torch==2.6.0 (its METADATA): it was "
+			      "built for that release, whose libc10_cuda.so defined the symbol");
+	expect_fix(w, f, "install the xformers release built for torch 2.15.0: pip install -U "
+			 "xformers torch==2.15.0");
+	expect_fix(w, f, "or go back to the torch it was built for: pip install torch==2.6.0");
+	assert_null(strstr(f->fix, "no-build-isolation"));
+	/* One package, one finding: its second extension is in it. */
+	expect_count(w, CT_F_SYMBOL_MISSING, 1);
+}
+
 /* Lazily: the load succeeds, the loader ends the process at the first call (127, no exit record). */
 static void test_symbol_missing_lazy(void **state)
 {
@@ -2085,10 +2343,15 @@ static void test_symbol_version_node_missing(void **state)
 	      "-Wl,-soname,libctest-bar.so.1");
 	cc_so(w, "lib/libctest-foo.so", "int bar2(void);\nint foo(void) { return bar2(); }\n",
 	      "-Wl,-soname,libctest-foo.so @R/sys2/libctest-bar.so.1");
-	/* The old copy, through LD_LIBRARY_PATH: FOO_2 is not there at all. */
+	/*
+	 * The old copy, through LD_LIBRARY_PATH: FOO_2 is not there at all.
+	 * The dlopen's own search, as the auditor records it (a dlopen with
+	 * no search succeeded: its dlerror text would be a later call's).
+	 */
 	write_proc(w, "h", 100, NULL, NULL,
 		   "{'ev':'dlopen','api':'dlopen','name':'@R/lib/libctest-foo.so','flags':2,"
 		   "'caller':'@R/bin/app'}\n"
+		   "{'ev':'search','id':1,'name':'@R/lib/libctest-foo.so','by':'@R/bin/app'}\n"
 		   OPENED("@R/lib/libctest-foo.so", "libctest-foo.so", "@R/bin/app", "direct")
 		   OPENED("@R/old/libctest-bar.so.1", "libctest-bar.so.1", "@R/lib/libctest-foo.so",
 			  "ld_library_path")
@@ -3018,6 +3281,9 @@ int main(void)
 		T(test_driver_missing),
 		T(test_driver_missing_not_raised),
 		T(test_driver_missing_library_probe),
+		T(test_driver_missing_probe_then_other_miss),
+		T(test_replaced_wheel_file),
+		T(test_optional_import),
 		T(test_driver_missing_nvml),
 		T(test_driver_too_old),
 		T(test_driver_minor_compatible),
@@ -3050,6 +3316,7 @@ int main(void)
 		T(test_symbol_version_glibc),
 		T(test_symbol_missing_at_load),
 		T(test_symbol_missing_lazy),
+		T(test_symbol_missing_package_pin),
 		T(test_symbol_missing_not_raised),
 		T(test_device_code_from_trace),
 		T(test_device_code_targets_given),

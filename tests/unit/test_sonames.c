@@ -200,12 +200,41 @@ static void test_shared(void **state)
 	assert_string_equal(ct_pip_words("libfoo.so.1", 12, buf, sizeof(buf)), "");
 }
 
+/* A library's CUDA from its soname, else from the folder that chooses among its majors. */
+static void test_soname_folder(void **state)
+{
+	bool folder = true;
+
+	(void)state;
+	assert_int_equal(ct_soname_folder_cuda("libcufft.so.12", "/x/libcufft.so.12", &folder), 13);
+	assert_false(folder);
+	assert_int_equal(ct_soname_folder_cuda("libcufile.so.0", "/s/nvidia/cu13/lib/libcufile.so.0",
+					       &folder), 13);
+	assert_true(folder);
+	assert_int_equal(ct_soname_folder_cuda("libcufile.so.0",
+					       "w.whl!nvidia/cu13/lib/libcufile.so.0", NULL), 13);
+	assert_int_equal(ct_soname_folder_cuda("libcufile.so.0",
+					       "/usr/local/cuda-12.4/lib64/libcufile.so.0", NULL), 12);
+	/* A folder of no major, a major that does not ship it, no path: nothing. */
+	assert_int_equal(ct_soname_folder_cuda("libcufile.so.0", "/s/nvidia/cufile/lib/libcufile.so.0",
+					       &folder), 0);
+	assert_false(folder);
+	assert_int_equal(ct_soname_folder_cuda("libcufft.so.11", "/s/nvidia/cu13/lib/libcufft.so.11",
+					       NULL), 12);
+	assert_int_equal(ct_soname_folder_cuda("libcurand.so.10", "/s/nvidia/cu14/lib/libcurand.so.10",
+					       NULL), 0);
+	assert_int_equal(ct_soname_folder_cuda("libcurand.so.10", NULL, NULL), 0);
+	assert_int_equal(ct_soname_folder_cuda("libmine.so.1", "/s/nvidia/cu13/lib/libmine.so.1",
+					       NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_toolkits),
 		cmocka_unit_test(test_packages),
 		cmocka_unit_test(test_shared),
+		cmocka_unit_test(test_soname_folder),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

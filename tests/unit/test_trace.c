@@ -385,6 +385,55 @@ static void test_dlopen_requests(void **state)
 	ct_trace_release(&t);
 }
 
+/*
+ * A dlerror text is a dlopen's only when that dlopen failed: one that
+ * opened its object, which is still there, or that an object already
+ * loaded satisfied (no search, with the auditor), succeeded, and the text
+ * is a later dlsym's (bitsandbytes asks ctypes for a symbol it may lack).
+ */
+static void test_dlerror_of_failed_dlopen(void **state)
+{
+	struct tdir *d = *state;
+	struct ct_trace t;
+	struct ct_proc *p;
+
+	write_records(d, "h-300-aa.jsonl",
+		"{'ev':'start','t':100,'tid':300,'v':1,'pid':300,'ppid':1,'host':'h','image':'aa','auditor':true}\n"
+		/* Opened, still open: the text is a failed dlsym's. */
+		"{'ev':'dlopen','t':110,'tid':301,'api':'dlopen','name':'/l/libok.so','flags':2,'caller':'/bin/prog'}\n"
+		"{'ev':'search','t':111,'tid':301,'id':1,'name':'/l/libok.so','by':'/bin/prog'}\n"
+		"{'ev':'open','t':112,'tid':301,'path':'/l/libok.so','search':1,'name':'/l/libok.so','via':'direct'}\n"
+		"{'ev':'dlerror','t':113,'tid':301,'text':'/l/libok.so: undefined symbol: get_context'}\n"
+		/* Opened, then its dependency missed and the loader unloaded it: failed. */
+		"{'ev':'dlopen','t':120,'tid':302,'api':'dlopen','name':'/l/libdep.so','flags':2,'caller':'/bin/prog'}\n"
+		"{'ev':'search','t':121,'tid':302,'id':2,'name':'/l/libdep.so','by':'/bin/prog'}\n"
+		"{'ev':'open','t':122,'tid':302,'path':'/l/libdep.so','search':2,'name':'/l/libdep.so','via':'direct'}\n"
+		"{'ev':'search','t':123,'tid':302,'id':3,'name':'libgone.so','by':'/l/libdep.so'}\n"
+		"{'ev':'close','t':124,'tid':302,'path':'/l/libdep.so'}\n"
+		"{'ev':'dlerror','t':125,'tid':302,'text':'libgone.so: cannot open shared object file'}\n"
+		/* No search of its own under the auditor: an object already loaded answered. */
+		"{'ev':'dlopen','t':130,'tid':303,'api':'dlopen','name':'libc.so.6','flags':2,'caller':'/bin/prog'}\n"
+		"{'ev':'dlerror','t':131,'tid':303,'text':'libc.so.6: undefined symbol: nope'}\n"
+		/* A search that opened nothing: failed. */
+		"{'ev':'dlopen','t':140,'tid':304,'api':'dlopen','name':'libmissing.so','flags':2,'caller':'/bin/prog'}\n"
+		"{'ev':'search','t':141,'tid':304,'id':4,'name':'libmissing.so','by':'/bin/prog'}\n"
+		"{'ev':'dlerror','t':142,'tid':304,'text':'libmissing.so: cannot open shared object file'}\n"
+		/* A later dlsym's text after a dlopen that failed: the first text stays. */
+		"{'ev':'dlerror','t':143,'tid':304,'text':'libother.so: undefined symbol: x'}\n");
+	read_trace(d, &t);
+	assert_int_equal(t.nprocs, 1);
+	p = &t.procs[0];
+	assert_true(p->auditor);
+	assert_null(request_named(p, "/l/libok.so")->error);
+	assert_false(object_at(p, "/l/libok.so")->closed);
+	assert_string_equal(request_named(p, "/l/libdep.so")->error,
+			    "libgone.so: cannot open shared object file");
+	assert_null(request_named(p, "libc.so.6")->error);
+	assert_string_equal(request_named(p, "libmissing.so")->error,
+			    "libmissing.so: cannot open shared object file");
+	ct_trace_release(&t);
+}
+
 static void test_already_loaded(void **state)
 {
 	struct tdir *d = *state;
@@ -2014,6 +2063,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_normal_process),
 		T(test_dlopen_requests),
+		T(test_dlerror_of_failed_dlopen),
 		T(test_already_loaded),
 		T(test_other_records),
 		T(test_junk_files),
