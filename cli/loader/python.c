@@ -497,6 +497,51 @@ bool ct_requirement_parse(const char *text, struct ct_requirement *r)
 	return true;
 }
 
+const struct ct_requirement *ct_dist_requirement(const struct ct_dist *d, const char *name)
+{
+	char a[160], b[160];
+	size_t i;
+
+	if (!d)
+		return NULL;
+	ct_python_normal_name(name, a, sizeof(a));
+	for (i = 0; i < d->nreqs; i++)
+		if (!d->reqs[i].extra[0] &&
+		    strcmp(ct_python_normal_name(d->reqs[i].name, b, sizeof(b)), a) == 0)
+			return &d->reqs[i];
+	return NULL;
+}
+
+const struct ct_requirement *ct_dist_toolkit_extra(const struct ct_dist *d, const char *soname,
+						  int major)
+{
+	char stem[64], word[64], spec_major[16];
+	const char *b = ct_path_base(soname), *w;
+	size_t i, n;
+
+	if (!d || strncmp(b, "lib", 3) != 0)
+		return NULL;
+	for (n = 0; b[3 + n] && b[3 + n] != '.' && n + 1 < sizeof(stem); n++)
+		stem[n] = (char)tolower((unsigned char)b[3 + n]);
+	stem[n] = '\0';
+	snprintf(spec_major, sizeof(spec_major), "==%d.", major);
+	for (i = 0; i < d->nreqs; i++) {
+		const struct ct_requirement *r = &d->reqs[i];
+
+		if (!r->extra[0] || strcmp(r->name, "cuda-toolkit") != 0 ||
+		    (major > 0 && strncmp(r->spec, spec_major, strlen(spec_major)) != 0))
+			continue;
+		/* cublas brings libcublas and libcublasLt. */
+		for (w = r->extras; *w; w += n + (w[n] == ',')) {
+			n = strcspn(w, ",");
+			snprintf(word, sizeof(word), "%.*s", (int)n, w);
+			if (word[0] && strncmp(stem, word, strlen(word)) == 0)
+				return r;
+		}
+	}
+	return NULL;
+}
+
 /* "Name: x" and "Version: y" from the headers of METADATA / PKG-INFO. */
 static void read_metadata(struct ct_dist *d, const char *file)
 {

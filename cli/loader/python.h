@@ -125,6 +125,18 @@ struct ct_dist {
 			       not a wheel taken from an index */
 };
 
+/* d's requirement of the distribution name (any spelling), outside its extras; or NULL. */
+const struct ct_requirement *ct_dist_requirement(const struct ct_dist *d, const char *name);
+
+/*
+ * d's extra that brings soname's library through cuda-toolkit's own
+ * extras ("ctk": cuda-toolkit[cublas,cudart,...]==12.*), for the CUDA
+ * major its spec names (any, when major <= 0); NULL when none does. d may
+ * be NULL.
+ */
+const struct ct_requirement *ct_dist_toolkit_extra(const struct ct_dist *d, const char *soname,
+						   int major);
+
 /* A site folder and what is installed in it. */
 struct ct_site {
 	char *dir;

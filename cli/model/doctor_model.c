@@ -120,7 +120,8 @@ static void module(struct ct_doctor_model *m, struct ct_py_module *out,
 {
 	size_t t;
 
-	*out = (struct ct_py_module){ mod->path, mod->loaded, mod->load_error, mod->device_code,
+	*out = (struct ct_py_module){ mod->path, mod->loaded, mod->load_error, mod->note,
+				      mod->device_code,
 				      mod->archs, NULL, mod->nverdicts };
 	out->verdicts = ct_arena_alloc(&m->arena, (mod->nverdicts ? mod->nverdicts : 1) *
 							  sizeof(*out->verdicts));

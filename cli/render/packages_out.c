@@ -55,6 +55,8 @@ static void print_module(FILE *out, const struct ct_py_module *m)
 	ct_tprintf(out, "      %s\n", m->path);
 	if (m->load_error)
 		ct_tprintf(out, "          does not load: %s\n", m->load_error);
+	if (m->note)
+		ct_tprintf(out, "          %s\n", m->note);
 	if (m->device_code)
 		ct_tprintf(out, "          device code%s%s\n", m->archs[0] ? ": " : "",
 			   m->archs[0] ? m->archs : " (not judged: no GPU and no --arch)");
@@ -155,6 +157,7 @@ static void json_module(struct ct_json *j, const struct ct_py_module *m)
 	ct_json_kv_string(j, "path", m->path);
 	ct_json_kv_bool(j, "loaded", m->loaded);
 	ct_json_kv_string(j, "load_error", m->load_error);
+	ct_json_kv_string(j, "note", m->note);
 	ct_json_kv_bool(j, "device_code", m->device_code);
 	ct_json_words(j, "archs", m->archs);
 	ct_json_key(j, "verdicts");
