@@ -25,6 +25,7 @@
 #include "pkgload.h"
 #include "resolve.h"
 #include "symvers.h"
+#include "toolchain.h"
 #include "util.h"
 
 /* What one shared object is, read once. */
@@ -1054,6 +1055,12 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const struct pk
 		if (p.mods[i].device_code && !(i < nown && skipped[i]))
 			judge_code(J, &p, &p.mods[i]);
 	driver_check_libs(J, &p, &L, o0, driver_check(J, &p));
+	{
+		struct ct_toolchain_ask ask = { p.name, p.version, site, M->L, M->targets,
+						M->target_names, M->ntargets };
+
+		ct_toolchain_judge(&ask, &p.findings, &p.facts, &p.nfacts);
+	}
 	ct_pkg_together_release(&tg);
 	free(paths);
 	free(is_build);
@@ -1187,6 +1194,9 @@ void ct_pyenvs_free(struct ct_pyenv *envs, size_t n)
 			free(p->version);
 			free(p->site);
 			free(p->meta);
+			for (m = 0; m < p->nfacts; m++)
+				free(p->facts[m]);
+			free(p->facts);
 			ct_findings_release(&p->findings);
 		}
 		free(envs[i].pkgs);

@@ -91,6 +91,9 @@ struct ct_pkg {
 	size_t nmods;
 	struct ct_findings findings; /* grouped, errors first */
 	const char *verdict;       /* "ok" or the first error's code (static) */
+	char **facts;              /* what was judged right, in words (torch.compile's
+				      toolchain for Triton); nfacts of them */
+	size_t nfacts;
 };
 
 /*

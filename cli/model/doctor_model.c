@@ -192,6 +192,8 @@ static void pyenv(struct ct_doctor_model *m, struct ct_py_env *out, const struct
 			.cuda_from = p->cuda_from,
 			.nmods = p->nmods,
 			.findings = &p->findings,
+			.facts = (const char *const *)p->facts,
+			.nfacts = p->nfacts,
 			.verdict = p->verdict,
 			.ok = strcmp(p->verdict, "ok") == 0,
 		};

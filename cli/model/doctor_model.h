@@ -127,6 +127,8 @@ struct ct_py_pkg {
 	struct ct_py_module *mods;
 	size_t nmods;
 	const struct ct_findings *findings; /* grouped, errors first */
+	const char *const *facts;  /* what was judged right, in words (Triton's toolchain) */
+	size_t nfacts;
 	const char *verdict;       /* "ok" or the first error's code */
 	bool ok;                   /* the verdict is "ok" */
 };

@@ -130,6 +130,8 @@ void ct_pyenvs_print(FILE *out, const struct ct_py_env *envs, size_t n, bool ver
 				   p->cuda[0] ? ")" : "", p->verdict);
 			for (m = 0; m < p->findings->n; m++)
 				print_finding(out, &p->findings->f[m], verbose);
+			for (m = 0; m < p->nfacts; m++)
+				ct_tprintf(out, "    %s\n", p->facts[m]);
 			if (!verbose)
 				continue;
 			ct_tprintf(out, "    %s, in %s\n", p->meta ? p->meta : "no metadata", p->site);
@@ -254,6 +256,11 @@ void ct_pyenvs_json(struct ct_json *j, const struct ct_py_envs *py)
 				json_module(j, &p->mods[m]);
 			ct_json_array_end(j);
 			json_findings(j, p->findings);
+			ct_json_key(j, "facts");
+			ct_json_array_begin(j);
+			for (m = 0; m < p->nfacts; m++)
+				ct_json_string(j, p->facts[m]);
+			ct_json_array_end(j);
 			ct_json_object_end(j);
 		}
 		ct_json_array_end(j);
