@@ -506,8 +506,18 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct pkgctx *x,
 							       "against another release",
 							    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "",
 							    fw.cuda, fw.source, ct_path_base(o->path));
-					/* Its METADATA pins the torch it was built with. */
-					if (r && strncmp(r->spec, "==", 2) == 0 && x->torch) {
+					/*
+					 * Its METADATA pins the torch it was built with; one
+					 * built on this machine (pip install . or from git:
+					 * direct_url.json) is rebuilt, not installed.
+					 */
+					if (x->dist->built_here)
+						ct_finding_fix(f, "rebuild %s against the %s in use (%s): "
+								  "pip install --no-build-isolation, "
+								  "from its source",
+							       p->name, fw.name, fw.version);
+					if (r && strncmp(r->spec, "==", 2) == 0 && x->torch &&
+					    !x->dist->built_here) {
 						ct_finding_evidence(f, "%s %s requires torch%s (its "
 								       "Requires-Dist); torch %s is "
 								       "installed",
@@ -1149,7 +1159,7 @@ int ct_pyenvs_judge(const char *given, const struct ct_pkg_machine *m, struct ct
 		ct_python_build_read(&env->py, &env->build);
 		for (k = 0; k < CT_PYENV_KEYS; k++)
 			env->keys[k].name = key_names[k];
-		ct_pkg_torch_read(&torch, &env->py, m->L);
+		ct_pkg_torch_read(&torch, &env->py);
 		sites = ct_xcalloc(env->py.nsites + 1, sizeof(*sites));
 		for (s = 0; s < env->py.nsites; s++)
 			if (ct_site_read(&sites[s], env->py.sites[s]) < 0)

@@ -169,12 +169,9 @@ void ct_pkg_import_torch(struct ct_loader *L, const struct ct_loader *like,
 		ct_pkg_dlopen(L, c_module);
 }
 
-void ct_pkg_torch_read(struct ct_pkg_torch *t, const struct ct_python *py,
-		       const struct ct_loader *like)
+void ct_pkg_torch_read(struct ct_pkg_torch *t, const struct ct_python *py)
 {
-	char lib[PATH_MAX + 32], c_module[PATH_MAX];
-	struct ct_loader L;
-	size_t i, first;
+	char lib[PATH_MAX + 32];
 
 	memset(t, 0, sizeof(*t));
 	if (!torch_dir(py, t->dir, sizeof(t->dir)))
@@ -190,39 +187,12 @@ void ct_pkg_torch_read(struct ct_pkg_torch *t, const struct ct_python *py,
 		t->cuda_major = atoi(t->fw.cuda);
 		t->cuda_minor = dot ? atoi(dot + 1) : 0;
 	}
-	ct_pkg_start(&L, like, py->real);
-	first = L.nobjs;
-	ct_pkg_import_torch(&L, like, py, t, c_module, sizeof(c_module));
-	t->dev = ct_xcalloc(L.nobjs + 1, sizeof(*t->dev));
-	t->ino = ct_xcalloc(L.nobjs + 1, sizeof(*t->ino));
-	/* A restart for the preloading maps the program again: its objects are not torch's. */
-	for (i = first < L.nobjs ? first : 0; i < L.nobjs; i++)
-		if (!L.objs[i]->is_main && L.objs[i]->path[0]) {
-			t->dev[t->nfiles] = L.objs[i]->dev;
-			t->ino[t->nfiles++] = L.objs[i]->ino;
-		}
-	ct_loader_release(&L);
 }
 
 void ct_pkg_torch_release(struct ct_pkg_torch *t)
 {
 	ct_torch_init_release(&t->init);
-	free(t->dev);
-	free(t->ino);
 	memset(t, 0, sizeof(*t));
-}
-
-bool ct_pkg_torch_maps(const struct ct_pkg_torch *t, const char *path)
-{
-	struct stat st;
-	size_t i;
-
-	if (!t->nfiles || stat(path, &st) != 0)
-		return false;
-	for (i = 0; i < t->nfiles; i++)
-		if (t->dev[i] == st.st_dev && t->ino[i] == st.st_ino)
-			return true;
-	return false;
 }
 
 /* ---- the order, the loads on demand, what one load maps together ---------------- */

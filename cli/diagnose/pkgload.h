@@ -15,7 +15,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "framework.h"
 #include "python.h"
@@ -28,18 +27,11 @@ struct ct_pkg_torch {
 	struct ct_torch_init init; /* how its __init__.py preloads */
 	struct ct_framework fw;    /* its version.py; fw.version "" when unread */
 	int cuda_major, cuda_minor; /* torch.version.cuda, or 0 (a CPU build, unknown) */
-	/* The files import torch maps, by device and inode. */
-	dev_t *dev;
-	ino_t *ino;
-	size_t nfiles;
 };
 
-/* Read torch of py (its files, then its import in a model like like's). */
-void ct_pkg_torch_read(struct ct_pkg_torch *t, const struct ct_python *py,
-		       const struct ct_loader *like);
+/* Read torch of py: its folder, its __init__.py's preloading, its version.py. */
+void ct_pkg_torch_read(struct ct_pkg_torch *t, const struct ct_python *py);
 void ct_pkg_torch_release(struct ct_pkg_torch *t);
-/* Does import torch map the file at path? */
-bool ct_pkg_torch_maps(const struct ct_pkg_torch *t, const char *path);
 
 /*
  * L started afresh (like's loader facts) with exe as the program and its

@@ -4,9 +4,12 @@
  * rule: torch's CUDA exactly, else the newest older one of its major,
  * else the oldest newer one; BNB_CUDA_VERSION names one outright, shipped
  * or not; a CPU build of torch asks for none; a package without such
- * builds has none.
+ * builds has none. A package's objects in their dependency order
+ * (cuDNN's core, graph, ops, adv), built here with cc.
  */
 #include "helpers.h"
+
+#include <unistd.h>
 
 #include "pkgload.h"
 
@@ -80,12 +83,54 @@ static void test_none(void **state)
 	assert_false(is_build[0] || is_build[1] || is_build[2]);
 }
 
+/* cc -shared dir/name.so with soname name and the libraries needs (space-separated files). */
+static bool so(const char *dir, const char *name, const char *needs)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && echo 'int f_%d(void){return 0;}' >x.c && cc -shared -fPIC -w -o %s x.c "
+		 "-Wl,-soname,%s -Wl,--no-as-needed %s 2>/dev/null",
+		 dir, (int)strlen(name), name, name, needs);
+	return system(cmd) == 0;
+}
+
+static void test_order(void **state)
+{
+	char dir[] = "/tmp/ct-pkgload.XXXXXX", cmd[256], *files[4];
+	size_t order[4], i;
+	static const char *const names[] = { "libadv.so.9", "libcore.so.9", "libops.so.9",
+					     "libgraph.so.9" };
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	if (!so(dir, "libgraph.so.9", "") || !so(dir, "libops.so.9", "libgraph.so.9") ||
+	    !so(dir, "libadv.so.9", "libops.so.9 libgraph.so.9") || !so(dir, "libcore.so.9", "")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		(void)system(cmd);
+		skip();
+	}
+	for (i = 0; i < 4; i++)
+		assert_true(asprintf(&files[i], "%s/%s", dir, names[i]) > 0);
+	ct_pkg_dependency_order(files, 4, order);
+	/* graph before ops before adv; core (needing none of them) in its place. */
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 3);
+	assert_int_equal(order[2], 2);
+	assert_int_equal(order[3], 0);
+	for (i = 0; i < 4; i++)
+		free(files[i]);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	(void)system(cmd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pick),
 		cmocka_unit_test(test_variable),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
