@@ -742,6 +742,169 @@ static void replaced(struct ct_pkg *p, const struct ct_dist *d)
 	}
 }
 
+/* The package's objects in their dependency order (pkgload.h). */
+static void order_modules(struct ct_pkg *p)
+{
+	char **names = ct_xcalloc(p->nmods + 1, sizeof(*names));
+	size_t *order = ct_xcalloc(p->nmods + 1, sizeof(*order)), i;
+	struct ct_pkg_module *sorted = ct_xcalloc(p->nmods + 1, sizeof(*sorted));
+
+	for (i = 0; i < p->nmods; i++)
+		names[i] = p->mods[i].path;
+	ct_pkg_dependency_order(names, p->nmods, order);
+	for (i = 0; i < p->nmods; i++)
+		sorted[i] = p->mods[order[i]];
+	memcpy(p->mods, sorted, p->nmods * sizeof(*sorted));
+	free(sorted);
+	free(order);
+	free(names);
+}
+
+/* What loading a package's own objects left, per object (nown of them). */
+struct loads {
+	size_t nown;
+	struct ct_pkg_builds builds;
+	bool *is_build, *skipped;  /* one build per CUDA release; not loaded */
+	size_t *k0s, *k1s;         /* each dlopen's lookups [k0, k1) */
+	size_t *roots, nroots;     /* the objects dlopened, by index in the load */
+	bool *quiet;               /* lookups that draw no finding (on-demand libraries) */
+};
+
+static void loads_release(struct loads *ls)
+{
+	free(ls->is_build);
+	free(ls->skipped);
+	free(ls->k0s);
+	free(ls->k1s);
+	free(ls->roots);
+	free(ls->quiet);
+}
+
+/*
+ * dlopen each object of p in L, as its import would: of one build per
+ * CUDA release only the one it picks (T: torch's CUDA); then the
+ * libraries opened on demand only, whose lookups draw no finding.
+ */
+static void load_modules(struct ct_pkg *p, struct ct_loader *L, const struct ct_pkg_torch *T,
+			 struct loads *ls)
+{
+	char **paths = ct_xcalloc(p->nmods + 1, sizeof(*paths));
+	const struct ct_pkg_builds *b = &ls->builds;
+	size_t i, k;
+
+	ls->nown = p->nmods;
+	ls->is_build = ct_xcalloc(p->nmods + 1, sizeof(*ls->is_build));
+	ls->skipped = ct_xcalloc(p->nmods + 1, sizeof(*ls->skipped));
+	ls->k0s = ct_xcalloc(p->nmods + 1, sizeof(*ls->k0s));
+	ls->k1s = ct_xcalloc(p->nmods + 1, sizeof(*ls->k1s));
+	ls->roots = ct_xcalloc(p->nmods + 1, sizeof(*ls->roots));
+	for (i = 0; i < p->nmods; i++)
+		paths[i] = p->mods[i].path;
+	ct_pkg_builds_pick(p->name, paths, p->nmods, T, ls->is_build, &ls->builds);
+	free(paths);
+	for (i = 0; i < p->nmods; i++) {
+		struct ct_pkg_module *m = &p->mods[i];
+		const struct ct_lookup *lk, *miss;
+		const struct ct_lobj *who = NULL;
+		const char *lacks;
+		char words[1024];
+
+		if (ls->is_build[i] && (long)i != b->pick) {
+			m->note = b->pick >= 0
+					  ? xwords("not loaded: %s loads %s instead (%s)", p->name,
+						   ct_path_base(p->mods[b->pick].path), b->why)
+					  : xwords("not loaded: %s asks for %s (%s)", p->name,
+						   b->wanted[0] ? b->wanted : "its CPU library", b->why);
+			ls->skipped[i] = true;
+			continue;
+		}
+		if (ls->is_build[i])
+			m->note = xwords("the build %s loads (%s)", p->name, b->why);
+		ls->k0s[i] = L->nlookups;
+		lk = ct_pkg_dlopen(L, m->path);
+		ls->k1s[i] = L->nlookups;
+		for (k = 0; lk->object && k < L->nobjs; k++)
+			if (L->objs[k] == lk->object)
+				ls->roots[ls->nroots++] = k;
+		if ((miss = ct_pkg_failed(L, ls->k0s[i], true, NULL, 0))) {
+			snprintf(words, sizeof(words), "%s: %s", miss->name,
+				 miss->error ? miss->error : "not found");
+			m->load_error = ct_xstrdup(words);
+		} else if (lk->object && (lacks = tree_missing(L, lk->object, &who))) {
+			/* Mapped by an earlier load (import torch) that failed. */
+			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
+				 ct_path_base(who->path));
+			m->load_error = ct_xstrdup(words);
+		} else {
+			m->loaded = lk->object != NULL;
+		}
+	}
+	ls->quiet = ct_xcalloc(L->nlookups + 1, sizeof(*ls->quiet));
+	for (i = 0; i < p->nmods; i++) {
+		struct ct_pkg_module *m = &p->mods[i];
+		char lacks[512];
+
+		if (!m->load_error || m->note ||
+		    !ct_pkg_on_demand(L, m->path, ls->k0s[i], ls->k1s[i], lacks, sizeof(lacks)))
+			continue;
+		m->note = xwords("no library needs it: its package's other libraries open it on "
+				 "demand, where %s (not CUDA's) are installed; not judged",
+				 lacks);
+		for (k = ls->k0s[i]; k < ls->k1s[i]; k++)
+			ls->quiet[k] = true;
+	}
+}
+
+/* The build import asks for is not shipped: its first native call fails. */
+static void build_missing(struct ct_pkg *p, const struct ct_pkg_builds *b,
+			  const struct ct_pkg_torch *T)
+{
+	struct ct_finding *f;
+
+	if (!b->n || b->pick >= 0 || !b->wanted[0])
+		return;
+	f = ct_finding_add(&p->findings, CT_F_LIB_NOT_FOUND, p->meta, "'%s' is not in %s %s (%s)",
+			   b->wanted, p->name, p->version, b->why);
+	ct_finding_evidence(f, "%s %s ships the builds for CUDA %s", p->name, p->version,
+			    b->shipped);
+	if (b->forced) {
+		ct_finding_evidence(f, "%s names the build outright, with no fallback: its first "
+				       "native call fails",
+				    b->variable);
+		ct_finding_fix(f, "unset %s (%s then picks the build for torch's CUDA), or set it to "
+				  "one of %s",
+			       b->variable, p->name, b->shipped);
+	} else {
+		ct_finding_evidence(f, "no build of that CUDA major: %s does not take another "
+				       "major's",
+				    p->name);
+		ct_finding_fix(f, "install a release of %s with a build for torch's CUDA %d (pip "
+				  "install -U %s)",
+			       p->name, T->cuda_major, p->name);
+	}
+}
+
+/* PyTorch's own libraries of the load, added to torch's objects (their device code). */
+static void torch_libraries(struct ct_pkg *p, const struct ct_loader *L)
+{
+	size_t i, k;
+
+	for (i = 0; i < L->nobjs; i++) {
+		const char *path = L->objs[i]->path;
+
+		if (!ct_framework_library(path))
+			continue;
+		for (k = 0; k < p->nmods && !same_file(p->mods[k].path, path); k++)
+			;
+		if (k == p->nmods) {
+			struct ct_pkg_module *m = add_module(p, path);
+
+			m->device_code = ct_pkg_has_device_code(path);
+			m->loaded = true;
+		}
+	}
+}
+
 /*
  * Judge dist as a package when one of its shared objects counts; false
  * (nothing kept) otherwise.
@@ -750,17 +913,14 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const struct pk
 			  const char *site)
 {
 	const struct ct_dist *dist = x->dist;
-	const struct ct_pkg_torch *T = x->T;
 	const struct ct_pkg_machine *M = J->m;
 	char c_module[PATH_MAX] = "";
 	struct ct_pkg p = { 0 };
-	struct ct_pkg_builds builds;
+	struct loads ls = { 0 };
 	struct ct_loader L;
 	struct ct_pkg_together tg;
-	size_t i, k0 = 0, o0 = 0, nbase, nroots = 0, *roots;
-	bool real_program, torch = strcmp(dist->name, "torch") == 0, *is_build, *quiet, *skipped;
-	size_t *k0s, *k1s, nown;
-	char **paths;
+	size_t i, k0 = 0, o0 = 0, nbase;
+	bool real_program, torch = strcmp(dist->name, "torch") == 0;
 
 	for (i = 0; i < dist->nfiles; i++) {
 		struct sofacts s;
@@ -779,27 +939,12 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const struct pk
 	p.site = ct_xstrdup(site);
 	p.meta = dist->meta ? ct_xstrdup(dist->meta) : NULL;
 	ct_findings_init(&p.findings);
-	{
-		/* The package's objects in their dependency order. */
-		char **names = ct_xcalloc(p.nmods + 1, sizeof(*names));
-		size_t *order = ct_xcalloc(p.nmods + 1, sizeof(*order));
-		struct ct_pkg_module *sorted = ct_xcalloc(p.nmods + 1, sizeof(*sorted));
-
-		for (i = 0; i < p.nmods; i++)
-			names[i] = p.mods[i].path;
-		ct_pkg_dependency_order(names, p.nmods, order);
-		for (i = 0; i < p.nmods; i++)
-			sorted[i] = p.mods[order[i]];
-		memcpy(p.mods, sorted, p.nmods * sizeof(*sorted));
-		free(sorted);
-		free(order);
-		free(names);
-	}
+	order_modules(&p);
 
 	real_program = ct_pkg_start(&L, M->L, env->py.real);
 	/* Its import imports torch first when it needs torch's libraries or requires torch. */
 	if (torch || p.needs_torch || requires_torch(dist))
-		ct_pkg_import_torch(&L, M->L, &env->py, T, c_module, sizeof(c_module));
+		ct_pkg_import_torch(&L, M->L, &env->py, x->T, c_module, sizeof(c_module));
 	/*
 	 * What import torch brings is torch's to judge; a package that needs
 	 * it is judged from there on, unless import torch itself fails: then
@@ -810,134 +955,30 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const struct pk
 		o0 = L.nobjs;
 	}
 	nbase = L.nobjs;
-	/* One build per CUDA release: the one import picks, the others never loaded. */
-	paths = ct_xcalloc(p.nmods + 1, sizeof(*paths));
-	is_build = ct_xcalloc(p.nmods + 1, sizeof(*is_build));
-	roots = ct_xcalloc(p.nmods + 1, sizeof(*roots));
-	skipped = ct_xcalloc(p.nmods + 1, sizeof(*skipped));
-	k0s = ct_xcalloc(p.nmods + 1, sizeof(*k0s));
-	k1s = ct_xcalloc(p.nmods + 1, sizeof(*k1s));
-	nown = p.nmods;
-	for (i = 0; i < p.nmods; i++)
-		paths[i] = p.mods[i].path;
-	ct_pkg_builds_pick(p.name, paths, p.nmods, T, is_build, &builds);
-	for (i = 0; i < p.nmods; i++) {
-		struct ct_pkg_module *m = &p.mods[i];
-		size_t before = L.nlookups, k;
-		const struct ct_lookup *lk, *miss;
-		const struct ct_lobj *who = NULL;
-		const char *lacks;
-		char words[1024];
-
-		if (is_build[i] && (long)i != builds.pick) {
-			m->note = builds.pick >= 0
-					  ? xwords("not loaded: %s loads %s instead (%s)", p.name,
-						       ct_path_base(p.mods[builds.pick].path), builds.why)
-					  : xwords("not loaded: %s asks for %s (%s)", p.name,
-						       builds.wanted[0] ? builds.wanted : "its CPU library",
-						       builds.why);
-			skipped[i] = true;
-			continue;
-		}
-		if (is_build[i])
-			m->note = xwords("the build %s loads (%s)", p.name, builds.why);
-		lk = ct_pkg_dlopen(&L, m->path);
-		if (lk->object)
-			for (k = 0; k < L.nobjs; k++)
-				if (L.objs[k] == lk->object)
-					roots[nroots++] = k;
-		if ((miss = ct_pkg_failed(&L, before, true, NULL, 0))) {
-			snprintf(words, sizeof(words), "%s: %s", miss->name,
-				 miss->error ? miss->error : "not found");
-			m->load_error = ct_xstrdup(words);
-		} else if (lk->object && (lacks = tree_missing(&L, lk->object, &who))) {
-			/* Mapped by an earlier load (import torch) that failed. */
-			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
-				 ct_path_base(who->path));
-			m->load_error = ct_xstrdup(words);
-		} else {
-			m->loaded = lk->object != NULL;
-		}
-		k0s[i] = before;
-		k1s[i] = L.nlookups;
-	}
-	/* Libraries opened on demand only: what they lack is no finding. */
-	quiet = ct_xcalloc(L.nlookups + 1, sizeof(*quiet));
-	for (i = 0; i < p.nmods; i++) {
-		struct ct_pkg_module *m = &p.mods[i];
-		size_t k;
-
-		char lacks[512];
-
-		if (!m->load_error || m->note ||
-		    !ct_pkg_on_demand(&L, m->path, k0s[i], k1s[i], lacks, sizeof(lacks)))
-			continue;
-		m->note = xwords("no library needs it: its package's other libraries open it on "
-				 "demand, where %s (not CUDA's) are installed; not judged",
-				 lacks);
-		for (k = k0s[i]; k < k1s[i]; k++)
-			quiet[k] = true;
-	}
-	/* The build import asks for is not shipped: its first native call fails. */
-	if (builds.n && builds.pick < 0 && builds.wanted[0]) {
-		struct ct_finding *f;
-
-		f = ct_finding_add(&p.findings, CT_F_LIB_NOT_FOUND, p.meta,
-				   "'%s' is not in %s %s (%s)", builds.wanted, p.name, p.version,
-				   builds.why);
-		ct_finding_evidence(f, "%s %s ships the builds for CUDA %s", p.name, p.version,
-				    builds.shipped);
-		if (builds.forced) {
-			ct_finding_evidence(f, "%s names the build outright, with no fallback: its "
-					       "first native call fails",
-					    builds.variable);
-			ct_finding_fix(f, "unset %s (%s then picks the build for torch's CUDA), or "
-					  "set it to one of %s",
-				       builds.variable, p.name, builds.shipped);
-		} else {
-			ct_finding_evidence(f, "no build of that CUDA major: %s does not take "
-					       "another major's",
-					    p.name);
-			ct_finding_fix(f, "install a release of %s with a build for torch's CUDA %d "
-					  "(pip install -U %s)",
-				       p.name, T->cuda_major, p.name);
-		}
-	}
+	load_modules(&p, &L, x->T, &ls);
+	build_missing(&p, &ls.builds, x->T);
 	/* The torch import's lookups count for torch and for whatever needs it. */
 	package_cuda(&p, &L, torch || c_module[0] ? c_module : NULL);
-	ct_pkg_together_init(&tg, &L, nbase, roots, nroots);
-	not_found(&p, x, &L, k0, quiet, L.nlookups);
+	ct_pkg_together_init(&tg, &L, nbase, ls.roots, ls.nroots);
+	not_found(&p, x, &L, k0, ls.quiet, L.nlookups);
 	shadowed(&p, &L, k0);
 	mixed(&p, &L, o0, &tg);
 	version_gaps(&p, &L, o0);
 	replaced(&p, dist);
-	/* With a library missing, what it would define is unknown. */
+	ct_pkg_together_release(&tg);
 	/*
-	 * torch's own objects are built with its libraries: reading their
-	 * symbol tables (libtorch_cpu's is 10 MB) would tell nothing.
+	 * With a library missing, what it would define is unknown. torch's
+	 * own objects are built with its libraries: reading their symbol
+	 * tables (libtorch_cpu's is 10 MB) would tell nothing.
 	 */
-	if (real_program && !torch && !ct_pkg_failed(&L, 0, false, quiet, L.nlookups))
+	if (real_program && !torch && !ct_pkg_failed(&L, 0, false, ls.quiet, L.nlookups))
 		symbols(J, &p, x, &L);
-	/* Device code: the package's objects, and PyTorch's libraries for torch. */
+	/* Device code: the package's objects loaded, and PyTorch's libraries for torch. */
 	if (torch)
-		for (i = 0; i < L.nobjs; i++) {
-			const char *path = L.objs[i]->path;
-			size_t k;
-
-			if (!ct_framework_library(path))
-				continue;
-			for (k = 0; k < p.nmods && !same_file(p.mods[k].path, path); k++)
-				;
-			if (k == p.nmods) {
-				struct ct_pkg_module *m = add_module(&p, path);
-
-				m->device_code = ct_pkg_has_device_code(path);
-				m->loaded = true;
-			}
-		}
+		torch_libraries(&p, &L);
 	for (i = 0; M->ntargets && i < p.nmods; i++)
-		if (p.mods[i].device_code && !(i < nown && skipped[i]))
-			ct_pkg_judge_code(J->m, &p, &p.mods[i]);
+		if (p.mods[i].device_code && !(i < ls.nown && ls.skipped[i]))
+			ct_pkg_judge_code(M, &p, &p.mods[i]);
 	driver_check_libs(J, &p, &L, o0, driver_check(J, &p));
 	{
 		struct ct_toolchain_ask ask = { p.name, p.version, site, M->L, M->targets,
@@ -945,14 +986,7 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const struct pk
 
 		ct_toolchain_judge(&ask, &p.findings, &p.facts, &p.nfacts);
 	}
-	ct_pkg_together_release(&tg);
-	free(paths);
-	free(is_build);
-	free(roots);
-	free(skipped);
-	free(k0s);
-	free(k1s);
-	free(quiet);
+	loads_release(&ls);
 	ct_loader_release(&L);
 	ct_findings_group(&p.findings);
 	p.verdict = verdict_of(&p.findings);
