@@ -162,8 +162,9 @@ static int folder_model(const char *dir, bool trust_owner, struct ct_report_mode
 	return 0;
 }
 
+/* Read one side; on failure -1, the message in err (said on stderr by the caller). */
 static int load(const char *label, const char *path, bool trust_owner, struct ct_side *s,
-		const char **what)
+		const char **what, char *err, size_t errsize)
 {
 	struct ct_report_model *model;
 	char why[1024], *text = NULL;
@@ -193,14 +194,25 @@ static int load(const char *label, const char *path, bool trust_owner, struct ct
 	else
 		free(text);
 	if (rc != 0) {
-		ct_error("%s '%s'%s: %s", label, path,
+		snprintf(err, errsize, "%s '%s'%s: %s", label, path,
 			 strcmp(path, "-") == 0 ? " (standard input)" : "", why);
 		ct_side_release(s);
+		*what = NULL;
 		return -1;
 	}
 	if (s->kind == CT_SIDE_DOCTOR)
 		*what = "doctor";
 	return 0;
+}
+
+/* A side not read: the message on stderr, and with --json one document all the same. */
+static int unread(bool json, const struct ct_diff_names *names, const char *err)
+{
+	ct_error("%s", err);
+	if (json)
+		ct_diff_print_error(stdout, names, err);
+	ct_cmd_flush(stdout, "stdout");
+	return CT_EXIT_BAD_INPUT;
 }
 
 int ct_cmd_diff(int argc, char **argv)
@@ -219,6 +231,7 @@ int ct_cmd_diff(int argc, char **argv)
 	struct ct_diff_names names;
 	struct ct_side a, b;
 	struct ct_diff d;
+	char err[1200];
 	bool json = false, markdown = false, trust_owner = false, verbose = false, quiet = false;
 	int c, rc;
 
@@ -270,11 +283,11 @@ int ct_cmd_diff(int argc, char **argv)
 	memset(&names, 0, sizeof(names));
 	names.a = argv[optind];
 	names.b = argv[optind + 1];
-	if (load("A", names.a, trust_owner, &a, &names.a_what) != 0)
-		return CT_EXIT_BAD_INPUT;
-	if (load("B", names.b, trust_owner, &b, &names.b_what) != 0) {
+	if (load("A", names.a, trust_owner, &a, &names.a_what, err, sizeof(err)) != 0)
+		return unread(json, &names, err);
+	if (load("B", names.b, trust_owner, &b, &names.b_what, err, sizeof(err)) != 0) {
 		ct_side_release(&a);
-		return CT_EXIT_BAD_INPUT;
+		return unread(json, &names, err);
 	}
 	if (json)
 		format = CT_DIFF_JSON;

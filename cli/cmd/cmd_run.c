@@ -1037,11 +1037,15 @@ int ct_cmd_run(int argc, char **argv)
 	if (ct_job_from_env(environ, &job)) {
 		rec.job = job.id;
 		rec.job_from = job.from;
+		rec.job_step = *job.step ? job.step : NULL;
+		rec.job_array = *job.array ? job.array : NULL;
+		rec.job_array_task = *job.array_task ? job.array_task : NULL;
+		rec.job_restart = *job.restart ? job.restart : NULL;
+		rec.job_in = job.in_from ? job.in_id : NULL;
+		rec.job_in_from = job.in_from;
 	}
-	if (write_run_record(&dir, &rec, &job,
-			     (double)(t1.tv_sec - t0.tv_sec) +
-				     (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-			     shim) != 0)
+	rec.ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+	if (write_run_record(&dir, &rec, &job, (double)rec.ns / 1e9, shim) != 0)
 		failed = true;
 
 	if (quiet < 2 || json_file) {

@@ -42,6 +42,7 @@ static void where_free(struct ct_where *w)
 {
 	free(w->host);
 	free(w->rank);
+	free(w->job);
 	free(w->program);
 }
 
@@ -261,7 +262,7 @@ char *ct_finding_askers_words(const struct ct_finding *f, char *buf, size_t size
 }
 
 void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
-		      const char *rank, const char *program)
+		      const char *rank, const char *job, const char *program)
 {
 	struct ct_where *w;
 
@@ -270,6 +271,7 @@ void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
 	w->pid = pid;
 	w->host = dup_or_null(host);
 	w->rank = dup_or_null(rank);
+	w->job = dup_or_null(job);
 	w->program = dup_or_null(program);
 }
 
@@ -427,15 +429,31 @@ struct seen_value {
 	UT_hash_handle hh;
 };
 
-/* Distinct values among the places (NULLs not counted): a job's finding has thousands. */
-static size_t distinct(const struct ct_finding *f, bool hosts)
+/* What distinct counts of each place. */
+enum place_part { PLACE_HOST, PLACE_JOB, PLACE_JOB_RANK, PLACE_RANK };
+
+/*
+ * Distinct values among the places (NULLs not counted but as a job's: a
+ * rank outside any job is in the job of no id): a job's finding has
+ * thousands. A rank is counted in its job: "job\x1frank".
+ */
+static size_t distinct(const struct ct_finding *f, enum place_part part)
 {
 	struct seen_value *all = ct_xcalloc(f->nwhere + 1, sizeof(*all)), *seen = NULL, *e;
-	size_t i, n = 0;
+	char **keys = ct_xcalloc(f->nwhere + 1, sizeof(*keys));
+	size_t i, n = 0, nkeys = 0;
 
 	for (i = 0; i < f->nwhere; i++) {
-		const char *v = hosts ? f->where[i].host : f->where[i].rank;
+		const struct ct_where *w = &f->where[i];
+		const char *v = part == PLACE_HOST ? w->host : part == PLACE_RANK ? w->rank : NULL;
 
+		if (part == PLACE_JOB) {
+			v = w->job ? w->job : "";
+		} else if (part == PLACE_JOB_RANK && w->rank) {
+			if (asprintf(&keys[nkeys], "%s\x1f%s", w->job ? w->job : "", w->rank) < 0)
+				ct_out_of_memory();
+			v = keys[nkeys++];
+		}
 		if (!v)
 			continue;
 		HASH_FIND_STR(seen, v, e);
@@ -447,28 +465,76 @@ static size_t distinct(const struct ct_finding *f, bool hosts)
 	}
 	HASH_CLEAR(hh, seen);
 	free(all);
+	for (i = 0; i < nkeys; i++)
+		free(keys[i]);
+	free(keys);
 	return n;
+}
+
+/* Does every place have a rank? */
+static bool all_ranked(const struct ct_finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nwhere; i++)
+		if (!f->where[i].rank)
+			return false;
+	return true;
+}
+
+/* The host of every place when they share one; NULL otherwise. */
+static const char *one_host(const struct ct_finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nwhere; i++)
+		if (!f->where[i].host || strcmp(f->where[i].host, f->where[0].host) != 0)
+			return NULL;
+	return f->nwhere ? f->where[0].host : NULL;
 }
 
 char *ct_where_words(const struct ct_finding *f, char *buf, size_t size)
 {
-	size_t hosts = distinct(f, true), ranks = distinct(f, false), n;
+	size_t hosts, jobs, ranks, n = 0, same_rank = 0;
+	const char *host = f->name_hosts ? one_host(f) : NULL;
+	const struct ct_where *w = &f->where[0];
 
 	if (f->nwhere == 0) {
 		snprintf(buf, size, "this machine");
-	} else if (f->nwhere == 1) {
-		const struct ct_where *w = &f->where[0];
-
-		if (w->rank)
-			snprintf(buf, size, "rank %s (process %lld)", w->rank, (long long)w->pid);
-		else
-			snprintf(buf, size, "process %lld%s%s", (long long)w->pid,
-				 w->program ? ": " : "", w->program ? w->program : "");
-	} else {
-		n = ranks > 1 ? (size_t)snprintf(buf, size, "%zu ranks", ranks)
-			      : (size_t)snprintf(buf, size, "%zu processes", f->nwhere);
-		if (hosts > 1 && n < size)
-			snprintf(buf + n, size - n, " on %zu hosts", hosts);
+		return buf;
 	}
+	if (f->nwhere == 1) {
+		/* A pid, and a rank number, are on every host of a cluster. */
+		if (w->rank)
+			snprintf(buf, size, "rank %s%s%s (process %lld)", w->rank, host ? " on " : "",
+				 host ? host : "", (long long)w->pid);
+		else
+			snprintf(buf, size, "process %lld%s%s%s%s", (long long)w->pid,
+				 host ? " on " : "", host ? host : "", w->program ? ": " : "",
+				 w->program ? w->program : "");
+		return buf;
+	}
+	hosts = distinct(f, PLACE_HOST);
+	if (all_ranked(f)) {
+		jobs = distinct(f, PLACE_JOB);
+		ranks = distinct(f, PLACE_JOB_RANK);
+		/* The same rank of each job (an array's tasks, a batch job's steps). */
+		if (jobs > 1 && ranks == jobs && distinct(f, PLACE_RANK) == 1)
+			n = (size_t)snprintf(buf, size, "rank %s of %zu jobs", w->rank, jobs);
+		else if (jobs > 1)
+			n = (size_t)snprintf(buf, size, "%zu ranks of %zu jobs", ranks, jobs);
+		else if (ranks > 1)
+			n = (size_t)snprintf(buf, size, "%zu ranks", ranks);
+		else /* one rank's processes: its children, a worker restarted */
+			n = (size_t)snprintf(buf, size, "rank %s", w->rank), same_rank = f->nwhere;
+	} else {
+		n = (size_t)snprintf(buf, size, "%zu processes", f->nwhere);
+	}
+	if (n < size && hosts > 1)
+		n += (size_t)snprintf(buf + n, size - n, " on %zu hosts", hosts);
+	else if (n < size && host)
+		n += (size_t)snprintf(buf + n, size - n, " on %s", host);
+	if (n < size && same_rank)
+		snprintf(buf + n, size - n, " (%zu processes)", same_rank);
 	return buf;
 }

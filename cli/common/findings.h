@@ -34,6 +34,8 @@ struct ct_where {
 	int64_t pid;
 	char *host;        /* or NULL */
 	char *rank;        /* "3" from RANK/SLURM_PROCID/..., or NULL */
+	char *job;         /* the job that rank is of ("4242.0"), or NULL: ranks are
+			      counted per job, a folder holds many */
 	char *program;     /* "python3 train.py", or NULL */
 };
 
@@ -49,6 +51,11 @@ struct ct_finding {
 	size_t nevidence;
 	struct ct_where *where;
 	size_t nwhere;
+	/*
+	 * The places span several hosts (the report does): a finding seen on
+	 * one host names it, since a pid or a rank number is on every host.
+	 */
+	bool name_hosts;
 	/*
 	 * One cause, one finding: findings with the same code, severity and
 	 * cause (a key, NULL for none) merge into the first, which gathers
@@ -115,7 +122,7 @@ void ct_finding_evidence(struct ct_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Record where it was seen (strings copied; any may be NULL). */
 void ct_finding_where(struct ct_finding *f, int64_t pid, const char *host,
-		      const char *rank, const char *program);
+		      const char *rank, const char *job, const char *program);
 
 /* The cause that makes findings one (printf format); see struct ct_finding. */
 void ct_finding_cause(struct ct_finding *f, const char *fmt, ...)
@@ -149,8 +156,12 @@ const char *ct_finding_title(enum ct_finding_code code);
 const char *ct_severity_name(enum ct_severity s);
 
 /*
- * Where a finding was seen, in words: "process 4711", "8 ranks on 2
- * hosts", "3 processes on host a". Into buf; returns buf.
+ * Where a finding was seen, in words: "process 4711: prog", "rank 3 on
+ * node2 (process 4711)", "8 ranks on 2 hosts", "6 ranks of 3 jobs",
+ * "rank 1 of 3 jobs on node2", "3 processes". Ranks are counted in each
+ * job (a shared folder holds many, each with its rank 0); a host is
+ * named when name_hosts says the report spans several. Into buf; returns
+ * buf.
  */
 char *ct_where_words(const struct ct_finding *f, char *buf, size_t size);
 

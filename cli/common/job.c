@@ -4,7 +4,14 @@
 #include "job.h"
 
 static const char *const vars[] = {
-#define X(var, who) #var,
+#define X(var, who, rank) #var,
+#include "jobs.def"
+#undef X
+};
+
+/* Each launcher's rank variable, in the same order ("" for none). */
+static const char *const rank_vars[] = {
+#define X(var, who, rank) rank,
 #include "jobs.def"
 #undef X
 };
@@ -39,6 +46,26 @@ const char *ct_job_var(const char *name)
 	for (i = 0; name && i < sizeof(vars) / sizeof(vars[0]); i++)
 		if (strcmp(vars[i], name) == 0)
 			return vars[i];
+	return NULL;
+}
+
+const char *ct_job_rank_var(const char *from)
+{
+	size_t i;
+
+	for (i = 0; from && i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (strcmp(vars[i], from) == 0)
+			return rank_vars[i][0] ? rank_vars[i] : NULL;
+	return NULL;
+}
+
+const char *ct_job_rank_var_at(size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof(rank_vars) / sizeof(rank_vars[0]); k++)
+		if (rank_vars[k][0] && i-- == 0)
+			return rank_vars[k];
 	return NULL;
 }
 

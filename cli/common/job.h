@@ -56,4 +56,20 @@ bool ct_job_id_valid(const char *s);
 /* The jobs.def variable named name (a static string), or NULL. */
 const char *ct_job_var(const char *name);
 
+/*
+ * The variable that says a rank under the launcher whose variable from
+ * (a jobs.def name) named the job: "SLURM_PROCID" for SLURM_JOB_ID,
+ * "PMIX_RANK" for PMIX_NAMESPACE; NULL for a launcher without one (PBS,
+ * LSF) or a name not in jobs.def. A static string.
+ */
+const char *ct_job_rank_var(const char *from);
+
+/*
+ * The i-th launcher's rank variable in jobs.def's order, those without
+ * one skipped (RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK,
+ * SLURM_PROCID), NULL past the last: a process whose job is not known is
+ * a rank of the innermost launcher that says one. A static string.
+ */
+const char *ct_job_rank_var_at(size_t i);
+
 #endif

@@ -256,7 +256,7 @@ void ct_dx_rule_incomplete(struct ctx *c)
 	const struct ct_proc *p = c->p;
 	struct ct_finding *f;
 	char names[512];
-	size_t i, lost;
+	size_t i;
 
 	/* cudatrace started it, and its run record says why it has no trace. */
 	if (p->untraced) {
@@ -308,49 +308,7 @@ void ct_dx_rule_incomplete(struct ctx *c)
 				  "program");
 		ct_dx_where(c, f);
 	}
-	lost = unknown_searches(c, names, sizeof(names));
-	if (p->dropped || p->stopped) {
-		const char *why = p->stopped ? stop_words(p->stop_errno) : NULL;
-
-		if (p->stopped && p->stop_unsaid && !why)
-			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
-					   "tracing stopped after main: the process could not "
-					   "write its trace");
-		else if (p->stopped)
-			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
-					   "tracing stopped before the process ended: %s",
-					   why ? why : "the trace file could no longer be written");
-		else
-			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
-					   "%lu trace record%s could not be written", p->dropped,
-					   p->dropped == 1 ? "" : "s");
-		if (p->stopped && p->dropped)
-			ct_finding_evidence(f, "%lu trace record%s could not be written before it",
-					    p->dropped, p->dropped == 1 ? "" : "s");
-		if (p->stopped && !why && p->stop_errno)
-			ct_finding_evidence(f, "the shim's error: %s", strerror((int)p->stop_errno));
-		/* No record says it stopped: the run record and the trace disagree. */
-		if (p->stop_unsaid && p->launched)
-			ct_finding_evidence(f, "it exited with status %lld (cudatrace run waited "
-					       "for it), but its trace has no exit record: what it "
-					       "did after its last record is not in this report",
-					    (long long)p->launched->exit_status);
-		if (lost)
-			ct_finding_evidence(f, "the answer to %zu library search%s may be among the "
-					       "lost records: %s; no lib-not-found or driver-missing "
-					       "is made of %s",
-					    lost, lost == 1 ? "" : "es", names,
-					    lost == 1 ? "it" : "them");
-		if (p->stop_unsaid && !why)
-			ct_finding_fix(f, "let the program write its trace file: free file "
-					  "descriptors (ulimit -n), no seccomp filter or sandbox that "
-					  "forbids opening files for writing, space in the trace "
-					  "directory; then run again");
-		else
-			ct_finding_fix(f, "give the trace directory space and the program free "
-					  "file descriptors (ulimit -n), then run again");
-		ct_dx_where(c, f);
-	}
+	c->lost = unknown_searches(c, c->lost_names, sizeof(c->lost_names));
 	if (p->bad_lines) {
 		f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, p->file,
 				   "the trace file '%s' is damaged: %zu unreadable line%s%s",
@@ -388,6 +346,64 @@ void ct_dx_rule_incomplete(struct ctx *c)
 				   "searches were not recorded");
 		ct_finding_fix(f, "keep LD_AUDIT as cudatrace sets it (another auditor "
 				  "first in it, or a loader without audit support, stops it)");
+		ct_dx_where(c, f);
+	}
+}
+
+void ct_dx_rule_stopped(struct ctx *c)
+{
+	const struct ct_proc *p = c->p;
+	struct ct_finding *f;
+
+	if (p->dropped || p->stopped) {
+		const char *why = p->stopped ? stop_words(p->stop_errno) : NULL;
+
+		/*
+		 * The loader stopped it at a lazily bound symbol that nothing
+		 * defines: _exit(127) inside ld.so, which no shim sees, so no
+		 * exit record by design; symbol-missing says so.
+		 */
+		if (p->stop_unsaid && !why && !p->dropped && c->lazy_stop && p->launched &&
+		    p->launched->exit_status == 127)
+			return;
+
+		if (p->stopped && p->stop_unsaid && !why)
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+					   "tracing stopped after main: the process could not "
+					   "write its trace");
+		else if (p->stopped)
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+					   "tracing stopped before the process ended: %s",
+					   why ? why : "the trace file could no longer be written");
+		else
+			f = ct_finding_add(&c->d->findings, CT_F_TRACE_INCOMPLETE, NULL,
+					   "%lu trace record%s could not be written", p->dropped,
+					   p->dropped == 1 ? "" : "s");
+		if (p->stopped && p->dropped)
+			ct_finding_evidence(f, "%lu trace record%s could not be written before it",
+					    p->dropped, p->dropped == 1 ? "" : "s");
+		if (p->stopped && !why && p->stop_errno)
+			ct_finding_evidence(f, "the shim's error: %s", strerror((int)p->stop_errno));
+		/* No record says it stopped: the run record and the trace disagree. */
+		if (p->stop_unsaid && p->launched)
+			ct_finding_evidence(f, "it exited with status %lld (cudatrace run waited "
+					       "for it), but its trace has no exit record: what it "
+					       "did after its last record is not in this report",
+					    (long long)p->launched->exit_status);
+		if (c->lost)
+			ct_finding_evidence(f, "the answer to %zu library search%s may be among the "
+					       "lost records: %s; no lib-not-found or driver-missing "
+					       "is made of %s",
+					    c->lost, c->lost == 1 ? "" : "es", c->lost_names,
+					    c->lost == 1 ? "it" : "them");
+		if (p->stop_unsaid && !why)
+			ct_finding_fix(f, "let the program write its trace file: free file "
+					  "descriptors (ulimit -n), no seccomp filter or sandbox that "
+					  "forbids opening files for writing, space in the trace "
+					  "directory; then run again");
+		else
+			ct_finding_fix(f, "give the trace directory space and the program free "
+					  "file descriptors (ulimit -n), then run again");
 		ct_dx_where(c, f);
 	}
 }

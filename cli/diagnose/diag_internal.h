@@ -42,6 +42,17 @@ struct ctx {
 	struct ct_dx_name *name_store;
 	char *mapped_key;            /* ct_dx_mapped_key, made when first asked */
 	size_t mapped_key_len;
+	/*
+	 * Left by one rule for a later one: the searches whose answer may be
+	 * among the lost records (ct_dx_rule_incomplete, for
+	 * ct_dx_rule_stopped), and whether the process ended at a lazy
+	 * binding's missing symbol, the loader's _exit(127)
+	 * (ct_dx_rule_symbol_missing): that, not the trace, is why it has no
+	 * exit record.
+	 */
+	size_t lost;
+	char lost_names[512];
+	bool lazy_stop;
 };
 
 /* ---- each file's facts, read once (dx_files.c) ---------------------------------- */
@@ -224,8 +235,13 @@ bool ct_dx_python(const struct ctx *c);
 
 /* ---- the rules: the engine runs each on every process ------------------------------ */
 
-/* diag_incomplete.c: what the trace of a process leaves out. */
+/*
+ * diag_incomplete.c: what the trace of a process leaves out; and, after
+ * symbol-missing (which can explain it), a trace that stopped or lost
+ * records (ct_dx_rule_stopped).
+ */
 void ct_dx_rule_incomplete(struct ctx *c);
+void ct_dx_rule_stopped(struct ctx *c);
 /* diag_proc.c: what a process read from /proc (ps) left out. */
 void ct_dx_rule_proc_read(struct ctx *c);
 /* diag_driver.c: driver-missing; driver-too-old by the runtime or cuInit; no-device. */

@@ -95,13 +95,54 @@ static int unversioned_major(const struct ctx *c, const char *name, const char *
 }
 
 /*
+ * The Python module through which a program's own code calls dlopen
+ * ("ctypes" for ctypes.CDLL, "cffi" for ffi.dlopen), from its file name;
+ * NULL for any other object. Its dlopen of a name is the program's
+ * request: the module was built for no library.
+ */
+static const char *ffi_module(const char *path)
+{
+	const char *base = path ? ct_dx_base(path) : "";
+
+	return strncmp(base, "_ctypes.", 8) == 0	? "ctypes"
+	       : strncmp(base, "_cffi_backend.", 14) == 0 ? "cffi"
+							    : NULL;
+}
+
+/*
+ * The fix of a miss the program's code asked for by name, through ffi
+ * (ffi_module): what it asked, and what is here instead.
+ */
+static void fix_ffi(struct ct_finding *f, const char *name, const char *ffi,
+		    const struct ct_copy *same, const struct ct_copy *other, const char *how)
+{
+	if (same)
+		ct_finding_fix(f, "the program asked for %s by name (through %s); the file is %s: "
+				  "add its directory to LD_LIBRARY_PATH, or load it by that path",
+			       name, ffi, same->path);
+	else if (other)
+		ct_finding_fix(f, "the program asked for %s by name (through %s), and only %s is "
+				  "here: install %s%s%s%s",
+			       name, ffi, ct_dx_base(other->path), name, how[0] ? " (" : "", how,
+			       how[0] ? ")" : "");
+	else if (how[0])
+		ct_finding_fix(f, "the program asked for %s by name (through %s): install it (%s)",
+			       name, ffi, how);
+	else
+		ct_finding_fix(f, "the program asked for %s by name (through %s): install the "
+				  "package that ships it, or put its directory on LD_LIBRARY_PATH",
+			       name, ffi);
+}
+
+/*
  * The fix of a miss, for who asked: one object (its file name) or several
  * ("a, b and c", many set). python: an asker a Python package ships (pip
- * helps); cuda: the CUDA major the askers were built for, or 0.
+ * helps); cuda: the CUDA major the askers were built for, or 0. ffi: the
+ * one asker is Python's ctypes or cffi (ffi_module), or NULL.
  */
 static void fix_not_found(struct ct_finding *f, const char *name, const char *who, bool many,
 			  enum ct_search_kind kind, const struct ct_copies *cs, bool python,
-			  int cuda)
+			  int cuda, const char *ffi)
 {
 	const struct ct_copy *same = NULL, *other = NULL;
 	char how[512];
@@ -122,6 +163,12 @@ static void fix_not_found(struct ct_finding *f, const char *name, const char *wh
 			ct_finding_fix(f, "drop %s from LD_PRELOAD if the program runs as it should "
 					  "without it; else install it and preload it by its path",
 				       name);
+		return;
+	}
+	/* A dlopen by the program's own code (ctypes): no build of ctypes to blame. */
+	if (ffi && !many && (kind == CT_SEARCH_DLOPEN || kind == CT_SEARCH_OTHER)) {
+		ct_dx_install_words(name, cuda, python, how, sizeof(how));
+		fix_ffi(f, name, ffi, same, other, how);
 		return;
 	}
 	if (same) {
@@ -321,7 +368,7 @@ static void miss_restate(struct ct_finding *f)
 	if (m->unversioned_fix)
 		ct_finding_fix(f, "%s", m->unversioned_fix);
 	else if (!m->refused && !m->unreadable)
-		fix_not_found(f, m->name, who, true, m->kind, &m->cs, python, m->cuda);
+		fix_not_found(f, m->name, who, true, m->kind, &m->cs, python, m->cuda, NULL);
 	if (!m->refused && !m->unreadable && f->nmissing)
 		ct_dx_fix_all_missing(f, &m->cs, who, python, m->cuda);
 }
@@ -553,7 +600,8 @@ void ct_dx_rule_not_found(struct ctx *c)
 				       unreadable);
 		else
 			fix_not_found(f, s->name, ct_dx_base(requester), false, kind, &cs,
-				      ct_python_shipped(requester), context_cuda(c, requester));
+				      ct_python_shipped(requester), context_cuda(c, requester),
+				      ffi_module(requester));
 		/* The loader names the first library it misses: the others too, one fix for all. */
 		if (!refused && !unreadable &&
 		    (kind == CT_SEARCH_NEEDED || kind == CT_SEARCH_FILTER) &&

@@ -513,8 +513,10 @@ static void lazily(struct ctx *c, const char *said)
 			first = first ? first : u->names[s];
 			nmissing++;
 		}
-		if (first)
+		if (first) {
 			report(c, o->path, first, nmissing - 1, NULL);
+			c->lazy_stop = true;
+		}
 	}
 out:
 	free(scope);

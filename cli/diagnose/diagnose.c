@@ -74,7 +74,7 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		 const struct elfscan_target *targets, size_t ntargets,
 		 const struct ct_loader *machine)
 {
-	size_t i, k;
+	size_t i, k, hosts;
 
 	memset(d, 0, sizeof(*d));
 	ct_findings_init(&d->findings);
@@ -106,12 +106,17 @@ void ct_diagnose(struct ct_diagnosis *d, const struct ct_trace *t,
 		ct_dx_rule_mixed(&c);
 		ct_dx_rule_symbol_versions(&c);
 		ct_dx_rule_symbol_missing(&c);
+		ct_dx_rule_stopped(&c);
 		ct_dx_rule_builds(&c);
 		ct_dx_rule_modules(&c);
 		ct_dx_rule_device_code(&c);
 		ct_dx_mapped_release(&c);
 	}
 	ct_findings_group(&d->findings);
+	/* On a cluster a pid, or a rank, is on every host: a finding seen on one names it. */
+	hosts = ct_trace_hosts(t);
+	for (i = 0; i < d->findings.n; i++)
+		d->findings.f[i].name_hosts = hosts > 1;
 }
 
 void ct_diagnosis_release(struct ct_diagnosis *d)

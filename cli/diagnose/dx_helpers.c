@@ -40,7 +40,8 @@ const char *ct_dx_base(const char *path)
 
 void ct_dx_where(const struct ctx *c, struct ct_finding *f)
 {
-	ct_finding_where(f, c->p->pid, c->p->host, c->rank, c->program);
+	/* A rank is a rank of its job: a folder holds many jobs, each with its rank 0. */
+	ct_finding_where(f, c->p->pid, c->p->host, c->rank, ct_proc_job(c->p, NULL), c->program);
 }
 
 /* A crafted trace may link parents in a circle: inherit from this many at most. */

@@ -102,8 +102,23 @@ const char *ct_rm_module_words(struct ct_rm_build *b, const struct ct_module *m)
 /* Forget the memos of files and modules (their entries are the build's scratch). */
 void ct_rm_code_forget(struct ct_rm_build *b);
 
+/*
+ * model_ranks.c: which of procs[0..n) these are, in words, by job, host
+ * (with hosts: the report spans several) and rank: "ranks 1 and 2 on
+ * node1, rank 3 on node2", "ranks 0-127", "job 4243.0: ranks 0 and 1;
+ * job 4244.0: rank 0"; processes without a rank by pid. Kept in the model.
+ */
+const char *ct_rm_ranks_words(struct ct_rm_build *b, const struct ct_proc *const *procs, size_t n,
+			      bool hosts);
+
 /* model_endings.c: how p ended (out->end), and the verdict's lines of the trace. */
 void ct_rm_end_build(struct ct_rm_build *b, struct ct_rm_proc *out, const struct ct_proc *p);
 void ct_rm_endings_build(struct ct_rm_build *b);
+/*
+ * A job torchrun's agent restarted (n, CT_JOB_NOTE_RESTART) into o: its
+ * attempts and ranks, and how each attempt but the last ended.
+ */
+void ct_rm_restart_build(struct ct_rm_build *b, struct ct_rm_job_note *o,
+			 const struct ct_job_note *n);
 
 #endif

@@ -362,7 +362,6 @@ static void heading_build(struct ct_rm_build *b, struct ct_rm_proc *out, const s
 	ct_proc_command(p, cmd, sizeof(cmd), 72);
 	out->command = ct_rm_keep(b->m, cmd);
 	out->heading_host = hosts && p->host ? ct_rm_str(b, p->host) : NULL;
-	out->rank = ct_rm_str(b, ct_proc_rank(p));
 	out->heading_uid = owners && p->owner >= 0;
 	if (p->parent && p->parent->pid == p->pid) {
 		out->relation = CT_RM_REL_EXEC;
@@ -541,6 +540,11 @@ static void proc_build(struct ct_rm_build *b, struct ct_rm_proc *out, const stru
 	out->host = ct_rm_str(b, p->host);
 	out->run = ct_rm_str(b, p->run);
 	out->job = ct_rm_str(b, ct_proc_job(p, NULL));
+	/* Its rank under the launcher that named the job (on a cluster a pid is no name). */
+	out->rank = ct_rm_str(b, ct_proc_rank(p));
+	/* A restarted job's rank runs again: which of its attempts this is (restarts.c). */
+	out->has_attempt = p->attempts_known;
+	out->attempt = (int64_t)p->attempt;
 	/* Whose its trace is: a job's runs are grouped by user too (job_notes). */
 	out->uid = p->owner;
 	out->exe = ct_rm_str(b, p->exe);
@@ -578,6 +582,24 @@ static void facts_build(struct ct_rm_build *b, struct ct_rm_proc *out, const str
 	libs_build(b, out, p, versions);
 	not_found_build(b, out, p);
 	ct_rm_code_build(b, out, p);
+}
+
+/*
+ * Where the folded processes ran: their count alone leaves a cluster's
+ * admin asking which ranks on which hosts.
+ */
+static void folded_build(struct ct_rm_build *b, bool hosts)
+{
+	const struct ct_trace *t = b->t;
+	const struct ct_proc **procs = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*procs));
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nprocs; i++)
+		if (b->m->procs[i].show == CT_RM_FOLDED)
+			procs[n++] = &t->procs[i];
+	if (n)
+		b->m->folded_where = ct_rm_ranks_words(b, procs, n, hosts);
+	free(procs);
 }
 
 void ct_rm_procs_build(struct ct_rm_build *b)
@@ -627,4 +649,5 @@ void ct_rm_procs_build(struct ct_rm_build *b)
 		free(e);
 	}
 	HASH_CLEAR(hh, versions);
+	folded_build(b, hosts);
 }

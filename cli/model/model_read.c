@@ -228,6 +228,8 @@ static void read_process(struct ct_report_model *m, struct ct_rm_proc *p, const 
 	p->host = str(m, v, "host");
 	p->run = str(m, v, "run");
 	p->job = str(m, v, "job");
+	p->rank = str(m, v, "rank");
+	p->has_attempt = number(v, "attempt", &p->attempt) && p->attempt >= 0;
 	if (!number(v, "uid", &p->uid))
 		p->uid = -1;
 	p->exe = str(m, v, "exe");
@@ -276,13 +278,18 @@ static void read_job_notes(struct ct_report_model *m, const struct ct_jv *doc)
 	m->job_notes = ct_rm_calloc(m, n, sizeof(*m->job_notes));
 	for (i = 0; i < n; i++) {
 		struct ct_rm_job_note *o;
+		const char *kind;
 		size_t nu, nr;
 
 		if (!is_object(a[i]))
 			continue;
 		o = &m->job_notes[m->njob_notes++];
-		o->kind = strcmp(ct_jstr(a[i], "kind", ""), "users") == 0 ? CT_RM_NOTE_USERS
-									    : CT_RM_NOTE_RANK;
+		kind = ct_jstr(a[i], "kind", "");
+		o->kind = strcmp(kind, "users") == 0	 ? CT_RM_NOTE_USERS
+			  : strcmp(kind, "restart") == 0 ? CT_RM_NOTE_RESTART
+							 : CT_RM_NOTE_RANK;
+		o->attempts = (size_t)ct_ju64(a[i], "attempts", 0);
+		o->ranks = (size_t)ct_ju64(a[i], "ranks", 0);
 		o->job = str(m, a[i], "job");
 		o->from = str(m, a[i], "job_from");
 		o->host = str(m, a[i], "host");
@@ -385,7 +392,7 @@ static void read_findings(struct ct_report_model *m, const struct ct_jv *doc)
 		for (j = 0; j < nk; j++)
 			if (is_object(k[j]))
 				ct_finding_where(f, ct_jint(k[j], "pid", 0), ct_jstr(k[j], "host", NULL),
-						 ct_jstr(k[j], "rank", NULL),
+						 ct_jstr(k[j], "rank", NULL), ct_jstr(k[j], "job", NULL),
 						 ct_jstr(k[j], "program", NULL));
 	}
 	m->worst = ct_findings_worst(&m->findings);

@@ -42,7 +42,9 @@ static void job_notes_build(struct ct_rm_build *b)
 		const struct ct_job_note *n = &t->job_notes[i];
 		struct ct_rm_job_note *o = &m->job_notes[i];
 
-		o->kind = n->kind == CT_JOB_NOTE_USERS ? CT_RM_NOTE_USERS : CT_RM_NOTE_RANK;
+		o->kind = n->kind == CT_JOB_NOTE_USERS	 ? CT_RM_NOTE_USERS
+			  : n->kind == CT_JOB_NOTE_RANK ? CT_RM_NOTE_RANK
+							: CT_RM_NOTE_RESTART;
 		o->job = ct_rm_str(b, n->job);
 		o->from = ct_rm_str(b, n->from);
 		o->host = ct_rm_str(b, n->host);
@@ -54,6 +56,8 @@ static void job_notes_build(struct ct_rm_build *b)
 		for (k = 0; k < n->nruns; k++)
 			o->runs[k] = ct_rm_str(b, n->runs[k]);
 		o->nruns = n->nruns;
+		if (n->kind == CT_JOB_NOTE_RESTART)
+			ct_rm_restart_build(b, o, n);
 	}
 }
 
@@ -198,6 +202,7 @@ void ct_report_model_build(struct ct_report_model *m, const struct ct_trace *t,
 	m->all_facts = o->json;
 	m->runs = ct_trace_runs(t);
 	m->jobs = ct_trace_jobs(t);
+	m->hosts = ct_trace_hosts(t);
 	for (i = 0; i < d.ntargets; i++)
 		memcpy(m->targets[i], d.target_names[i], sizeof(m->targets[i]));
 	m->ntargets = d.ntargets;

@@ -265,6 +265,9 @@ struct ct_rm_proc {
 	bool has_ppid;           /* a process made from its run record has none */
 	int64_t ppid;
 	const char *host, *run, *job, *exe;
+	const char *rank;        /* under the launcher that named its job; NULL: none */
+	bool has_attempt;        /* its rank ran again (torchrun's agent restarted the job): */
+	int64_t attempt;         /* which of its rank's runs it is, from 0 */
 	int64_t uid;             /* -1: not from a file (ps) */
 	enum ct_rm_show show;
 	bool wrapper;
@@ -304,7 +307,6 @@ struct ct_rm_proc {
 	/* The text's, for a process it shows whole (CT_RM_SHOWN); a model read back has none. */
 	const char *command;     /* "python3 train.py", cut to 72 characters */
 	const char *heading_host; /* named when the report spans hosts; else NULL */
-	const char *rank;
 	bool heading_uid;        /* the report spans users: its uid said */
 	enum ct_rm_relation relation;
 	int64_t parent_pid;
@@ -325,7 +327,27 @@ struct ct_rm_proc {
 
 /* ---- the report --------------------------------------------------------------- */
 
-enum ct_rm_job_note_kind { CT_RM_NOTE_USERS, CT_RM_NOTE_RANK };
+enum ct_rm_job_note_kind { CT_RM_NOTE_USERS, CT_RM_NOTE_RANK, CT_RM_NOTE_RESTART };
+
+/* How other ranks of an attempt ended: "killed by SIGTERM (signal 15)", and which. */
+struct ct_rm_then {
+	const char *how, *which;     /* which: "rank 0 on node1, ranks 2 and 3 on node2" */
+};
+
+/*
+ * How one attempt of a restarted job ended: the rank whose end came first
+ * (a failure before the agent's SIGTERMs), then how the others ended.
+ */
+struct ct_rm_attempt_end {
+	size_t attempt;
+	const char *rank, *host;     /* JSON's; host NULL: not recorded */
+	const char *who;             /* "rank 1 on node1" (the host when the report spans hosts) */
+	const char *how;             /* "exited with status 1", "was killed by SIGSEGV (signal 11)" */
+	bool has_exit_status;
+	int64_t exit_status, signal;
+	struct ct_rm_then *then;     /* the attempt's other ranks that did not exit 0 */
+	size_t nthen;
+};
 
 /* What the jobs hold beyond their count (trace.h, struct ct_job_note). */
 struct ct_rm_job_note {
@@ -336,6 +358,25 @@ struct ct_rm_job_note {
 	size_t nowners;
 	const char **runs;
 	size_t nruns;
+	/* CT_RM_NOTE_RESTART: the attempts of its ranks, how many, how each but the last ended. */
+	size_t attempts, ranks;
+	const char *restarted;       /* "once", "twice", "3 times" */
+	struct ct_rm_attempt_end *ends;
+	size_t nends;
+};
+
+/*
+ * A job whose ranks all ended by one signal, said once instead of a line
+ * per process: "job 17 cancelled (SIGTERM) on 2 hosts, 4 ranks, after
+ * loading libnccl.so.2 (...)".
+ */
+struct ct_rm_job_end {
+	const char *job;             /* as the scheduler printed it: 17, not its step 17.0 */
+	const char *how;             /* "cancelled (SIGTERM)", "killed by SIGSEGV (signal 11)" */
+	const char *hosts;           /* "2 hosts", "node1" (one of several in the report),
+					"1 host"; NULL: no host recorded */
+	const char *ranks;           /* "4 ranks", "3 processes" (not all with a rank) */
+	const char *after;           /* "after loading X (the last CUDA library each rank loaded)" */
 };
 
 /* A process that ended badly, in the verdict's words: "WHO [was ]HOW AFTER". */
@@ -368,16 +409,21 @@ struct ct_report_model {
 	bool all_facts;          /* every process has its facts (has_facts): JSON may write it */
 
 	size_t runs, jobs;
+	size_t hosts;            /* the hosts the processes ran on (those that name one) */
 	size_t nprocs;
 	struct ct_rm_proc *procs; /* in the trace's order */
 
 	/* The verdict. */
 	size_t untraced, read_from_proc, wrappers, shown, folded, quiet;
+	/* Which processes were folded, by job, host and rank: "ranks 1 and 2 on node1". */
+	const char *folded_where;
 	const char *wrapper_words; /* "pyenv", "pyenv, conda and others" */
 	const char **wrapper_names; /* at most CT_ROLE_NAMES */
 	size_t nwrapper_names;
 	const char *headline;    /* how the program ended, when badly; NULL: cleanly */
-	struct ct_rm_abnormal *abnormal; /* the first few */
+	struct ct_rm_job_end *job_ends; /* jobs whose ranks all ended by one signal */
+	size_t njob_ends;
+	struct ct_rm_abnormal *abnormal; /* the first few, but those job_ends says */
 	size_t nabnormal, abnormal_more;
 	const char **running;    /* "the program", "process 12 (x)": still running */
 	size_t nrunning, running_more;

@@ -322,3 +322,35 @@ int ct_diff_print(FILE *out, enum ct_diff_format format, const struct ct_diff *d
 	print_text(out, "", d, a, b, n, verbose);
 	return 0;
 }
+
+static void side_unread_json(struct ct_json *j, const char *key, const char *arg, const char *what)
+{
+	ct_json_key(j, key);
+	ct_json_object_begin(j);
+	ct_json_kv_string(j, "path", arg);
+	ct_json_kv_string(j, "kind", what);
+	ct_json_key(j, "processes");
+	ct_json_null(j);
+	ct_json_object_end(j);
+}
+
+int ct_diff_print_error(FILE *out, const struct ct_diff_names *n, const char *error)
+{
+	struct ct_json j;
+
+	ct_json_init(&j, out);
+	ct_json_object_begin(&j);
+	ct_json_kv_string(&j, "schema", CT_SCHEMA_DIFF);
+	side_unread_json(&j, "a", n->a, n->a_what);
+	side_unread_json(&j, "b", n->b, n->b_what);
+	ct_json_kv_u64(&j, "differences", 0);
+	ct_json_key(&j, "items");
+	ct_json_array_begin(&j);
+	ct_json_array_end(&j);
+	ct_json_key(&j, "not_compared");
+	ct_json_array_begin(&j);
+	ct_json_array_end(&j);
+	ct_json_kv_string(&j, "error", error);
+	ct_json_object_end(&j);
+	return ct_json_finish(&j);
+}

@@ -23,5 +23,8 @@ void ct_diff_headline(FILE *out, const struct ct_diff *d);
 int ct_diff_print(FILE *out, enum ct_diff_format format, const struct ct_diff *d,
 		  const struct ct_side *a, const struct ct_side *b, const struct ct_diff_names *n,
 		  bool verbose);
+/* --json when a side could not be read: one document all the same, its
+ * "error" the message also said on stderr (a side not read: kind null). */
+int ct_diff_print_error(FILE *out, const struct ct_diff_names *n, const char *error);
 
 #endif

@@ -14,6 +14,13 @@ void ct_endings_print(FILE *out, const struct ct_report_model *m)
 {
 	size_t i;
 
+	/* A job's ranks ended together (scancel): one line, not one per rank. */
+	for (i = 0; i < m->njob_ends; i++) {
+		const struct ct_rm_job_end *je = &m->job_ends[i];
+
+		ct_tprintf(out, "job %s %s%s%s%s%s, %s\n", je->job, je->how, je->hosts ? " on " : ": ",
+			   je->hosts ? je->hosts : "", je->hosts ? ", " : "", je->ranks, je->after);
+	}
 	for (i = 0; i < m->nabnormal; i++) {
 		const struct ct_rm_abnormal *a = &m->abnormal[i];
 

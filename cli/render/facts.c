@@ -233,12 +233,14 @@ static void print_losses(FILE *out, const struct ct_rm_proc *p)
 	ct_ending_print(out, &p->end);
 }
 
-/* "process 12 on node1, rank 3, uid 1000: python3 train.py (fork of 11)" */
+/* "process 12 on node1, rank 3, attempt 1, uid 1000: python3 train.py (fork of 11)" */
 static void print_heading(FILE *out, const struct ct_rm_proc *p)
 {
 	ct_tprintf(out, "process %lld%s%s%s%s", (long long)p->pid, p->heading_host ? " on " : "",
 		   p->heading_host ? p->heading_host : "", p->rank ? ", rank " : "",
 		   p->rank ? p->rank : "");
+	if (p->has_attempt)
+		ct_tprintf(out, ", attempt %lld", (long long)p->attempt);
 	if (p->heading_uid)
 		ct_tprintf(out, ", uid %lld", (long long)p->uid);
 	ct_tprintf(out, ": %s", p->command);
@@ -316,8 +318,9 @@ void ct_facts_print(FILE *out, const struct ct_report_model *m, bool verbose)
 	/* Ranks of one job look alike: said so instead of repeating them (-v: all). */
 	if (m->folded)
 		ct_tprintf(out, "\n%zu more process%s like %s shown (same program, same "
-			     "libraries, same driver results)\n",
-			   m->folded, m->folded == 1 ? "" : "es", shown == 1 ? "the one" : "those");
+			     "libraries, same driver results)%s%s\n",
+			   m->folded, m->folded == 1 ? "" : "es", shown == 1 ? "the one" : "those",
+			   m->folded_where ? ": " : "", m->folded_where ? m->folded_where : "");
 	if ((m->wrappers || m->quiet) && shown)
 		fputc('\n', out);
 	/* pyenv's shims and the helpers they run: one line, by the wrappers' names. */

@@ -140,6 +140,7 @@ void ct_findings_json(struct ct_json *j, const struct ct_findings *fs)
 			ct_json_i64(j, f->where[k].pid);
 			ct_json_kv_string(j, "host", f->where[k].host);
 			ct_json_kv_string(j, "rank", f->where[k].rank);
+			ct_json_kv_string(j, "job", f->where[k].job);
 			json_shown(j, "program", f->where[k].program);
 			ct_json_object_end(j);
 		}

@@ -651,7 +651,9 @@ static void write_finding(struct ct_md *md, FILE *out, const struct ct_finding *
 		/* The command line whole, in one span. */
 		char *p = prepare(md, f->where[0].program);
 
-		ct_tprintf(out, "process %lld: ", (long long)f->where[0].pid);
+		ct_tprintf(out, "process %lld%s%s: ", (long long)f->where[0].pid,
+			   f->name_hosts && f->where[0].host ? " on " : "",
+			   f->name_hosts && f->where[0].host ? f->where[0].host : "");
 		md_code(out, p, strlen(p));
 		free(p);
 	} else {

@@ -41,10 +41,32 @@ static void print_runs(FILE *out, const struct ct_rm_job_note *n)
 }
 
 /*
+ * A job torchrun's elastic agent restarted: one line, then how each
+ * attempt but the last ended (what made the agent restart it).
+ */
+static void print_restart(FILE *out, const struct ct_rm_job_note *n)
+{
+	size_t i, k;
+
+	ct_tprintf(out, "job %s (%s) restarted %s by torchrun's elastic agent: %zu attempts of %zu "
+			"rank%s\n",
+		   n->job, n->from, n->restarted, n->attempts, n->ranks, n->ranks == 1 ? "" : "s");
+	for (i = 0; i < n->nends; i++) {
+		const struct ct_rm_attempt_end *e = &n->ends[i];
+
+		ct_tprintf(out, "  attempt %zu ended when %s %s\n", e->attempt, e->who, e->how);
+		for (k = 0; k < e->nthen; k++)
+			ct_tprintf(out, "  attempt %zu's ranks %s: %s\n", e->attempt, e->then[k].how,
+				   e->then[k].which);
+	}
+}
+
+/*
  * What the jobs hold beyond their count: a job id the runs of several
  * users name (anyone who may write to the folder can name a job: each
- * user's runs are a job of their own, never merged silently), and a rank
- * two runs of one job claim on one host.
+ * user's runs are a job of their own, never merged silently), a job
+ * torchrun's agent restarted, and a rank two runs of one job claim on one
+ * host.
  */
 static void job_notes(FILE *out, const struct ct_report_model *m)
 {
@@ -61,6 +83,10 @@ static void job_notes(FILE *out, const struct ct_report_model *m)
 					   (long long)n->owners[k], n->owner_runs[k],
 					   n->owner_runs[k] == 1 ? "" : "s");
 			ct_tprintf(out, "\n");
+			continue;
+		}
+		if (n->kind == CT_RM_NOTE_RESTART) {
+			print_restart(out, n);
 			continue;
 		}
 		if (ranks++ >= RANK_NOTES_MAX)
@@ -102,6 +128,9 @@ static void verdict(FILE *out, const struct ct_report_model *m, bool colour)
 			   n - m->untraced == 1 ? "" : "es", m->untraced);
 	else
 		ct_tprintf(out, "%zu process%s traced", n, n == 1 ? "" : "es");
+	/* A cluster's report: where it ran is the first thing its reader asks. */
+	if (m->hosts > 1)
+		ct_tprintf(out, " on %zu hosts", m->hosts);
 	if (m->wrappers)
 		ct_tprintf(out, " (and %zu wrapper process%s: %s)", m->wrappers,
 			   m->wrappers == 1 ? "" : "es", m->wrapper_words);

@@ -175,6 +175,8 @@ static void json_process(struct ct_json *j, const struct ct_rm_proc *p)
 	ct_json_kv_string(j, "host", p->host);
 	ct_json_kv_string(j, "run", p->run);
 	ct_json_kv_string(j, "job", p->job);
+	ct_json_kv_string(j, "rank", p->rank);
+	json_i64_or_null(j, "attempt", p->has_attempt, p->attempt);
 	json_i64_or_null(j, "uid", p->uid >= 0, p->uid);
 	ct_json_kv_string(j, "exe", p->exe);
 	ct_json_kv_bool(j, "wrapper", p->wrapper);
@@ -209,6 +211,29 @@ static void json_process(struct ct_json *j, const struct ct_rm_proc *p)
 	ct_json_object_end(j);
 }
 
+/* A job torchrun's agent restarted: its attempts, ranks, and how each attempt but the last ended. */
+static void json_restart(struct ct_json *j, const struct ct_rm_job_note *n)
+{
+	size_t k;
+
+	ct_json_kv_u64(j, "attempts", n->attempts);
+	ct_json_kv_u64(j, "ranks", n->ranks);
+	ct_json_key(j, "ends");
+	ct_json_array_begin(j);
+	for (k = 0; k < n->nends; k++) {
+		const struct ct_rm_attempt_end *e = &n->ends[k];
+
+		ct_json_object_begin(j);
+		ct_json_kv_u64(j, "attempt", e->attempt);
+		ct_json_kv_string(j, "rank", e->rank);
+		ct_json_kv_string(j, "host", e->host);
+		json_i64_or_null(j, "exit_status", e->has_exit_status, e->exit_status);
+		json_i64_or_null(j, "signal", e->signal != 0, e->signal);
+		ct_json_object_end(j);
+	}
+	ct_json_array_end(j);
+}
+
 static void json_job_notes(struct ct_json *j, const struct ct_report_model *m)
 {
 	size_t i, k;
@@ -219,7 +244,9 @@ static void json_job_notes(struct ct_json *j, const struct ct_report_model *m)
 		const struct ct_rm_job_note *n = &m->job_notes[i];
 
 		ct_json_object_begin(j);
-		ct_json_kv_string(j, "kind", n->kind == CT_RM_NOTE_USERS ? "users" : "rank");
+		ct_json_kv_string(j, "kind", n->kind == CT_RM_NOTE_USERS	 ? "users"
+					     : n->kind == CT_RM_NOTE_RESTART ? "restart"
+									     : "rank");
 		ct_json_kv_string(j, "job", n->job);
 		ct_json_kv_string(j, "job_from", n->from);
 		ct_json_kv_string(j, "host", n->host);
@@ -239,6 +266,8 @@ static void json_job_notes(struct ct_json *j, const struct ct_report_model *m)
 		for (k = 0; k < n->nruns; k++)
 			ct_json_string(j, n->runs[k]);
 		ct_json_array_end(j);
+		if (n->kind == CT_RM_NOTE_RESTART)
+			json_restart(j, n);
 		ct_json_object_end(j);
 	}
 	ct_json_array_end(j);

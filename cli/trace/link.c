@@ -357,5 +357,8 @@ void ct_trace_link(struct ct_trace *t)
 		if (state[i] == UNKNOWN)
 			inherit_auditor(t, state, i);
 	free(state);
-	ct_trace_note_jobs(t);
+	ct_trace_note_users(t);
+	/* A torchrun worker restarted is its rank's next attempt, not a second claim. */
+	ct_trace_note_restarts(t);
+	ct_trace_note_ranks(t);
 }

@@ -364,19 +364,32 @@ static void say_unreadable(const struct ct_run_dir *d, int err, char *why, size_
 int ct_run_dir_read(const struct ct_run_dir *d, struct ct_trace *t, char *why, size_t size)
 {
 	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = -1;
+	char self[64];
 
+	/* Only this user's files: others who may write to a shared folder could
+	 * plant forged traces (the shim makes its own 0600 and writes into
+	 * nothing else). */
+	t->only_owner = true;
+	t->owner = geteuid();
+	t->one_link = true;
+	/*
+	 * A working directory this user may not even open (a folder made 000
+	 * since, another user's home left by su): the folder's own descriptor
+	 * by its /proc name, which no rename can redirect either.
+	 */
+	if (cwd < 0) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", d->fd);
+		if (access(self, F_OK) == 0) {
+			rc = ct_trace_read_dir(t, self, why, size);
+			if (rc != 0)
+				say_unreadable(d, errno, why, size);
+			return rc;
+		}
+	}
 	/* The folder itself as ".", so a name swapped since cannot redirect. */
 	if (cwd < 0 || fchdir(d->fd) != 0) {
 		say_unreadable(d, errno, why, size);
 	} else {
-		/*
-		 * Only this user's files: others who may write to a shared
-		 * folder could plant forged traces (the shim makes its own 0600
-		 * and writes into nothing else).
-		 */
-		t->only_owner = true;
-		t->owner = geteuid();
-		t->one_link = true;
 		rc = ct_trace_read_dir(t, ".", why, size);
 		if (rc != 0)
 			say_unreadable(d, errno, why, size);

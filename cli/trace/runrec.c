@@ -22,10 +22,47 @@ static int64_t kint(const struct ct_jv *v, const char *key, int64_t min, int64_t
 	return m && m->type == CT_J_INT && m->u.i >= min && m->u.i <= max ? m->u.i : 0;
 }
 
+/* Whether s is 1 to CT_JOB_NUM_MAX decimal digits, as run writes a step, task or count. */
+static bool number(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	return n > 0 && n <= CT_JOB_NUM_MAX && strspn(s, "0123456789") == n;
+}
+
+/*
+ * What places r's job in its scheduler's (runrec.h), each as run writes
+ * it or not at all: a step that job does not end with, an array task
+ * without its array, a job around named by a variable that is not a
+ * launcher's (or the job's own) is no place; --job selects by them.
+ */
+static void job_place(struct ct_arena *a, const struct ct_jv *v, struct ct_run *r)
+{
+	const char *step = ct_jstr(v, "job_step", NULL), *array = ct_jstr(v, "job_array", NULL);
+	const char *task = ct_jstr(v, "job_array_task", NULL), *restart = ct_jstr(v, "job_restart", NULL);
+	const char *in = ct_jstr(v, "job_in", NULL), *in_from = ct_job_var(ct_jstr(v, "job_in_from", NULL));
+	size_t n = strlen(r->job), k = step ? strlen(step) : 0;
+
+	if (number(step) && strcmp(r->job_from, "SLURM_JOB_ID") == 0 && n > k + 1 &&
+	    r->job[n - k - 1] == '.' && strcmp(r->job + n - k, step) == 0)
+		r->job_step = ct_arena_strdup(a, step);
+	if (ct_job_id_valid(array)) {
+		r->job_array = ct_arena_strdup(a, array);
+		if (number(task))
+			r->job_array_task = ct_arena_strdup(a, task);
+	}
+	if (number(restart))
+		r->job_restart = ct_arena_strdup(a, restart);
+	if (in_from && in_from != r->job_from && ct_job_id_valid(in)) {
+		r->job_in = ct_arena_strdup(a, in);
+		r->job_in_from = in_from;
+	}
+}
+
 int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t owner,
 		   bool one_link, struct ct_run *r, uint64_t *nbytes)
 {
-	const struct ct_jv *v, *argv, *ex;
+	const struct ct_jv *v, *argv, *ex, *secs;
 	struct ct_arena scratch;
 	struct ct_lines lines;
 	const char *err = NULL, *run, *job;
@@ -75,6 +112,12 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 	r->exit_status = r->exited ? ex->u.i : 0;
 	r->signal = r->exited ? 0 : kint(v, "signal", 1, 127);
 	r->untraced = kstr(a, v, "untraced");
+	secs = ct_jget(v, "seconds");
+	r->ns = -1;
+	if (secs && secs->type == CT_J_INT && secs->u.i >= 0 && secs->u.i <= INT64_MAX / 1000000000)
+		r->ns = secs->u.i * 1000000000;
+	else if (secs && secs->type == CT_J_NUM && secs->u.d >= 0 && secs->u.d < 9e9)
+		r->ns = (int64_t)(secs->u.d * 1e9);
 	/* A job id is believed with the variable it came from, both as run writes them. */
 	job = ct_jstr(v, "job", NULL);
 	r->job_from = ct_job_var(ct_jstr(v, "job_from", NULL));
@@ -82,6 +125,8 @@ int ct_runrec_read(struct ct_arena *a, const char *path, bool only_owner, uid_t 
 		r->job = ct_arena_strdup(a, job);
 	else
 		r->job_from = NULL;
+	if (r->job)
+		job_place(a, v, r);
 	rc = 0;
 out:
 	*nbytes = lines.read_total;

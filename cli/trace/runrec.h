@@ -39,6 +39,19 @@ struct ct_run {
 	const char *job_from;        /* the variable that gave job (a jobs.def name, a
 					static string); NULL with job */
 	/*
+	 * What places the launch in its scheduler's job (job.h, struct
+	 * ct_job), each NULL when not said or not believed: the Slurm step
+	 * job ends with ("0" of "123.0"), the array sbatch --array printed and
+	 * the task, the launcher's restart count, and the job around the
+	 * launch (a Slurm job around an mpirun or torchrun) with its variable
+	 * (static). A user names a job by what the scheduler printed.
+	 */
+	const char *job_step;
+	const char *job_array, *job_array_task;
+	const char *job_restart;
+	const char *job_in, *job_in_from;
+	int64_t ns;                  /* how long it ran, ns ("seconds"); -1: not recorded */
+	/*
 	 * The user who owns its file: who wrote it, since no other user can
 	 * make a file theirs (what the record says of itself, any user can
 	 * write). -1: not read from a file. A run is its id and this user:

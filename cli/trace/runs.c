@@ -67,6 +67,12 @@ void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r)
 	k->untraced = arena_copy(t, r->untraced);
 	k->job_from = ct_job_var(r->job_from); /* a static string, never the caller's */
 	k->job = k->job_from ? arena_copy(t, r->job) : NULL;
+	k->job_step = k->job ? arena_copy(t, r->job_step) : NULL;
+	k->job_array = k->job ? arena_copy(t, r->job_array) : NULL;
+	k->job_array_task = k->job_array ? arena_copy(t, r->job_array_task) : NULL;
+	k->job_restart = k->job ? arena_copy(t, r->job_restart) : NULL;
+	k->job_in_from = k->job ? ct_job_var(r->job_in_from) : NULL;
+	k->job_in = k->job_in_from ? arena_copy(t, r->job_in) : NULL;
 	if (k->untraced && k->pid > 0)
 		untraced_process(t, k);
 }
@@ -80,8 +86,34 @@ int ct_run_cmp_ids(const void *a, const void *b)
 	return c ? c : (x->owner > y->owner) - (x->owner < y->owner);
 }
 
+/* Is s "PREFIX" SEP "REST" for these three (a step's job, an array's task)? */
+static bool joined(const char *s, const char *prefix, char sep, const char *rest)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) == 0 && s[n] == sep && strcmp(s + n + 1, rest) == 0;
+}
+
+bool ct_run_in_job(const struct ct_run *r, const char *id)
+{
+	if (!r->job)
+		return false;
+	/* The launch as its record names it: a step ("123.0"), torchrun's id, PMIx's namespace. */
+	if (strcmp(r->job, id) == 0)
+		return true;
+	/* The job sbatch printed, with every step of it ("123" of "123.0"). */
+	if (r->job_step && joined(r->job, id, '.', r->job_step))
+		return true;
+	/* The Slurm job around an mpirun or torchrun. */
+	if (r->job_in && strcmp(r->job_in, id) == 0)
+		return true;
+	/* The array sbatch --array printed, or one task as Slurm names it ("120_2"). */
+	return r->job_array && (strcmp(r->job_array, id) == 0 ||
+				(r->job_array_task && joined(id, r->job_array, '_', r->job_array_task)));
+}
+
 /*
- * only_job: the processes of the runs whose record names that job, the
+ * only_job: the processes of the runs in that job (ct_run_in_job), the
  * others left out as another run's files are. A process's run is known
  * by its run id and owner, on every host: a sort of the job's runs, a
  * search each.
@@ -92,7 +124,7 @@ void ct_trace_keep_job(struct ct_trace *t)
 	size_t i, n = 0, nids = 0;
 
 	for (i = 0; i < t->nruns; i++)
-		if (t->runs[i].job && strcmp(t->runs[i].job, t->only_job) == 0)
+		if (ct_run_in_job(&t->runs[i], t->only_job))
 			ids[nids++] = &t->runs[i];
 	qsort(ids, nids, sizeof(*ids), ct_run_cmp_ids);
 	for (i = 0; i < t->nprocs; i++) {
@@ -211,6 +243,36 @@ const char *ct_proc_job(const struct ct_proc *p, const char **from)
 	return r ? r->job : NULL;
 }
 
+/* The value of a launcher's variable in p's start record, or NULL. */
+static const char *rank_value(const struct ct_proc *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->nranks; i++)
+		if (strcmp(p->ranks[i].name, name) == 0)
+			return p->ranks[i].value;
+	return NULL;
+}
+
+const char *ct_proc_rank(const struct ct_proc *p)
+{
+	const char *from = NULL, *var, *rank = NULL;
+	size_t i;
+
+	/*
+	 * The rank under the launcher that named the job: the ranks of an
+	 * mpirun in a batch job all inherit the batch step's SLURM_PROCID=0.
+	 * Without a job (or a launcher that says no rank), the innermost
+	 * launcher's, in jobs.def's order.
+	 */
+	ct_proc_job(p, &from);
+	if ((var = ct_job_rank_var(from)))
+		rank = rank_value(p, var);
+	for (i = 0; !rank && (var = ct_job_rank_var_at(i)); i++)
+		rank = rank_value(p, var);
+	return rank;
+}
+
 size_t ct_trace_jobs(const struct ct_trace *t)
 {
 	struct job_key *keys;
@@ -224,9 +286,24 @@ size_t ct_trace_jobs(const struct ct_trace *t)
 	return n;
 }
 
-static int cmp_str(const void *a, const void *b)
+int ct_trace_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t ct_trace_hosts(const struct ct_trace *t)
+{
+	const char **hosts = ct_xcalloc(t->nprocs ? t->nprocs : 1, sizeof(*hosts));
+	size_t i, n = 0, count = 0;
+
+	for (i = 0; i < t->nprocs; i++)
+		if (t->procs[i].host)
+			hosts[n++] = t->procs[i].host;
+	qsort(hosts, n, sizeof(*hosts), ct_trace_cmp_str);
+	for (i = 0; i < n; i++)
+		count += i == 0 || strcmp(hosts[i], hosts[i - 1]) != 0;
+	free(hosts);
+	return count;
 }
 
 /* A note about keys[0..n) (one group), its runs each once; its lists in t's arena. */
@@ -260,16 +337,16 @@ static struct ct_job_note *add_note(struct ct_trace *t, enum ct_job_note_kind ki
 		}
 	}
 	/* The runs by id, whoever owns them (the users' runs are counted above). */
-	qsort(note->runs, note->nruns, sizeof(*note->runs), cmp_str);
+	qsort(note->runs, note->nruns, sizeof(*note->runs), ct_trace_cmp_str);
 	return note;
 }
 
 /*
- * job_notes: a job id that the runs of several users name, and a rank of
- * a job that several of its runs claim on one host. The jobs of a trace
- * sorted once for each, then walked group by group.
+ * job_notes, first: a job id that the runs of several users name (its
+ * processes job_shared). The jobs of a trace sorted, then walked group by
+ * group.
  */
-void ct_trace_note_jobs(struct ct_trace *t)
+void ct_trace_note_users(struct ct_trace *t)
 {
 	struct job_key *keys;
 	size_t i, j, n;
@@ -290,14 +367,34 @@ void ct_trace_note_jobs(struct ct_trace *t)
 			t->procs[keys[n].proc].job_shared = true;
 	}
 	free(keys);
-	keys = job_keys(t, true, true);
-	for (i = 0; i < t->nprocs; i = j) {
-		for (j = i + 1; j < t->nprocs && cmp_keys_upto(&keys[j], &keys[i], BY_RANK) == 0; j++)
-			;
-		n = j - i;
-		if (keys[i].from[0] && keys[i].rank[0] && distinct_keys(keys + i, n, BY_RUN) > 1)
-			add_note(t, CT_JOB_NOTE_RANK, keys + i, n);
+}
+
+/*
+ * job_notes, last: a rank of a job that several of its runs claim on one
+ * host, not one after another (those are a restart's attempts,
+ * restarts.c, marked before).
+ */
+void ct_trace_note_ranks(struct ct_trace *t)
+{
+	struct job_key *keys;
+	size_t i, j, k, n;
+
+	if (t->nprocs) {
+		keys = job_keys(t, true, true);
+		for (i = 0; i < t->nprocs; i = j) {
+			bool attempts = true;
+
+			for (j = i + 1; j < t->nprocs && cmp_keys_upto(&keys[j], &keys[i], BY_RANK) == 0;
+			     j++)
+				;
+			n = j - i;
+			for (k = i; k < j; k++)
+				attempts = attempts && t->procs[keys[k].proc].attempts_known;
+			if (keys[i].from[0] && keys[i].rank[0] && distinct_keys(keys + i, n, BY_RUN) > 1 &&
+			    !attempts)
+				add_note(t, CT_JOB_NOTE_RANK, keys + i, n);
+		}
+		free(keys);
 	}
-	free(keys);
 	t->job_notes = ct_trace_fit(t->job_notes, t->njob_notes, sizeof(*t->job_notes));
 }

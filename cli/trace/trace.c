@@ -78,18 +78,6 @@ const char *ct_proc_env(const struct ct_proc *p, const char *name)
 	return var_value(p->env, p->nenv, name);
 }
 
-const char *ct_proc_rank(const struct ct_proc *p)
-{
-	static const char *const vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-					    "PMI_RANK", "PMIX_RANK" };
-	const char *rank = NULL;
-	size_t i;
-
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]) && !rank; i++)
-		rank = var_value(p->ranks, p->nranks, vars[i]);
-	return rank;
-}
-
 void ct_proc_command(const struct ct_proc *p, char *buf, size_t size, size_t width)
 {
 	size_t n = 0, i;

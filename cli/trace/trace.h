@@ -235,6 +235,15 @@ struct ct_proc {
 	bool job_shared;             /* its job's id is named by the runs of several
 					users too (job_notes): its rank is a rank of one
 					user's job, not of the job the id names */
+	/*
+	 * Its rank's runs are attempts (attempts_known): torchrun's elastic
+	 * agent started that rank again after the run before it ended
+	 * (restarts.c). attempt counts from 0; superseded: a later attempt
+	 * of its rank followed (the agent stopped it, or it failed).
+	 */
+	bool attempts_known;
+	size_t attempt;
+	bool superseded;
 	enum ct_cuda_event last_cuda; /* its last CUDA record, and which one */
 	size_t last_cuda_index;
 	size_t records;              /* records read from its file */
@@ -311,11 +320,13 @@ struct ct_proc {
  * user's runs are a job of their own: anyone who may write to a shared
  * folder can name a job), or one rank of a job claimed by several of its
  * runs on one host (two runs of one job in the folder: a requeued job, a
- * forged one).
+ * forged one), or a job whose ranks torchrun's elastic agent restarted.
  */
 enum ct_job_note_kind {
 	CT_JOB_NOTE_USERS,           /* job, from: named by owners[0..nowners) */
 	CT_JOB_NOTE_RANK,            /* rank of job on host, claimed by runs[0..nruns) */
+	CT_JOB_NOTE_RESTART,         /* job restarted by torchrun's agent: attempts of
+					ranks, in runs[0..nruns) */
 };
 
 struct ct_job_note {
@@ -329,6 +340,8 @@ struct ct_job_note {
 	size_t nowners;
 	const char **runs;           /* the run ids, ascending, each once */
 	size_t nruns;
+	size_t attempts, ranks;      /* CT_JOB_NOTE_RESTART: the most attempts of a rank,
+					and the job's ranks */
 };
 
 struct ct_trace {
@@ -351,10 +364,9 @@ struct ct_trace {
 	const char *only_run;        /* read only the processes of this run (a run id, or
 					CT_TRACE_RUN_UNKNOWN); NULL: all. Borrowed; set
 					before reading */
-	const char *only_job;        /* keep only the processes of the runs of this job
-					(their run records' job, job.h); NULL: all.
-					Borrowed; set before ct_trace_link, which
-					leaves the others out */
+	const char *only_job;        /* keep only the processes of the runs in this job
+					(ct_run_in_job); NULL: all. Borrowed; set before
+					ct_trace_link, which leaves the others out */
 	size_t other_run_files;      /* files left out: another run's (or job's) */
 	size_t duplicate_files;      /* files left out: the same process as another file
 					(the same folder given twice, a copy of a file) */
@@ -411,6 +423,15 @@ int ct_trace_read_dir(struct ct_trace *t, const char *dir, char *why,
  * ct_trace_link.
  */
 void ct_trace_add_run(struct ct_trace *t, const struct ct_run *r);
+
+/*
+ * Is run r in the job a user names id (report --job)? The job its record
+ * names ("123.0", torchrun's or PMIx's id), the Slurm job that one is a
+ * step of ("123": the job sbatch printed, with all its steps), the Slurm
+ * job around an mpirun or torchrun (job_in), the array sbatch --array
+ * printed (job_array) or one task of it as Slurm names it ("120_2").
+ */
+bool ct_run_in_job(const struct ct_run *r, const char *id);
 
 /*
  * Join processes to their parents, the images they exec'd and the run
@@ -514,6 +535,9 @@ const char *ct_proc_job(const struct ct_proc *p, const char **from);
  */
 size_t ct_trace_jobs(const struct ct_trace *t);
 
+/* How many hosts the processes of t ran on (those that name one). */
+size_t ct_trace_hosts(const struct ct_trace *t);
+
 /*
  * The entries of LD_AUDIT (as the start record kept it) other than the
  * first copy of cudatrace's shim: other auditors, and a second copy of the
@@ -525,7 +549,12 @@ const char *ct_proc_other_auditors(const struct ct_proc *p, char *buf, size_t si
 /* The value of an environment variable the start record kept, or NULL. */
 const char *ct_proc_env(const struct ct_proc *p, const char *name);
 
-/* The process's rank under its launcher (RANK, SLURM_PROCID, ...), or NULL. */
+/*
+ * The process's rank under the launcher that named its run's job
+ * (jobs.def: SLURM_PROCID under Slurm, PMIX_RANK under PMIx, RANK under
+ * torchrun), else under the innermost launcher that says one; or NULL.
+ * After ct_trace_link (the run record names the job).
+ */
 const char *ct_proc_rank(const struct ct_proc *p);
 
 /*

@@ -53,13 +53,29 @@ void ct_trace_proc_release(struct ct_proc *p);
 int ct_run_cmp_ids(const void *a, const void *b);
 
 /*
- * t->only_job: keep the processes of the runs whose record names that
- * job; the others are left out (released) and counted as another run's
+ * t->only_job: keep the processes of the runs in that job (ct_run_in_job);
+ * the others are left out (released) and counted as another run's
  * files are (runs.c).
  */
 void ct_trace_keep_job(struct ct_trace *t);
 
-/* Make t->job_notes of t's processes, joined to their run records (runs.c). */
-void ct_trace_note_jobs(struct ct_trace *t);
+/*
+ * t->job_notes of t's processes, joined to their run records, in three
+ * passes: ct_trace_note_users (runs.c) starts them anew; then
+ * ct_trace_note_restarts; ct_trace_note_ranks (runs.c) ends them.
+ */
+void ct_trace_note_users(struct ct_trace *t);
+void ct_trace_note_ranks(struct ct_trace *t);
+
+/*
+ * The restarts of torchrun jobs (restarts.c): each process's attempt,
+ * and a job note (CT_JOB_NOTE_RESTART) for each job whose ranks ran
+ * again one after another; after the users' notes (it leaves a job
+ * named by several users alone), before the notes of ranks claimed twice.
+ */
+void ct_trace_note_restarts(struct ct_trace *t);
+
+/* strcmp of two const char * (qsort). */
+int ct_trace_cmp_str(const void *a, const void *b);
 
 #endif

@@ -772,6 +772,37 @@ static void test_lib_not_found_copies(void **state)
 	expect_total(w, 2);
 }
 
+/*
+ * Issue 36 point 8: a dlopen by name through Python's ctypes is the
+ * program's request (ctypes.CDLL("libcublas.so.12")): no build of
+ * _ctypes asked for it, and none is to be used instead.
+ */
+static void test_lib_not_found_ctypes(void **state)
+{
+	struct world *w = *state;
+	const struct ct_finding *f;
+
+	copy_fixture(w, "nodevice.so", "sys2/libcublas.so.13");
+	write_proc(w, "h", 100, NULL, NULL,
+		   "{'ev':'open','path':'@R/bin/python3','main':true,'lmid':0,'soname':null}\n"
+		   "{'ev':'dlopen','api':'dlopen','name':'libcublas.so.12','flags':2,"
+		   "'caller':'@R/lib/_ctypes.cpython-313-x86_64-linux-gnu.so'}\n"
+		   "{'ev':'search','id':1,'name':'libcublas.so.12',"
+		   "'by':'@R/lib/_ctypes.cpython-313-x86_64-linux-gnu.so'}\n"
+		   "{'ev':'try','search':1,'path':'@R/sys1/libcublas.so.12','via':'default'}\n"
+		   "{'ev':'dlerror','text':'libcublas.so.12: cannot open shared object file: "
+		   "No such file or directory'}\n"
+		   "{'ev':'exit','api':'exit','status':1}\n");
+	world_judge(w, NULL, 0);
+	f = expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR,
+			   "'libcublas.so.12' was not found (dlopen by "
+			   "_ctypes.cpython-313-x86_64-linux-gnu.so)");
+	expect_fix(w, f, "the program asked for libcublas.so.12 by name (through ctypes), and only "
+			 "libcublas.so.13 is here: install libcublas.so.12");
+	assert_null(strstr(f->fix, "was built for"));
+	assert_null(strstr(f->fix, "a build of"));
+}
+
 /* A DT_NEEDED search of one object for name that found nothing. */
 #define NEEDED_MISS_BY(id, name, by)                                           \
 	"{'ev':'search','id':" #id ",'name':'" name "','by':'@R/lib/" by "'}\n"     \
@@ -2567,13 +2598,14 @@ static void test_grouping(void **state)
 	f = &w->d.findings.f[1];
 	assert_int_equal(f->code, CT_F_LIB_NOT_FOUND);
 	assert_true(contains(w, f->message, "'libctest-other.so' was not found"));
-	expect_where(f, "rank 3 (process 501)");
+	/* On two hosts a pid (and a rank number) is on both: the host said (issue 36 point 2). */
+	expect_where(f, "rank 3 on node-b (process 501)");
 	f = &w->d.findings.f[2];
 	assert_int_equal(f->code, CT_F_TRACE_INCOMPLETE);
-	expect_where(f, "rank 0 (process 500)");
+	expect_where(f, "rank 0 on node-a (process 500)");
 	assert_string_equal(f->where[0].host, "node-a");
 
-	/* Without ranks: processes, on one host or on two. */
+	/* Without ranks: processes, on one host (named: the trace spans three) or on two. */
 	reset(w);
 	write_proc(w, "node-a", 600, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
 	write_proc(w, "node-a", 601, NULL, NULL, NEEDED_MISS(1, "libctest-gone.so"));
@@ -2582,7 +2614,7 @@ static void test_grouping(void **state)
 	world_judge(w, NULL, 0);
 	expect_total(w, 2);
 	expect_where(expect_finding(w, CT_F_LIB_NOT_FOUND, CT_SEV_ERROR, "libctest-gone.so"),
-		     "2 processes");
+		     "2 processes on node-a");
 	expect_where(expect_finding(w, CT_F_TRACE_INCOMPLETE, CT_SEV_WARNING,
 				    "2 trace records could not be written"),
 		     "2 processes on 2 hosts");
@@ -2996,6 +3028,7 @@ int main(void)
 		T(test_lib_not_found_every_missing_driver_searched),
 		T(test_lib_not_found_every_missing_two_askers),
 		T(test_lib_not_found_copies),
+		T(test_lib_not_found_ctypes),
 		T(test_lib_not_found_one_cause),
 		T(test_lib_not_found_probe_same_major),
 		T(test_lib_not_found_dlopen),

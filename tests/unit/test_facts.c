@@ -16,7 +16,8 @@
  *     than the default report's matrix has rows for;
  *   - a job of 24 alike ranks on 3 hosts: -v prints each rank exactly as
  *     the process alone, under its own heading; the default report one
- *     rank and "23 more processes like the one shown";
+ *     rank and "23 more processes like the one shown", with which ranks on
+ *     which hosts (issue 36 point 5);
  *   - ranks of three kinds (another library, another exit status): the
  *     default report shows the first of each kind.
  *
@@ -289,7 +290,7 @@ static void expect_text(const struct world *w, const char *got, const char *want
 	"  end: exited with status 0\n"
 
 #define LIKE_IT "\n23 more processes like the one shown (same program, same libraries, same " \
-		"driver results)\n"
+		"driver results): ranks 1-7 on h0, ranks 8-15 on h1, ranks 16-23 on h2\n"
 
 static void test_tree(void **state)
 {
@@ -382,7 +383,7 @@ static void test_kinds(void **state)
 			    "process 301, rank 1: app --run\n"
 			    "process 305, rank 5: app --run\n"
 			    "9 more processes like those shown (same program, same libraries, same driver "
-			    "results)\n");
+			    "results): ranks 2-4 and 6-11\n");
 	free(got);
 	free(brief);
 }

@@ -18,7 +18,7 @@ static void add_driver_missing(struct ct_findings *fs, int64_t pid, const char *
 
 	ct_finding_fix(f, "install the NVIDIA driver");
 	ct_finding_evidence(f, "dlopen by %s", "libcudart.so.13");
-	ct_finding_where(f, pid, host, rank, "python3 train.py");
+	ct_finding_where(f, pid, host, rank, "42.0", "python3 train.py");
 }
 
 static void test_grouping(void **state)
@@ -33,7 +33,7 @@ static void test_grouping(void **state)
 	/* A warning first, then eight ranks on two hosts with one error. */
 	f = ct_finding_add(&fs, CT_F_PTX_JIT_ONLY, "/x/ext.so", "'ext.so' runs only by JIT");
 	ct_finding_fix(f, "add SASS");
-	ct_finding_where(f, 1, "a", "0", NULL);
+	ct_finding_where(f, 1, "a", "0", NULL, NULL);
 	for (r = 0; r < 8; r++) {
 		char rank[8];
 
@@ -70,13 +70,66 @@ static void test_where_words(void **state)
 	(void)state;
 	ct_findings_init(&fs);
 	f = ct_finding_add(&fs, CT_F_LIB_NOT_FOUND, NULL, "x");
-	ct_finding_where(f, 7, "h", NULL, "python3 a.py");
+	ct_finding_where(f, 7, "h", NULL, NULL, "python3 a.py");
 	assert_string_equal(ct_where_words(f, where, sizeof(where)), "process 7: python3 a.py");
-	ct_finding_where(f, 8, "h", NULL, NULL);
-	ct_finding_where(f, 9, "h", NULL, NULL);
+	/* A report that spans hosts names the host: the pid is on every one. */
+	f->name_hosts = true;
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "process 7 on h: python3 a.py");
+	f->name_hosts = false;
+	ct_finding_where(f, 8, "h", NULL, NULL, NULL);
+	ct_finding_where(f, 9, "h", NULL, NULL, NULL);
 	assert_string_equal(ct_where_words(f, where, sizeof(where)), "3 processes");
-	ct_finding_where(f, 9, "other", NULL, NULL);
+	f->name_hosts = true;
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "3 processes on h");
+	ct_finding_where(f, 9, "other", NULL, NULL, NULL);
 	assert_string_equal(ct_where_words(f, where, sizeof(where)), "4 processes on 2 hosts");
+	ct_findings_release(&fs);
+}
+
+/*
+ * Issue 36 points 1, 2 and 4: ranks are counted in their jobs (a shared
+ * folder holds many, each with its rank 0), the jobs said; a single rank
+ * names its host when the report spans several.
+ */
+static void test_where_jobs(void **state)
+{
+	static const struct {
+		const char *job, *rank, *host;
+	} array[] = { { "121.0", "0", "n1" }, { "121.0", "1", "n1" }, { "122.0", "0", "n1" },
+		      { "122.0", "1", "n1" }, { "123.0", "0", "n1" }, { "123.0", "1", "n1" } };
+	struct ct_findings fs;
+	struct ct_finding *f, *g;
+	char where[128];
+	size_t i;
+
+	(void)state;
+	ct_findings_init(&fs);
+	f = ct_finding_add(&fs, CT_F_DRIVER_MISSING, NULL, "x");
+	for (i = 0; i < 6; i++)
+		ct_finding_where(f, 10 + (int64_t)i, array[i].host, array[i].rank, array[i].job, NULL);
+	g = ct_finding_add(&fs, CT_F_LIB_NOT_FOUND, NULL, "y");
+	for (i = 1; i < 6; i += 2)
+		ct_finding_where(g, 10 + (int64_t)i, array[i].host, array[i].rank, array[i].job, NULL);
+	f = &fs.f[0];
+	/* 6 ranks of 3 jobs, not "2 ranks" (the numbers 0 and 1). */
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "6 ranks of 3 jobs");
+	/* Rank 1 of each: not "3 processes". */
+	assert_string_equal(ct_where_words(g, where, sizeof(where)), "rank 1 of 3 jobs");
+	f->name_hosts = g->name_hosts = true;
+	assert_string_equal(ct_where_words(g, where, sizeof(where)), "rank 1 of 3 jobs on n1");
+	ct_finding_where(f, 99, "n2", "0", "124.0", NULL);
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "7 ranks of 4 jobs on 2 hosts");
+	ct_findings_release(&fs);
+
+	ct_findings_init(&fs);
+	f = ct_finding_add(&fs, CT_F_LIB_NOT_FOUND, NULL, "y");
+	ct_finding_where(f, 353, "node2", "3", "4240.0", NULL);
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "rank 3 (process 353)");
+	f->name_hosts = true;
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "rank 3 on node2 (process 353)");
+	/* One rank's two processes (a restarted worker): one rank. */
+	ct_finding_where(f, 360, "node2", "3", "4240.0", NULL);
+	assert_string_equal(ct_where_words(f, where, sizeof(where)), "rank 3 on node2 (2 processes)");
 	ct_findings_release(&fs);
 }
 
@@ -177,6 +230,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grouping),
 		cmocka_unit_test(test_where_words),
+		cmocka_unit_test(test_where_jobs),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_fix_lines),

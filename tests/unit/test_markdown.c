@@ -38,7 +38,7 @@ static void test_hostile_finding(void **state)
 	ct_finding_fix(f, "install it: pip install nvidia-cudnn-cu12 (or the toolkit), wow!");
 	ct_finding_fix_line(f, "or list GPUs (nvidia-smi -L) and run ldconfig");
 	ct_finding_evidence(f, "tried ```/x``` and `y`");
-	ct_finding_where(f, 42, NULL, NULL, "prog --x `y`");
+	ct_finding_where(f, 42, NULL, NULL, NULL, "prog --x `y`");
 	fprintf(ct_md_verdict(md), "cudatrace: 1 process traced: 1 error\n");
 	doc = document(md, &fs);
 	assert_string_equal(doc,
