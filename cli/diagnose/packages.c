@@ -1,5 +1,8 @@
 /* doctor's judgement of Python packages with CUDA code; see packages.h. */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -19,8 +22,11 @@
 #include "libfacts.h"
 #include "libnames.h"
 #include "packages.h"
+#include "pkgcode.h"
+#include "pkgload.h"
 #include "resolve.h"
 #include "symvers.h"
+#include "toolchain.h"
 #include "util.h"
 
 /* What one shared object is, read once. */
@@ -37,6 +43,13 @@ struct judge {
 	struct ct_symcache *syms;
 };
 
+/* What one package's judgement reads of its distribution and of torch's. */
+struct pkgctx {
+	const struct ct_dist *dist;
+	const struct ct_dist *torch;   /* torch's, the first on sys.path, or NULL */
+	const struct ct_pkg_torch *T;  /* import torch, read once per interpreter */
+};
+
 static bool same_file(const char *a, const char *b)
 {
 	struct stat sa, sb;
@@ -46,19 +59,6 @@ static bool same_file(const char *a, const char *b)
 }
 
 /* ---- which shared objects count -------------------------------------------- */
-
-static bool has_device_code(const char *path)
-{
-	struct elfscan_options opt = { .no_magic_scan = true, .no_registration = true };
-	struct elfscan_file f;
-	bool yes;
-
-	/* The known sections alone: a cheap first look, headers only. */
-	elfscan_file_init(&f);
-	yes = elfscan_scan_path(&f, path, &opt) == 0 && f.nimages > 0;
-	elfscan_file_release(&f);
-	return yes;
-}
 
 static void read_facts(const char *path, struct sofacts *s)
 {
@@ -76,162 +76,19 @@ static void read_facts(const char *path, struct sofacts *s)
 		}
 		s->cuda |= s->torch || ct_cuda_library(ct_path_base(path)) || ct_framework_library(path) ||
 			   (e.soname && ct_cuda_library(e.soname));
-		s->device_code = has_device_code(path);
+		s->device_code = ct_pkg_has_device_code(path);
 		s->cuda |= s->device_code;
 	}
 	ct_elfinfo_release(&e);
 }
 
-/* ---- the load, in the loader model ------------------------------------------- */
-
-/* dlopen(name) from the program: the object and what it needs, breadth-first. */
-static struct ct_lookup *model_dlopen(struct ct_loader *L, const char *name)
-{
-	size_t start = L->nobjs, i, j;
-	struct ct_lookup *k;
-
-	L->fatal = NULL;
-	k = ct_loader_lookup(L, L->main, name);
-	if (!k->object || !k->new_object)
-		return k;
-	for (i = start; i < L->nobjs && !L->fatal; i++)
-		for (j = 0; j < L->objs[i]->info.nneeded && !L->fatal; j++)
-			ct_loader_lookup(L, L->objs[i], L->objs[i]->info.needed[j]);
-	return k;
-}
-
-/* The first lookup from index k0 that failed, or NULL; the driver's too when driver. */
-static const struct ct_lookup *failed(const struct ct_loader *L, size_t k0, bool driver)
-{
-	size_t i;
-
-	for (i = k0; i < L->nlookups; i++)
-		if (L->lookups[i]->found_via == CT_RULE_NOT_FOUND && !L->lookups[i]->preload &&
-		    (driver || strcmp(L->lookups[i]->name, "libcuda.so.1") != 0))
-			return L->lookups[i];
-	return NULL;
-}
-
-static const struct ct_lookup *failed_since(const struct ct_loader *L, size_t k0)
-{
-	return failed(L, k0, true);
-}
-
-/* The program as the interpreter (a script in its place: a stand-in). */
-static bool start(struct ct_loader *L, const struct ct_loader *like, const char *exe)
-{
-	int err;
-
-	ct_loader_init_like(L, like, NULL);
-	if (!ct_loader_start(L, exe, &err) || L->main->info.interp == NULL) {
-		ct_loader_release(L);
-		ct_loader_init_like(L, like, NULL);
-		ct_loader_start(L, NULL, &err);
-		return false;
-	}
-	ct_loader_load_all(L);
-	L->fatal = NULL;
-	return true;
-}
-
-/* torch/__init__.py's _preload_cuda_deps: folder and file pattern. */
-static const char *const torch_preloads[][2] = {
-	{ "cublas", "libcublas.so.*[0-9]" },	   { "cudnn", "libcudnn.so.*[0-9]" },
-	{ "cuda_nvrtc", "libnvrtc.so.*[0-9]" },	   { "cuda_runtime", "libcudart.so.*[0-9]" },
-	{ "cuda_cupti", "libcupti.so.*[0-9]" },	   { "cufft", "libcufft.so.*[0-9]" },
-	{ "curand", "libcurand.so.*[0-9]" },	   { "nvjitlink", "libnvJitLink.so.*[0-9]" },
-	{ "cusparse", "libcusparse.so.*[0-9]" },   { "cusparselt", "libcusparseLt.so.*[0-9]" },
-	{ "cusolver", "libcusolver.so.*[0-9]" },   { "nccl", "libnccl.so.*[0-9]" },
-	{ "nvtx", "libnvToolsExt.so.*[0-9]" },
-};
-
-/* Does a missing name match one of the libraries torch preloads? */
-static bool torch_preloads_for(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(torch_preloads) / sizeof(torch_preloads[0]); i++) {
-		const char *p = torch_preloads[i][1];
-		size_t n = strcspn(p, ".");
-
-		if (strncmp(name, p, n) == 0 && name[n] == '.')
-			return true;
-	}
-	return false;
-}
-
-/* The nvidia/<folder>/lib copies, first on sys.path: what _preload_cuda_deps loads. */
-static void torch_preload(struct ct_loader *L, const struct ct_python *py)
-{
-	char pattern[PATH_MAX];
-	size_t i, s;
-	glob_t g;
-
-	for (i = 0; i < sizeof(torch_preloads) / sizeof(torch_preloads[0]); i++)
-		for (s = 0; s < py->nsites; s++) {
-			snprintf(pattern, sizeof(pattern), "%s/nvidia/%s/lib/%s", py->sites[s],
-				 torch_preloads[i][0], torch_preloads[i][1]);
-			if (glob(pattern, 0, NULL, &g) != 0)
-				continue;
-			model_dlopen(L, g.gl_pathv[0]);
-			globfree(&g);
-			break;
-		}
-}
-
-/* The torch package folder of the interpreter: the first on sys.path. */
-static bool torch_dir(const struct ct_python *py, char *buf, size_t size)
-{
-	struct stat st;
-	size_t s;
-
-	for (s = 0; s < py->nsites; s++) {
-		snprintf(buf, size, "%s/torch/__init__.py", py->sites[s]);
-		if (stat(buf, &st) == 0) {
-			snprintf(buf, size, "%s/torch", py->sites[s]);
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * import torch, as torch/__init__.py loads it: libtorch_global_deps.so
- * (RTLD_GLOBAL); when that fails for a CUDA library it preloads, the
- * nvidia wheels' copies first and again; then torch._C. L is started
- * afresh for the second try. *c_module gets _C's path.
- */
-static void model_import_torch(struct ct_loader *L, const struct ct_loader *like,
-			       const struct ct_python *py, char *c_module, size_t size)
-{
-	char dir[PATH_MAX], gd[PATH_MAX + 64], pattern[PATH_MAX + 64];
-	const struct ct_lookup *miss;
-	struct stat st;
-	size_t k0 = L->nlookups;
-	glob_t g;
-
-	c_module[0] = '\0';
-	if (!torch_dir(py, dir, sizeof(dir)))
-		return;
-	snprintf(gd, sizeof(gd), "%s/lib/libtorch_global_deps.so", dir);
-	if (stat(gd, &st) == 0) {
-		model_dlopen(L, gd);
-		if ((miss = failed_since(L, k0)) && torch_preloads_for(miss->name)) {
-			ct_loader_release(L);
-			start(L, like, py->real);
-			torch_preload(L, py);
-			model_dlopen(L, gd);
-		}
-	}
-	snprintf(pattern, sizeof(pattern), "%s/_C*.so", dir);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		snprintf(c_module, size, "%s", g.gl_pathv[0]);
-		globfree(&g);
-		model_dlopen(L, c_module);
-	}
-}
-
 /* ---- findings --------------------------------------------------------------- */
+
+/* The CUDA major a missing soname is wanted for: the package's, else the one CUDA that ships it. */
+static int cuda_of(const struct ct_pkg *p, const char *soname)
+{
+	return p->cuda[0] ? atoi(p->cuda) : ct_cuda_mask_major(ct_soname_cuda(soname, NULL));
+}
 
 static bool asked_before(const struct ct_loader *L, size_t k0, size_t i)
 {
@@ -244,12 +101,14 @@ static bool asked_before(const struct ct_loader *L, size_t k0, size_t i)
 	return false;
 }
 
-static void not_found(struct ct_pkg *p, const struct ct_loader *L, size_t k0)
+static void not_found(struct ct_pkg *p, const struct pkgctx *x, const struct ct_loader *L,
+		      size_t k0, const bool *quiet, size_t nquiet)
 {
 	char rule[256], dir[PATH_MAX], pkg[96];
 	size_t i, j, c;
 
 	for (i = k0; i < L->nlookups; i++) {
+		const struct ct_requirement *ctk;
 		const struct ct_lookup *k = L->lookups[i];
 		const char *who = k->requester && !k->requester->is_main ? k->requester->path : NULL;
 		struct ct_finding *f;
@@ -259,7 +118,7 @@ static void not_found(struct ct_pkg *p, const struct ct_loader *L, size_t k0)
 
 		/* The driver is the machine's (driver-missing), not a package's. */
 		if (k->found_via != CT_RULE_NOT_FOUND || k->preload || asked_before(L, k0, i) ||
-		    strcmp(k->name, "libcuda.so.1") == 0)
+		    strcmp(k->name, "libcuda.so.1") == 0 || (i < nquiet && quiet[i]))
 			continue;
 		f = ct_finding_add(&p->findings, CT_F_LIB_NOT_FOUND, who,
 				   "'%s' was not found (needed by %s)", k->name, who ? ct_path_base(who) : "the program");
@@ -298,11 +157,25 @@ static void not_found(struct ct_pkg *p, const struct ct_loader *L, size_t k0)
 			ct_finding_fix(f, "put '%s' on LD_LIBRARY_PATH (or into /etc/ld.so.conf.d and run "
 					  "ldconfig) if that copy is the one %s was built for",
 				       dir, p->name);
+		} else if ((ctk = ct_dist_toolkit_extra(x->dist, k->name, cuda_of(p, k->name)))) {
+			/* The package's own extra for CUDA's wheels ("cupy-cuda12x[ctk]"). */
+			ct_finding_fix(f, "pip install \"%s[%s]\" (its extra for CUDA's libraries: "
+					  "%s[%s]%s)",
+				       p->name, ctk->extra, ctk->name, ctk->extras, ctk->spec);
 		} else if (ct_soname_split(k->name, stem, sizeof(stem), &major) &&
-			   ct_pip_package(k->name, p->cuda[0] ? atoi(p->cuda) : 0, pkg, sizeof(pkg))) {
-			ct_finding_fix(f, "install %s: pip install %s, or your distribution's package "
-					  "of it",
-				       k->name, pkg);
+			   ct_pip_package(k->name, cuda_of(p, k->name), pkg, sizeof(pkg))) {
+			const struct ct_requirement *own = ct_dist_requirement(x->dist, pkg),
+						    *r = own ? own : ct_dist_requirement(x->torch, pkg);
+
+			/* The version the package (or torch, which loads it) pins. */
+			if (r && r->spec[0] == '=')
+				ct_finding_fix(f, "install %s: pip install %s%s (%s %s requires it)", k->name,
+					       pkg, r->spec, own ? p->name : "torch",
+					       own ? p->version : x->torch->version);
+			else
+				ct_finding_fix(f, "install %s: pip install %s, or your distribution's "
+						  "package of it",
+					       k->name, pkg);
 		} else {
 			ct_finding_fix(f, "install the package that provides '%s' (the one %s was built "
 					  "against)",
@@ -391,8 +264,9 @@ static int object_cuda(const struct ct_lobj *o, char *why, size_t size)
 	return 0;
 }
 
-/* Two majors of one CUDA library family, or a library for another CUDA than p. */
-static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
+/* Two majors of one CUDA library family in one load, or a library for another CUDA than p. */
+static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0,
+		  const struct ct_pkg_together *tg)
 {
 	int want = p->cuda[0] ? atoi(p->cuda) : 0;
 	size_t i, j;
@@ -411,7 +285,8 @@ static void mixed(struct ct_pkg *p, const struct ct_loader *L, size_t o0)
 			struct ct_finding *f;
 
 			if (b->is_main || !ct_soname_split(sb, stem2, sizeof(stem2), &mb) ||
-			    strcmp(stem, stem2) != 0 || !ma || !mb || strcmp(ma, mb) == 0)
+			    strcmp(stem, stem2) != 0 || !ma || !mb || strcmp(ma, mb) == 0 ||
+			    !ct_pkg_together(tg, i, j))
 				continue;
 			f = ct_finding_add(&p->findings, CT_F_LIB_MIXED_VERSIONS, a->path,
 					   "two majors of %s would be loaded: '%s' and '%s'", stem,
@@ -468,17 +343,6 @@ static void version_gaps(struct ct_pkg *p, struct ct_loader *L, size_t o0)
 	ct_version_gaps_free(g, n);
 }
 
-/* The loaded object answering to name, or NULL. */
-static const struct ct_lobj *object_named(const struct ct_loader *L, const char *name)
-{
-	size_t k, n;
-
-	for (k = 0; k < L->nobjs; k++)
-		for (n = 0; n < L->objs[k]->nnames; n++)
-			if (strcmp(L->objs[k]->names[n], name) == 0)
-				return L->objs[k];
-	return NULL;
-}
 
 /*
  * The first library o's dependency tree lacks (*who needs it), or NULL:
@@ -496,7 +360,7 @@ static const char *tree_missing(const struct ct_loader *L, const struct ct_lobj 
 		const struct ct_lobj *x = queue[head++];
 
 		for (i = 0; i < x->info.nneeded && !missing; i++) {
-			const struct ct_lobj *d = object_named(L, x->info.needed[i]);
+			const struct ct_lobj *d = ct_pkg_object_named(L, x->info.needed[i]);
 
 			if (!d) {
 				missing = x->info.needed[i];
@@ -556,7 +420,7 @@ static const struct ct_lobj *expected(struct judge *J, const struct ct_loader *L
 	for (level = nparts ? nparts - 1 : 0; level > 0 && !pick; level--)
 		for (i = 0; i < o->info.nneeded; i++) {
 			if (!ct_framework_library(o->info.needed[i]) ||
-			    !(x = object_named(L, o->info.needed[i])))
+			    !(x = ct_pkg_object_named(L, o->info.needed[i])))
 				continue;
 			first = first ? first : x;
 			if ((t = ct_symcache_table(J->syms, x->path)) &&
@@ -567,7 +431,7 @@ static const struct ct_lobj *expected(struct judge *J, const struct ct_loader *L
 		}
 	for (i = 0; !pick && !first && i < o->info.nneeded; i++)
 		if (ct_framework_library(o->info.needed[i]))
-			first = object_named(L, o->info.needed[i]);
+			first = ct_pkg_object_named(L, o->info.needed[i]);
 	return pick ? pick : first;
 }
 
@@ -575,7 +439,8 @@ static const struct ct_lobj *expected(struct judge *J, const struct ct_loader *L
  * The package's objects' undefined symbols that nothing loaded defines:
  * Python's dlopen binds them all at import (RTLD_NOW), and fails.
  */
-static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L)
+static void symbols(struct judge *J, struct ct_pkg *p, const struct pkgctx *x,
+		    const struct ct_loader *L)
 {
 	const struct ct_symtab **scope = ct_xcalloc(L->nobjs + 1, sizeof(*scope));
 	size_t i, k, s, n = 0;
@@ -623,15 +488,48 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 						    expect->path, expect->info.soname ? expect->info.soname
 										      : ct_path_base(expect->path));
 				if (ct_framework_of(expect->path, &fw)) {
+					const struct ct_requirement *r = ct_dist_requirement(x->dist, "torch");
+
 					ct_finding_evidence(f, "%s installed: %s%s%s (%s); %s was built "
 							       "against another release",
 							    fw.name, fw.version, fw.cuda[0] ? ", CUDA " : "",
 							    fw.cuda, fw.source, ct_path_base(o->path));
-					ct_finding_fix(f, "rebuild %s against the %s in use (%s): pip "
-							  "install --no-build-isolation",
-						       p->name, fw.name, fw.version);
-					ct_finding_fix_line(f, "or install the build of %s made for %s %s",
-							    p->name, fw.name, fw.version);
+					/*
+					 * Its METADATA pins the torch it was built with; one
+					 * built on this machine (pip install . or from git:
+					 * direct_url.json) is rebuilt, not installed.
+					 */
+					if (x->dist->built_here)
+						ct_finding_fix(f, "rebuild %s against the %s in use (%s): "
+								  "pip install --no-build-isolation, "
+								  "from its source",
+							       p->name, fw.name, fw.version);
+					if (r && strncmp(r->spec, "==", 2) == 0 && x->torch &&
+					    !x->dist->built_here) {
+						ct_finding_evidence(f, "%s %s requires torch%s (its "
+								       "Requires-Dist); torch %s is "
+								       "installed",
+								    p->name, p->version, r->spec,
+								    x->torch->version);
+						ct_finding_fix(f, "install the release of %s built for "
+								  "torch %s (%s %s requires torch%s), "
+								  "or pip install torch%s",
+							       p->name, x->torch->version, p->name,
+							       p->version, r->spec, r->spec);
+					}
+					if (!f->nfix_lines) {
+						ct_finding_fix(f, "rebuild %s against the %s in use (%s): "
+								  "pip install --no-build-isolation",
+							       p->name, fw.name, fw.version);
+						ct_finding_fix_line(f, "or install the build of %s made "
+								       "for %s %s",
+								    p->name, fw.name, fw.version);
+					} else {
+						ct_finding_fix_line(f, "or rebuild %s against the %s in "
+								       "use (%s): pip install "
+								       "--no-build-isolation",
+								    p->name, fw.name, fw.version);
+					}
 				}
 			}
 			if (!f->nfix_lines)
@@ -643,120 +541,6 @@ static void symbols(struct judge *J, struct ct_pkg *p, const struct ct_loader *L
 	}
 out:
 	free(scope);
-}
-
-/* ---- device code ------------------------------------------------------------ */
-
-
-/* Does the file link PyTorch (libtorch, libc10)? 1, 0, or -1 when it cannot be read. */
-static int links_torch(const char *path)
-{
-	struct ct_elfinfo e;
-	int torch = -1;
-	size_t i;
-
-	ct_elfinfo_init(&e);
-	if (ct_elfinfo_read(&e, path) == 0)
-		for (torch = 0, i = 0; i < e.nneeded && !torch; i++)
-			torch = ct_library_torch(e.needed[i]);
-	ct_elfinfo_release(&e);
-	return torch;
-}
-
-static void judge_code(struct judge *J, struct ct_pkg *p, struct ct_pkg_module *m)
-{
-	const struct ct_pkg_machine *M = J->m;
-	struct elfscan_options o = { 0 };
-	struct elfscan_file f;
-	size_t t, i, len = 0;
-	bool per_gpu = ct_cuda_library_per_gpu(ct_path_base(m->path));
-	/* Code nobody rebuilds by hand: NVIDIA's libraries and PyTorch's own. */
-	bool prebuilt = per_gpu || ct_framework_library(m->path);
-	char toolkit[256];
-
-	elfscan_file_init(&f);
-	o.threads = (unsigned)ct_threads(4) - 1;
-	if (elfscan_scan_path(&f, m->path, &o) != 0 || !f.nimages)
-		goto out;
-	m->device_code = true;
-	/* The archs once each, in the order first met. */
-	for (i = 0; i < f.nimages; i++) {
-		char name[ELFSCAN_ARCH_NAME_MAX], word[ELFSCAN_ARCH_NAME_MAX + 2], have[sizeof(m->archs) + 2];
-
-		elfscan_image_arch_name(&f.images[i], name, sizeof(name));
-		snprintf(word, sizeof(word), " %s ", name);
-		snprintf(have, sizeof(have), " %s ", m->archs);
-		if (strstr(have, word) || len + strlen(name) + 2 >= sizeof(m->archs))
-			continue;
-		len += (size_t)snprintf(m->archs + len, sizeof(m->archs) - len, "%s%s",
-					len ? " " : "", name);
-	}
-	m->verdicts = ct_xcalloc(M->ntargets + 1, sizeof(*m->verdicts));
-	for (t = 0; t < M->ntargets; t++) {
-		struct ct_pkg_verdict *pv = &m->verdicts[m->nverdicts++];
-		struct ct_verdict v;
-		struct ct_finding *fd;
-		char gencode[512];
-
-		ct_verdict_judge(&v, &f, &M->targets[t], per_gpu);
-		snprintf(pv->target, sizeof(pv->target), "%s", M->target_names[t]);
-		pv->verdict = v.verdict;
-		pv->fatbins = v.modules;
-		pv->sass = v.sass;
-		pv->ptx_jit = v.ptx_jit;
-		pv->no_image = v.no_image;
-		if (v.image >= 0)
-			elfscan_image_arch_name(&f.images[v.image], pv->image, sizeof(pv->image));
-		if (v.verdict == CT_VERDICT_NO_IMAGE) {
-			fd = ct_finding_add(&p->findings, CT_F_NO_KERNEL_IMAGE, m->path,
-					    "'%s' has no kernel image for %s", ct_path_base(m->path),
-					    M->target_names[t]);
-			ct_finding_evidence(fd, "%zu of %zu fatbins have no image that runs on %s "
-						"(its device code: %s)",
-					    v.no_image, v.modules, M->target_names[t],
-					    m->archs);
-			ct_finding_evidence(fd, "a kernel of those fails with \"no kernel image is "
-						"available for execution on the device\"");
-			ct_arch_toolkit_words(M->targets[t].major, M->targets[t].minor, toolkit,
-					      sizeof(toolkit));
-			if (prebuilt)
-				ct_finding_fix(fd, "install a release of %s built for %u.%u%s%s",
-					       per_gpu ? ct_path_base(m->path) : p->name, M->targets[t].major,
-					       M->targets[t].minor, toolkit[0] ? ", from " : "", toolkit);
-			else
-				ct_finding_fix(fd, "install a build of %s for %u.%u, or rebuild it with %s",
-					       p->name, M->targets[t].major, M->targets[t].minor,
-					       ct_arch_build_words(M->targets[t].major,
-								   M->targets[t].minor,
-								   links_torch(m->path), gencode,
-								   sizeof(gencode)));
-		} else if (v.verdict == CT_VERDICT_PTX_JIT && !ct_cuda_library(ct_path_base(m->path))) {
-			/* NVIDIA's own libraries JIT by design: run mode's rule (diag_devcode.c). */
-			fd = ct_finding_add(&p->findings, CT_F_PTX_JIT_ONLY, m->path,
-					    "'%s' runs on %s only as PTX, compiled at first launch",
-					    ct_path_base(m->path), M->target_names[t]);
-			ct_finding_evidence(fd, "%zu of %zu fatbins have PTX but no SASS for %s (its "
-						"device code: %s)",
-					    v.ptx_jit, v.modules, M->target_names[t], m->archs);
-			ct_arch_toolkit_words(M->targets[t].major, M->targets[t].minor, toolkit,
-					      sizeof(toolkit));
-			if (prebuilt)
-				ct_finding_fix(fd, "nothing to rebuild; for SASS, a release of %s built "
-						   "for %u.%u%s%s",
-					       p->name, M->targets[t].major, M->targets[t].minor,
-					       toolkit[0] ? ", from " : "", toolkit);
-			else
-				ct_finding_fix(fd, "add SASS for %u.%u with %s", M->targets[t].major,
-					       M->targets[t].minor,
-					       ct_arch_build_words(M->targets[t].major,
-								   M->targets[t].minor,
-								   links_torch(m->path), gencode,
-								   sizeof(gencode)));
-		}
-		ct_verdict_release(&v);
-	}
-out:
-	elfscan_file_release(&f);
 }
 
 static struct ct_pkg_module *add_module(struct ct_pkg *p, const char *path)
@@ -772,6 +556,33 @@ static struct ct_pkg_module *add_module(struct ct_pkg *p, const char *path)
 
 /* ---- one package ------------------------------------------------------------ */
 
+/*
+ * An extension that needs a CUDA runtime of another major than torch's is
+ * built for that runtime's CUDA (xformers for torch 2.6 needs
+ * libcudart.so.12 beside torch 2.15's CUDA 13): p->cuda says so.
+ */
+static void own_runtime(struct ct_pkg *p, const struct ct_loader *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->nobjs; i++) {
+		const struct ct_lobj *o = L->objs[i];
+		size_t k, m;
+
+		for (m = 0; m < p->nmods && strcmp(p->mods[m].path, o->path) != 0; m++)
+			;
+		for (k = 0; m < p->nmods && !ct_framework_library(o->path) && k < o->info.nneeded; k++)
+			if (ct_runtime_major(o->info.needed[k]) > 0 &&
+			    ct_runtime_major(o->info.needed[k]) != atoi(p->cuda)) {
+				/* Its major only: the copy loaded says nothing of the minor it was built with. */
+				snprintf(p->cuda, sizeof(p->cuda), "%d", ct_runtime_major(o->info.needed[k]));
+				snprintf(p->cuda_from, sizeof(p->cuda_from), "%s needs %s",
+					 o->path, o->info.needed[k]);
+				return;
+			}
+	}
+}
+
 /* The CUDA the package is built for: torch's version.py, else a runtime it loads. */
 static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char *c_module)
 {
@@ -783,6 +594,7 @@ static void package_cuda(struct ct_pkg *p, const struct ct_loader *L, const char
 		if (ct_framework_library(L->objs[i]->path) && ct_framework_of(L->objs[i]->path, &fw)) {
 			snprintf(p->cuda, sizeof(p->cuda), "%s", fw.cuda);
 			snprintf(p->cuda_from, sizeof(p->cuda_from), "%s", fw.source);
+			own_runtime(p, L);
 			return;
 		}
 	for (i = 0; i < L->nobjs; i++) {
@@ -881,18 +693,233 @@ static const char *verdict_of(const struct ct_findings *fs)
 	return "ok";
 }
 
+/* A string of its own, printf-made. */
+static char *xwords(const char *fmt, ...) __attribute__((format(__printf__, 1, 2)));
+static char *xwords(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return ct_xstrdup(buf);
+}
+
+/* Does d require torch (outside its extras)? */
+static bool requires_torch(const struct ct_dist *d)
+{
+	return ct_dist_requirement(d, "torch") != NULL;
+}
+
+/* The package's files another distribution of the site wrote over (both RECORDs list them). */
+static void replaced(struct ct_pkg *p, const struct ct_dist *d)
+{
+	struct ct_finding *f = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; d->replaced_by && i < d->nfiles; i++)
+		if (d->replaced_by[i] && ct_python_shared_object(ct_path_base(d->files[i])))
+			n++;
+	for (i = 0; n && d->replaced_by && i < d->nfiles; i++) {
+		if (!d->replaced_by[i] || !ct_python_shared_object(ct_path_base(d->files[i])))
+			continue;
+		if (!f) {
+			f = ct_finding_add(&p->findings, CT_F_LIB_MIXED_VERSIONS, d->files[i],
+					   "%zu librar%s of %s %s %s %s's now: installed later, it wrote "
+					   "its own over them",
+					   n, n == 1 ? "y" : "ies", p->name, p->version,
+					   n == 1 ? "is" : "are", d->replaced_by[i]);
+			ct_finding_evidence(f, "both distributions' RECORD list these files; their "
+					       "size is the one %s's RECORD gives",
+					    d->replaced_by[i]);
+			ct_finding_fix(f, "keep the two in separate venvs; or pip install "
+					  "--force-reinstall --no-deps %s==%s to get these files back "
+					  "(then %s's users get %s's)",
+				       p->name, p->version, d->replaced_by[i], p->name);
+		}
+		ct_finding_evidence(f, "%s: %s's", d->files[i], d->replaced_by[i]);
+	}
+}
+
+/* The package's objects in their dependency order (pkgload.h). */
+static void order_modules(struct ct_pkg *p)
+{
+	char **names = ct_xcalloc(p->nmods + 1, sizeof(*names));
+	size_t *order = ct_xcalloc(p->nmods + 1, sizeof(*order)), i;
+	struct ct_pkg_module *sorted = ct_xcalloc(p->nmods + 1, sizeof(*sorted));
+
+	for (i = 0; i < p->nmods; i++)
+		names[i] = p->mods[i].path;
+	ct_pkg_dependency_order(names, p->nmods, order);
+	for (i = 0; i < p->nmods; i++)
+		sorted[i] = p->mods[order[i]];
+	memcpy(p->mods, sorted, p->nmods * sizeof(*sorted));
+	free(sorted);
+	free(order);
+	free(names);
+}
+
+/* What loading a package's own objects left, per object (nown of them). */
+struct loads {
+	size_t nown;
+	struct ct_pkg_builds builds;
+	bool *is_build, *skipped;  /* one build per CUDA release; not loaded */
+	size_t *k0s, *k1s;         /* each dlopen's lookups [k0, k1) */
+	size_t *roots, nroots;     /* the objects dlopened, by index in the load */
+	bool *quiet;               /* lookups that draw no finding (on-demand libraries) */
+};
+
+static void loads_release(struct loads *ls)
+{
+	free(ls->is_build);
+	free(ls->skipped);
+	free(ls->k0s);
+	free(ls->k1s);
+	free(ls->roots);
+	free(ls->quiet);
+}
+
+/*
+ * dlopen each object of p in L, as its import would: of one build per
+ * CUDA release only the one it picks (T: torch's CUDA); then the
+ * libraries opened on demand only, whose lookups draw no finding.
+ */
+static void load_modules(struct ct_pkg *p, struct ct_loader *L, const struct ct_pkg_torch *T,
+			 struct loads *ls)
+{
+	char **paths = ct_xcalloc(p->nmods + 1, sizeof(*paths));
+	const struct ct_pkg_builds *b = &ls->builds;
+	size_t i, k;
+
+	ls->nown = p->nmods;
+	ls->is_build = ct_xcalloc(p->nmods + 1, sizeof(*ls->is_build));
+	ls->skipped = ct_xcalloc(p->nmods + 1, sizeof(*ls->skipped));
+	ls->k0s = ct_xcalloc(p->nmods + 1, sizeof(*ls->k0s));
+	ls->k1s = ct_xcalloc(p->nmods + 1, sizeof(*ls->k1s));
+	ls->roots = ct_xcalloc(p->nmods + 1, sizeof(*ls->roots));
+	for (i = 0; i < p->nmods; i++)
+		paths[i] = p->mods[i].path;
+	ct_pkg_builds_pick(p->name, paths, p->nmods, T, ls->is_build, &ls->builds);
+	free(paths);
+	for (i = 0; i < p->nmods; i++) {
+		struct ct_pkg_module *m = &p->mods[i];
+		const struct ct_lookup *lk, *miss;
+		const struct ct_lobj *who = NULL;
+		const char *lacks;
+		char words[1024];
+
+		if (ls->is_build[i] && (long)i != b->pick) {
+			m->note = b->pick >= 0
+					  ? xwords("not loaded: %s loads %s instead (%s)", p->name,
+						   ct_path_base(p->mods[b->pick].path), b->why)
+					  : xwords("not loaded: %s asks for %s (%s)", p->name,
+						   b->wanted[0] ? b->wanted : "its CPU library", b->why);
+			ls->skipped[i] = true;
+			continue;
+		}
+		if (ls->is_build[i])
+			m->note = xwords("the build %s loads (%s)", p->name, b->why);
+		ls->k0s[i] = L->nlookups;
+		lk = ct_pkg_dlopen(L, m->path);
+		ls->k1s[i] = L->nlookups;
+		for (k = 0; lk->object && k < L->nobjs; k++)
+			if (L->objs[k] == lk->object)
+				ls->roots[ls->nroots++] = k;
+		if ((miss = ct_pkg_failed(L, ls->k0s[i], true, NULL, 0))) {
+			snprintf(words, sizeof(words), "%s: %s", miss->name,
+				 miss->error ? miss->error : "not found");
+			m->load_error = ct_xstrdup(words);
+		} else if (lk->object && (lacks = tree_missing(L, lk->object, &who))) {
+			/* Mapped by an earlier load (import torch) that failed. */
+			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
+				 ct_path_base(who->path));
+			m->load_error = ct_xstrdup(words);
+		} else {
+			m->loaded = lk->object != NULL;
+		}
+	}
+	ls->quiet = ct_xcalloc(L->nlookups + 1, sizeof(*ls->quiet));
+	for (i = 0; i < p->nmods; i++) {
+		struct ct_pkg_module *m = &p->mods[i];
+		char lacks[512];
+
+		if (!m->load_error || m->note ||
+		    !ct_pkg_on_demand(L, m->path, ls->k0s[i], ls->k1s[i], lacks, sizeof(lacks)))
+			continue;
+		m->note = xwords("no library needs it: its package's other libraries open it on "
+				 "demand, where %s (not CUDA's) are installed; not judged",
+				 lacks);
+		for (k = ls->k0s[i]; k < ls->k1s[i]; k++)
+			ls->quiet[k] = true;
+	}
+}
+
+/* The build import asks for is not shipped: its first native call fails. */
+static void build_missing(struct ct_pkg *p, const struct ct_pkg_builds *b,
+			  const struct ct_pkg_torch *T)
+{
+	struct ct_finding *f;
+
+	if (!b->n || b->pick >= 0 || !b->wanted[0])
+		return;
+	f = ct_finding_add(&p->findings, CT_F_LIB_NOT_FOUND, p->meta, "'%s' is not in %s %s (%s)",
+			   b->wanted, p->name, p->version, b->why);
+	ct_finding_evidence(f, "%s %s ships the builds for CUDA %s", p->name, p->version,
+			    b->shipped);
+	if (b->forced) {
+		ct_finding_evidence(f, "%s names the build outright, with no fallback: its first "
+				       "native call fails",
+				    b->variable);
+		ct_finding_fix(f, "unset %s (%s then picks the build for torch's CUDA), or set it to "
+				  "one of %s",
+			       b->variable, p->name, b->shipped);
+	} else {
+		ct_finding_evidence(f, "no build of that CUDA major: %s does not take another "
+				       "major's",
+				    p->name);
+		ct_finding_fix(f, "install a release of %s with a build for torch's CUDA %d (pip "
+				  "install -U %s)",
+			       p->name, T->cuda_major, p->name);
+	}
+}
+
+/* PyTorch's own libraries of the load, added to torch's objects (their device code). */
+static void torch_libraries(struct ct_pkg *p, const struct ct_loader *L)
+{
+	size_t i, k;
+
+	for (i = 0; i < L->nobjs; i++) {
+		const char *path = L->objs[i]->path;
+
+		if (!ct_framework_library(path))
+			continue;
+		for (k = 0; k < p->nmods && !same_file(p->mods[k].path, path); k++)
+			;
+		if (k == p->nmods) {
+			struct ct_pkg_module *m = add_module(p, path);
+
+			m->device_code = ct_pkg_has_device_code(path);
+			m->loaded = true;
+		}
+	}
+}
+
 /*
  * Judge dist as a package when one of its shared objects counts; false
  * (nothing kept) otherwise.
  */
-static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *site,
-			  const struct ct_dist *dist)
+static bool judge_package(struct judge *J, struct ct_pyenv *env, const struct pkgctx *x,
+			  const char *site)
 {
+	const struct ct_dist *dist = x->dist;
 	const struct ct_pkg_machine *M = J->m;
 	char c_module[PATH_MAX] = "";
 	struct ct_pkg p = { 0 };
+	struct loads ls = { 0 };
 	struct ct_loader L;
-	size_t i, k0 = 0, o0 = 0;
+	struct ct_pkg_together tg;
+	size_t i, k0 = 0, o0 = 0, nbase;
 	bool real_program, torch = strcmp(dist->name, "torch") == 0;
 
 	for (i = 0; i < dist->nfiles; i++) {
@@ -912,74 +939,54 @@ static bool judge_package(struct judge *J, struct ct_pyenv *env, const char *sit
 	p.site = ct_xstrdup(site);
 	p.meta = dist->meta ? ct_xstrdup(dist->meta) : NULL;
 	ct_findings_init(&p.findings);
+	order_modules(&p);
 
-	real_program = start(&L, M->L, env->py.real);
-	if (torch || p.needs_torch)
-		model_import_torch(&L, M->L, &env->py, c_module, sizeof(c_module));
+	real_program = ct_pkg_start(&L, M->L, env->py.real);
+	/* Its import imports torch first when it needs torch's libraries or requires torch. */
+	if (torch || p.needs_torch || requires_torch(dist))
+		ct_pkg_import_torch(&L, M->L, &env->py, x->T, c_module, sizeof(c_module));
 	/*
 	 * What import torch brings is torch's to judge; a package that needs
 	 * it is judged from there on, unless import torch itself fails: then
 	 * that is what stops it.
 	 */
-	if (!torch && p.needs_torch && !failed(&L, 0, false)) {
+	if (!torch && c_module[0] && !ct_pkg_failed(&L, 0, false, NULL, 0)) {
 		k0 = L.nlookups;
 		o0 = L.nobjs;
 	}
-	for (i = 0; i < p.nmods; i++) {
-		struct ct_pkg_module *m = &p.mods[i];
-		size_t before = L.nlookups;
-		const struct ct_lookup *k = model_dlopen(&L, m->path), *miss;
-		const struct ct_lobj *who = NULL;
-		const char *lacks;
-		char words[1024];
-
-		if ((miss = failed_since(&L, before))) {
-			snprintf(words, sizeof(words), "%s: %s", miss->name,
-				 miss->error ? miss->error : "not found");
-			m->load_error = ct_xstrdup(words);
-		} else if (k->object && (lacks = tree_missing(&L, k->object, &who))) {
-			/* Mapped by an earlier load (import torch) that failed. */
-			snprintf(words, sizeof(words), "%s: not found (needed by %s)", lacks,
-				 ct_path_base(who->path));
-			m->load_error = ct_xstrdup(words);
-		} else {
-			m->loaded = k->object != NULL;
-		}
-	}
+	nbase = L.nobjs;
+	load_modules(&p, &L, x->T, &ls);
+	build_missing(&p, &ls.builds, x->T);
 	/* The torch import's lookups count for torch and for whatever needs it. */
-	package_cuda(&p, &L, torch || p.needs_torch ? c_module : NULL);
-	not_found(&p, &L, k0);
+	package_cuda(&p, &L, torch || c_module[0] ? c_module : NULL);
+	ct_pkg_together_init(&tg, &L, nbase, ls.roots, ls.nroots);
+	not_found(&p, x, &L, k0, ls.quiet, L.nlookups);
 	shadowed(&p, &L, k0);
-	mixed(&p, &L, o0);
+	mixed(&p, &L, o0, &tg);
 	version_gaps(&p, &L, o0);
-	/* With a library missing, what it would define is unknown. */
+	replaced(&p, dist);
+	ct_pkg_together_release(&tg);
 	/*
-	 * torch's own objects are built with its libraries: reading their
-	 * symbol tables (libtorch_cpu's is 10 MB) would tell nothing.
+	 * With a library missing, what it would define is unknown. torch's
+	 * own objects are built with its libraries: reading their symbol
+	 * tables (libtorch_cpu's is 10 MB) would tell nothing.
 	 */
-	if (real_program && !torch && !failed(&L, 0, false))
-		symbols(J, &p, &L);
-	/* Device code: the package's objects, and PyTorch's libraries for torch. */
+	if (real_program && !torch && !ct_pkg_failed(&L, 0, false, ls.quiet, L.nlookups))
+		symbols(J, &p, x, &L);
+	/* Device code: the package's objects loaded, and PyTorch's libraries for torch. */
 	if (torch)
-		for (i = 0; i < L.nobjs; i++) {
-			const char *path = L.objs[i]->path;
-			size_t k;
-
-			if (!ct_framework_library(path))
-				continue;
-			for (k = 0; k < p.nmods && !same_file(p.mods[k].path, path); k++)
-				;
-			if (k == p.nmods) {
-				struct ct_pkg_module *m = add_module(&p, path);
-
-				m->device_code = has_device_code(path);
-				m->loaded = true;
-			}
-		}
+		torch_libraries(&p, &L);
 	for (i = 0; M->ntargets && i < p.nmods; i++)
-		if (p.mods[i].device_code)
-			judge_code(J, &p, &p.mods[i]);
+		if (p.mods[i].device_code && !(i < ls.nown && ls.skipped[i]))
+			ct_pkg_judge_code(M, &p, &p.mods[i]);
 	driver_check_libs(J, &p, &L, o0, driver_check(J, &p));
+	{
+		struct ct_toolchain_ask ask = { p.name, p.version, site, M->L, M->targets,
+						M->target_names, M->ntargets };
+
+		ct_toolchain_judge(&ask, &p.findings, &p.facts, &p.nfacts);
+	}
+	loads_release(&ls);
 	ct_loader_release(&L);
 	ct_findings_group(&p.findings);
 	p.verdict = verdict_of(&p.findings);
@@ -1023,6 +1030,18 @@ static void note_key(struct ct_pyenv *env, const char *site, const struct ct_dis
 	}
 }
 
+/* The first distribution named name on sys.path (sites in order), or NULL. */
+static const struct ct_dist *first_dist(const struct ct_site *sites, size_t n, const char *name)
+{
+	size_t s, k;
+
+	for (s = 0; s < n; s++)
+		for (k = 0; k < sites[s].ndists; k++)
+			if (sites[s].dists[k].meta && strcmp(sites[s].dists[k].name, name) == 0)
+				return &sites[s].dists[k];
+	return NULL;
+}
+
 int ct_pyenvs_judge(const char *given, const struct ct_pkg_machine *m, struct ct_pyenv **out,
 		    size_t *n)
 {
@@ -1040,24 +1059,34 @@ int ct_pyenvs_judge(const char *given, const struct ct_pkg_machine *m, struct ct
 	*out = ct_xcalloc(*n + 1, sizeof(**out));
 	for (i = 0; i < *n; i++) {
 		struct ct_pyenv *env = &(*out)[i];
+		struct ct_site *sites;
+		struct ct_pkg_torch torch;
+		struct pkgctx x = { .T = &torch };
 
 		env->py = pys[i];
 		ct_python_build_read(&env->py, &env->build);
 		for (k = 0; k < CT_PYENV_KEYS; k++)
 			env->keys[k].name = key_names[k];
+		ct_pkg_torch_read(&torch, &env->py);
+		sites = ct_xcalloc(env->py.nsites + 1, sizeof(*sites));
+		for (s = 0; s < env->py.nsites; s++)
+			if (ct_site_read(&sites[s], env->py.sites[s]) < 0)
+				memset(&sites[s], 0, sizeof(sites[s]));
+		x.torch = first_dist(sites, env->py.nsites, "torch");
 		for (s = 0; s < env->py.nsites; s++) {
-			struct ct_site site;
-
-			if (ct_site_read(&site, env->py.sites[s]) < 0)
-				continue;
 			/* The first of a name on sys.path is the one imported. */
-			for (k = 0; k < site.ndists; k++) {
-				note_key(env, site.dir, &site.dists[k]);
-				if (!judged_before(env, site.dists[k].name))
-					judge_package(&J, env, site.dir, &site.dists[k]);
+			for (k = 0; k < sites[s].ndists; k++) {
+				note_key(env, sites[s].dir, &sites[s].dists[k]);
+				x.dist = &sites[s].dists[k];
+				if (!judged_before(env, sites[s].dists[k].name))
+					judge_package(&J, env, &x, sites[s].dir);
 			}
-			ct_site_release(&site);
 		}
+		for (s = 0; s < env->py.nsites; s++)
+			if (sites[s].dir)
+				ct_site_release(&sites[s]);
+		free(sites);
+		ct_pkg_torch_release(&torch);
 	}
 	free(pys);
 	ct_symcache_free(J.syms);
@@ -1075,6 +1104,7 @@ void ct_pyenvs_free(struct ct_pyenv *envs, size_t n)
 			for (m = 0; m < p->nmods; m++) {
 				free(p->mods[m].path);
 				free(p->mods[m].load_error);
+				free(p->mods[m].note);
 				free(p->mods[m].verdicts);
 			}
 			free(p->mods);
@@ -1082,6 +1112,9 @@ void ct_pyenvs_free(struct ct_pyenv *envs, size_t n)
 			free(p->version);
 			free(p->site);
 			free(p->meta);
+			for (m = 0; m < p->nfacts; m++)
+				free(p->facts[m]);
+			free(p->facts);
 			ct_findings_release(&p->findings);
 		}
 		free(envs[i].pkgs);

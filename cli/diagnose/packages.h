@@ -5,25 +5,35 @@
  * device code, judged as `import` would load it, with nothing run:
  *
  * - the load: the interpreter's program and its libraries, then (for
- *   PyTorch and every package that needs its libraries) what
- *   torch/__init__.py does: libtorch_global_deps.so with RTLD_GLOBAL, on a
- *   missing CUDA library the nvidia/<lib>/lib copies of sys.path first,
- *   then torch._C; then each shared object of the package, as dlopen
- *   would, in the loader model (resolve.h). What goes wrong is a finding
- *   under the package: lib-not-found, symbol-version-missing,
- *   lib-shadowed (LD_LIBRARY_PATH before a RUNPATH that names another
- *   copy), lib-mixed-versions (CUDA libraries of two majors, or built for
- *   another CUDA than the package);
+ *   PyTorch, every package that needs its libraries and every package
+ *   whose METADATA requires torch) what torch/__init__.py does, as its
+ *   text says (torchinit.h, pkgload.h): libtorch_global_deps.so with
+ *   RTLD_GLOBAL, the nvidia-* wheels' copies preloaded (always, or on a
+ *   missing CUDA library), then torch._C; then each shared object of the
+ *   package in its dependency order, as dlopen would, in the loader model
+ *   (resolve.h). Of a package with one build per CUDA release
+ *   (bitsandbytes) only the one its import picks is loaded; the others,
+ *   and libraries opened on demand only for hardware the machine may lack
+ *   (cuFile's RDMA library), carry a note and no finding. What goes wrong
+ *   is a finding under the package: lib-not-found (its fix read from the
+ *   METADATA: the pinned version torch requires, the package's own extra
+ *   for CUDA's wheels; a build the package asks for but does not ship),
+ *   symbol-version-missing, lib-shadowed (LD_LIBRARY_PATH before a
+ *   RUNPATH that names another copy), lib-mixed-versions (CUDA libraries
+ *   of two majors that one load maps together, a library built for
+ *   another CUDA than the package, or the package's files that another
+ *   distribution wrote over);
  * - symbol-missing: the package's own objects' undefined symbols that no
  *   object of the load defines (an extension built against another
- *   libtorch), when the interpreter's program could be read (it defines
- *   Python's own symbols);
+ *   libtorch: the torch release its METADATA pins is said), when the
+ *   interpreter's program could be read (it defines Python's own symbols);
  * - device code: check's per-fatbin verdict (verdict.h) of each object of
  *   the package with device code (PyTorch's: its libraries), for the GPUs
  *   the driver reports, else the --arch targets: no-kernel-image,
  *   ptx-jit-only;
  * - driver-too-old: the CUDA the package is built for (torch/version.py,
- *   else the CUDA runtime it loads) has a newer major than the driver's.
+ *   unless its own objects need a runtime of another major; else the CUDA
+ *   runtime it loads) has a newer major than the driver's.
  *
  * A package's verdict is its first error's code, or "ok".
  *
@@ -36,46 +46,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "arch.h"
-#include "findings.h"
+#include "pkgtypes.h"
 #include "python.h"
-#include "targets.h"
-#include "verdict.h"
-
-struct ct_loader;
-
-/* check's verdict of one object for one target. */
-struct ct_pkg_verdict {
-	char target[CT_TARGET_NAME];     /* "sm_90" */
-	enum ct_verdict_kind verdict;
-	size_t fatbins, sass, ptx_jit, no_image;
-	char image[ELFSCAN_ARCH_NAME_MAX]; /* the image picked in most fatbins, or "" */
-};
-
-/* A shared object of a package judged. */
-struct ct_pkg_module {
-	char *path;
-	bool loaded;               /* the model loaded it (and everything it needs) */
-	char *load_error;          /* the loader's words when not, or NULL */
-	bool device_code;          /* it carries SASS, PTX or LTO-IR */
-	char archs[256];           /* "sm_80 sm_90 compute_90", or "" */
-	struct ct_pkg_verdict *verdicts; /* one per target, when it has device code */
-	size_t nverdicts;
-};
-
-struct ct_pkg {
-	char *name;                /* as its metadata says, or its folder's name */
-	char *version;             /* or "" */
-	char *site;                /* the site folder it is installed in */
-	char *meta;                /* its .dist-info / .egg-info folder, or NULL */
-	bool needs_torch;          /* its objects need PyTorch's libraries */
-	char cuda[32];             /* the CUDA it is built for, "12.4", or "" */
-	char cuda_from[512];       /* where that was read: torch/version.py, a runtime */
-	struct ct_pkg_module *mods;
-	size_t nmods;
-	struct ct_findings findings; /* grouped, errors first */
-	const char *verdict;       /* "ok" or the first error's code (static) */
-};
 
 /*
  * A package collect_env and issue templates ask the version of, CUDA code
@@ -99,17 +71,6 @@ struct ct_pyenv {
 	struct ct_pkg *pkgs;       /* in site order, then by name */
 	size_t npkgs;
 	size_t nscanned;           /* shared objects looked at */
-};
-
-/* What packages are judged against. */
-struct ct_pkg_machine {
-	const struct ct_loader *L;  /* the machine's loader model (doctor's); borrowed */
-	int driver_cuda;            /* cuDriverGetVersion's answer, or <= 0 */
-	const char *driver_path;    /* the libcuda.so.1 that answered, or NULL */
-	const char *driver_release; /* its release ("550.163.01"), or "" */
-	const struct elfscan_target *targets; /* the GPUs, else --arch; may be 0 */
-	const char (*target_names)[CT_TARGET_NAME];
-	size_t ntargets;
 };
 
 /*

@@ -446,6 +446,102 @@ static int by_dist(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
+/* The length of the run of chars of s in set. */
+static size_t span(const char *s, const char *set)
+{
+	return strspn(s, set);
+}
+
+bool ct_requirement_parse(const char *text, struct ct_requirement *r)
+{
+	const char *p = text + span(text, " \t"), *semi, *x;
+	size_t n;
+
+	memset(r, 0, sizeof(*r));
+	n = strcspn(p, " \t[(;<>=!~@,");
+	if (!n || n >= sizeof(r->name))
+		return false;
+	memcpy(r->name, p, n);
+	p += n;
+	p += span(p, " \t");
+	if (*p == '[') {
+		n = strcspn(++p, "]");
+		snprintf(r->extras, sizeof(r->extras), "%.*s", (int)n, p);
+		p += n + (p[n] == ']');
+		p += span(p, " \t");
+	}
+	semi = strchr(p, ';');
+	n = semi ? (size_t)(semi - p) : strlen(p);
+	/* "(>=1.0)", the old way of writing a spec. */
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == ')'))
+		n--;
+	if (*p == '(')
+		p++, n--;
+	if ((ssize_t)n > 0)
+		snprintf(r->spec, sizeof(r->spec), "%.*s", (int)n, p);
+	/* extra == "ctk" (or 'ctk'), anywhere in the markers. */
+	if (semi && (x = strstr(semi, "extra"))) {
+		x += 5;
+		x += span(x, " \t");
+		if (x[0] == '=' && x[1] == '=') {
+			x += 2;
+			x += span(x, " \t");
+			if (*x == '"' || *x == '\'') {
+				char q = *x++;
+
+				n = strcspn(x, q == '"' ? "\"" : "'");
+				snprintf(r->extra, sizeof(r->extra), "%.*s", (int)n, x);
+			}
+		}
+	}
+	return true;
+}
+
+const struct ct_requirement *ct_dist_requirement(const struct ct_dist *d, const char *name)
+{
+	char a[160], b[160];
+	size_t i;
+
+	if (!d)
+		return NULL;
+	ct_python_normal_name(name, a, sizeof(a));
+	for (i = 0; i < d->nreqs; i++)
+		if (!d->reqs[i].extra[0] &&
+		    strcmp(ct_python_normal_name(d->reqs[i].name, b, sizeof(b)), a) == 0)
+			return &d->reqs[i];
+	return NULL;
+}
+
+const struct ct_requirement *ct_dist_toolkit_extra(const struct ct_dist *d, const char *soname,
+						  int major)
+{
+	char stem[64], word[64], spec_major[16];
+	const char *b = ct_path_base(soname), *w;
+	size_t i, n;
+
+	if (!d || strncmp(b, "lib", 3) != 0)
+		return NULL;
+	for (n = 0; b[3 + n] && b[3 + n] != '.' && n + 1 < sizeof(stem); n++)
+		stem[n] = (char)tolower((unsigned char)b[3 + n]);
+	stem[n] = '\0';
+	snprintf(spec_major, sizeof(spec_major), "==%d.", major);
+	for (i = 0; i < d->nreqs; i++) {
+		const struct ct_requirement *r = &d->reqs[i];
+
+		if (!r->extra[0] || strcmp(r->name, "cuda-toolkit") != 0 ||
+		    (major > 0 && strncmp(r->spec, spec_major, strlen(spec_major)) != 0))
+			continue;
+		/* cublas brings libcublas and libcublasLt. */
+		for (w = r->extras; *w; w += n + (w[n] == ',')) {
+			n = strcspn(w, ",");
+			snprintf(word, sizeof(word), "%.*s", (int)n, w);
+			if (word[0] && strncmp(stem, word, strlen(word)) == 0)
+				return r;
+		}
+	}
+	return NULL;
+}
+
 /* "Name: x" and "Version: y" from the headers of METADATA / PKG-INFO. */
 static void read_metadata(struct ct_dist *d, const char *file)
 {
@@ -463,10 +559,18 @@ static void read_metadata(struct ct_dist *d, const char *file)
 			continue;
 		*v++ = '\0';
 		v += strspn(v, " \t");
-		if (strcasecmp(line, "Name") == 0 && *v && !d->name)
+		if (strcasecmp(line, "Name") == 0 && *v && !d->name) {
 			d->name = ct_xstrdup(v);
-		else if (strcasecmp(line, "Version") == 0 && *v && !d->version)
+		} else if (strcasecmp(line, "Version") == 0 && *v && !d->version) {
 			d->version = ct_xstrdup(v);
+		} else if (strcasecmp(line, "Requires-Dist") == 0) {
+			struct ct_requirement r;
+
+			if (!ct_requirement_parse(v, &r))
+				continue;
+			d->reqs = ct_xrealloc(d->reqs, (d->nreqs + 1) * sizeof(*d->reqs));
+			d->reqs[d->nreqs++] = r;
+		}
 	}
 	fclose(f);
 }
@@ -500,25 +604,39 @@ static bool read_listing(struct ct_dist *d, const char *file, const char *rel_to
 	if (!text)
 		return false;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char path[PATH_MAX], *end;
+		char path[PATH_MAX], *end, *size = NULL;
+		bool quoted = false;
 		struct stat st;
 
 		if (csv && line[0] == '"') { /* a name with a comma in it, quoted */
 			line++;
 			end = strchr(line, '"');
+			quoted = true;
 		} else {
 			end = csv ? strchr(line, ',') : line + strcspn(line, "\r");
 		}
-		if (end)
+		if (end) {
+			/* ",HASH,SIZE" after the path (its closing quote first, if quoted). */
+			if (csv && end[quoted] && (size = strchr(end + 1 + quoted, ',')))
+				size++;
 			*end = '\0';
+		}
 		if (!line[0] || line[0] == '/' || !ct_python_shared_object(ct_path_base(line)))
 			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", rel_to, line) >= sizeof(path))
 			continue;
 		tidy(path);
 		/* A regular file (through a link too): never a FIFO to block on. */
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			push(&d->files, &d->nfiles, path);
+			if (csv) {
+				d->size_ok = ct_xrealloc(d->size_ok, d->nfiles);
+				d->size_ok[d->nfiles - 1] =
+					!size || !isdigit((unsigned char)*size)
+						? -1
+						: strtoll(size, NULL, 10) == (long long)st.st_size;
+			}
+		}
 	}
 	free(text);
 	d->from_record = true;
@@ -587,9 +705,34 @@ static void tops_of(const struct ct_dist *d, const char *site, char ***tops, siz
 	}
 }
 
+/* d's files sorted by name, their RECORD sizes' verdicts with them. */
+static void sort_files(struct ct_dist *d)
+{
+	size_t i, j;
+
+	if (d->nfiles < 2)
+		return;
+	if (!d->size_ok) {
+		qsort(d->files, d->nfiles, sizeof(*d->files), by_string);
+		return;
+	}
+	/* Few files a package: an insertion sort keeps the two arrays together. */
+	for (i = 1; i < d->nfiles; i++) {
+		char *f = d->files[i];
+		signed char ok = d->size_ok[i];
+
+		for (j = i; j > 0 && strcmp(d->files[j - 1], f) > 0; j--) {
+			d->files[j] = d->files[j - 1];
+			d->size_ok[j] = d->size_ok[j - 1];
+		}
+		d->files[j] = f;
+		d->size_ok[j] = ok;
+	}
+}
+
 static void read_dist(struct ct_site *s, const char *name)
 {
-	char meta[PATH_MAX], file[PATH_MAX + 32], stem[NAME_MAX + 1], *dash;
+	char meta[PATH_MAX], file[PATH_MAX + 32], stem[NAME_MAX + 1], *dash, *text;
 	bool egg = strstr(name, ".egg-info") != NULL;
 	struct ct_dist d = { 0 };
 	struct stat st;
@@ -630,7 +773,9 @@ static void read_dist(struct ct_site *s, const char *name)
 	}
 	if (!d.from_record) {
 		/* top_level.txt, else the distribution's own name as a module. */
-		char *text = NULL, *line, *save = NULL, norm[256];
+		char *line, *save = NULL, norm[256];
+
+		text = NULL;
 
 		snprintf(file, sizeof(file), "%s/top_level.txt", meta);
 		if (S_ISDIR(st.st_mode) && (text = ct_read_small_file(file, 1 << 20))) {
@@ -658,8 +803,12 @@ static void read_dist(struct ct_site *s, const char *name)
 			}
 		}
 	}
-	if (d.nfiles > 1)
-		qsort(d.files, d.nfiles, sizeof(*d.files), by_string);
+	sort_files(&d);
+	snprintf(file, sizeof(file), "%s/direct_url.json", meta);
+	if (S_ISDIR(st.st_mode) && (text = ct_read_small_file(file, 1 << 20))) {
+		d.built_here = strstr(text, "\"dir_info\"") || strstr(text, "\"vcs_info\"");
+		free(text);
+	}
 	s->dists = ct_xrealloc(s->dists, (s->ndists + 1) * sizeof(*s->dists));
 	s->dists[s->ndists++] = d;
 }
@@ -707,6 +856,42 @@ out:
 	free_list(tops, ntops);
 }
 
+/*
+ * Files two distributions of s list, which the file's size says are the
+ * other's now (nvidia-cudnn-cu12 and -cu13 both install
+ * nvidia/cudnn/lib/libcudnn.so.9: the last installed wrote its own).
+ */
+static void mark_replaced(struct ct_site *s)
+{
+	size_t a, b, i;
+
+	for (a = 0; a < s->ndists; a++) {
+		struct ct_dist *x = &s->dists[a];
+
+		for (i = 0; x->size_ok && i < x->nfiles; i++) {
+			if (x->size_ok[i] != 0)
+				continue;
+			for (b = 0; b < s->ndists; b++) {
+				const struct ct_dist *y = &s->dists[b];
+				char **hit;
+				char who[512];
+
+				if (b == a || !y->size_ok ||
+				    !(hit = bsearch(&x->files[i], y->files, y->nfiles, sizeof(*y->files),
+						    by_string)) ||
+				    y->size_ok[hit - y->files] != 1)
+					continue;
+				if (!x->replaced_by)
+					x->replaced_by = ct_xcalloc(x->nfiles, sizeof(*x->replaced_by));
+				snprintf(who, sizeof(who), "%s%s%s", y->name, y->version[0] ? " " : "",
+					 y->version);
+				x->replaced_by[i] = ct_xstrdup(who);
+				break;
+			}
+		}
+	}
+}
+
 int ct_site_read(struct ct_site *s, const char *dir)
 {
 	struct dirent *e;
@@ -724,6 +909,7 @@ int ct_site_read(struct ct_site *s, const char *dir)
 			read_dist(s, e->d_name);
 	}
 	closedir(d);
+	mark_replaced(s);
 	read_unclaimed(s);
 	if (s->ndists > 1)
 		qsort(s->dists, s->ndists, sizeof(*s->dists), by_dist);
@@ -738,7 +924,11 @@ void ct_site_release(struct ct_site *s)
 		free(s->dists[i].name);
 		free(s->dists[i].version);
 		free(s->dists[i].meta);
+		if (s->dists[i].replaced_by)
+			free_list(s->dists[i].replaced_by, s->dists[i].nfiles);
 		free_list(s->dists[i].files, s->dists[i].nfiles);
+		free(s->dists[i].size_ok);
+		free(s->dists[i].reqs);
 	}
 	free(s->dists);
 	free(s->dir);

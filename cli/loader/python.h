@@ -79,6 +79,23 @@ struct ct_python_build {
 };
 void ct_python_build_read(const struct ct_python *py, struct ct_python_build *b);
 
+/*
+ * A requirement of a distribution (a Requires-Dist line of its METADATA,
+ * PEP 508): "cuda-toolkit[cublas,cudart]==12.*; extra == \"ctk\"". Of the
+ * markers only the extra is kept; the others (platform_system, the
+ * Python version) are taken as met on this Linux machine.
+ */
+struct ct_requirement {
+	char name[128];     /* "nvidia-cudnn-cu13", "cuda-toolkit", "torch" */
+	char extras[256];   /* the extras it asks of it: "cublas,cudart", or "" */
+	char spec[128];     /* "==9.26.0.51", ">=2.0,<2.6", or "" */
+	char extra[64];     /* the distribution's own extra that asks for it
+			       ("ctk"), or "" when it always does */
+};
+
+/* Parse the value of a Requires-Dist header into *r; false when it names nothing. */
+bool ct_requirement_parse(const char *text, struct ct_requirement *r);
+
 /* One installed distribution. */
 struct ct_dist {
 	char *name;         /* "torch", "nvidia-cudnn-cu12" (as METADATA says) */
@@ -88,7 +105,37 @@ struct ct_dist {
 	char **files;       /* its shared objects, absolute paths, sorted */
 	size_t nfiles;
 	bool from_record;   /* files listed by RECORD / installed-files.txt */
+	/*
+	 * Per file when from_record (else NULL): 1 when the file's size is
+	 * the one RECORD gives, 0 when it is not, -1 when RECORD gives none.
+	 */
+	signed char *size_ok;
+	/*
+	 * Per file (NULL when no file is): "nvidia-cudnn-cu12 9.28.0.42", the
+	 * other distribution of the site folder whose RECORD lists the same
+	 * file with the size it has, while this one's does not: installed
+	 * later, it wrote its own file over this one's (both RECORDs still
+	 * list it); else a NULL entry.
+	 */
+	char **replaced_by;
+	struct ct_requirement *reqs; /* Requires-Dist, in METADATA's order */
+	size_t nreqs;
+	bool built_here;    /* built from a folder or a VCS checkout on this
+			       machine (direct_url.json: dir_info, vcs_info),
+			       not a wheel taken from an index */
 };
+
+/* d's requirement of the distribution name (any spelling), outside its extras; or NULL. */
+const struct ct_requirement *ct_dist_requirement(const struct ct_dist *d, const char *name);
+
+/*
+ * d's extra that brings soname's library through cuda-toolkit's own
+ * extras ("ctk": cuda-toolkit[cublas,cudart,...]==12.*), for the CUDA
+ * major its spec names (any, when major <= 0); NULL when none does. d may
+ * be NULL.
+ */
+const struct ct_requirement *ct_dist_toolkit_extra(const struct ct_dist *d, const char *soname,
+						   int major);
 
 /* A site folder and what is installed in it. */
 struct ct_site {

@@ -120,7 +120,8 @@ static void module(struct ct_doctor_model *m, struct ct_py_module *out,
 {
 	size_t t;
 
-	*out = (struct ct_py_module){ mod->path, mod->loaded, mod->load_error, mod->device_code,
+	*out = (struct ct_py_module){ mod->path, mod->loaded, mod->load_error, mod->note,
+				      mod->device_code,
 				      mod->archs, NULL, mod->nverdicts };
 	out->verdicts = ct_arena_alloc(&m->arena, (mod->nverdicts ? mod->nverdicts : 1) *
 							  sizeof(*out->verdicts));
@@ -191,6 +192,8 @@ static void pyenv(struct ct_doctor_model *m, struct ct_py_env *out, const struct
 			.cuda_from = p->cuda_from,
 			.nmods = p->nmods,
 			.findings = &p->findings,
+			.facts = (const char *const *)p->facts,
+			.nfacts = p->nfacts,
 			.verdict = p->verdict,
 			.ok = strcmp(p->verdict, "ok") == 0,
 		};

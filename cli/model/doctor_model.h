@@ -109,6 +109,7 @@ struct ct_py_module {
 	const char *path;
 	bool loaded;               /* the model loaded it and everything it needs */
 	const char *load_error;    /* the loader's words when not, or NULL */
+	const char *note;          /* why import does not load it, or only on demand; or NULL */
 	bool device_code;          /* it carries SASS, PTX or LTO-IR */
 	const char *archs;         /* "sm_80 sm_90 compute_90", or "" */
 	struct ct_py_verdict *verdicts; /* one per target, when it has device code */
@@ -126,6 +127,8 @@ struct ct_py_pkg {
 	struct ct_py_module *mods;
 	size_t nmods;
 	const struct ct_findings *findings; /* grouped, errors first */
+	const char *const *facts;  /* what was judged right, in words (Triton's toolchain) */
+	size_t nfacts;
 	const char *verdict;       /* "ok" or the first error's code */
 	bool ok;                   /* the verdict is "ok" */
 };

@@ -55,6 +55,8 @@ static void print_module(FILE *out, const struct ct_py_module *m)
 	ct_tprintf(out, "      %s\n", m->path);
 	if (m->load_error)
 		ct_tprintf(out, "          does not load: %s\n", m->load_error);
+	if (m->note)
+		ct_tprintf(out, "          %s\n", m->note);
 	if (m->device_code)
 		ct_tprintf(out, "          device code%s%s\n", m->archs[0] ? ": " : "",
 			   m->archs[0] ? m->archs : " (not judged: no GPU and no --arch)");
@@ -128,6 +130,8 @@ void ct_pyenvs_print(FILE *out, const struct ct_py_env *envs, size_t n, bool ver
 				   p->cuda[0] ? ")" : "", p->verdict);
 			for (m = 0; m < p->findings->n; m++)
 				print_finding(out, &p->findings->f[m], verbose);
+			for (m = 0; m < p->nfacts; m++)
+				ct_tprintf(out, "    %s\n", p->facts[m]);
 			if (!verbose)
 				continue;
 			ct_tprintf(out, "    %s, in %s\n", p->meta ? p->meta : "no metadata", p->site);
@@ -155,6 +159,7 @@ static void json_module(struct ct_json *j, const struct ct_py_module *m)
 	ct_json_kv_string(j, "path", m->path);
 	ct_json_kv_bool(j, "loaded", m->loaded);
 	ct_json_kv_string(j, "load_error", m->load_error);
+	ct_json_kv_string(j, "note", m->note);
 	ct_json_kv_bool(j, "device_code", m->device_code);
 	ct_json_words(j, "archs", m->archs);
 	ct_json_key(j, "verdicts");
@@ -251,6 +256,11 @@ void ct_pyenvs_json(struct ct_json *j, const struct ct_py_envs *py)
 				json_module(j, &p->mods[m]);
 			ct_json_array_end(j);
 			json_findings(j, p->findings);
+			ct_json_key(j, "facts");
+			ct_json_array_begin(j);
+			for (m = 0; m < p->nfacts; m++)
+				ct_json_string(j, p->facts[m]);
+			ct_json_array_end(j);
 			ct_json_object_end(j);
 		}
 		ct_json_array_end(j);

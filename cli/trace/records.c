@@ -5,6 +5,7 @@
  * the open it ends, a dlerror to its thread's dlopen); at the end of the
  * file, indices become pointers.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,6 +124,26 @@ static void on_close(struct reader *rd, const struct ct_jv *v)
 		rd->p->objects[k].closed = true;
 		e->open = rd->object_below[k];
 	}
+}
+
+/*
+ * Is a dlerror text a dlsym's on an object the request (at time t) loaded
+ * and kept: "PATH: undefined symbol: NAME", PATH still loaded and opened
+ * since? A dlopen that fails on a symbol unmaps what it mapped, and one
+ * that fails on a symbol version says "version"; an object loaded before
+ * the request (RTLD_NOW on a lazily bound library) keeps its text with it.
+ */
+static bool dlsym_text(struct reader *rd, const char *text, int64_t t)
+{
+	const char *colon = text ? strstr(text, ": undefined symbol: ") : NULL;
+	char path[PATH_MAX];
+	struct by_path *e;
+
+	if (!colon || text[0] != '/' || (size_t)(colon - text) >= sizeof(path))
+		return false;
+	memcpy(path, text, (size_t)(colon - text));
+	path[colon - text] = '\0';
+	return (e = find_path(rd->paths, path)) && e->open && rd->p->objects[e->open - 1].t >= t;
 }
 
 /* A start record's run: 1 to 32 hex digits, as the shim writes it; else none. */
@@ -259,9 +280,15 @@ void ct_reader_record(struct reader *rd, const struct ct_jv *v)
 	} else if (strcmp(ev, "dlerror") == 0) {
 		struct by_tid *th = thread(rd, tid);
 
-		/* The text goes with this thread's latest request, if that one failed. */
+		/*
+		 * The text goes with this thread's latest request, if that one
+		 * can have failed, unless it is a later dlsym's on what that
+		 * dlopen loaded and kept ("PATH: undefined symbol: get_context",
+		 * bitsandbytes' getattr on its library).
+		 */
 		if (th->last_request && !p->requests[th->last_request - 1].error &&
-		    request_may_have_failed(rd, th))
+		    request_may_have_failed(rd, th) &&
+		    !dlsym_text(rd, ct_jstr(v, "text", NULL), p->requests[th->last_request - 1].t))
 			p->requests[th->last_request - 1].error = kstr(rd, v, "text", NULL);
 	} else if (strcmp(ev, "module") == 0 || strcmp(ev, "register") == 0) {
 		struct ct_module *m = CT_TRACE_PUSH(p->modules, p->nmodules);

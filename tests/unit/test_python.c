@@ -341,6 +341,70 @@ static void test_site(void **state)
 	assert_int_equal(ct_site_read(&s, at("no-such-site")), -ENOENT);
 }
 
+
+static void test_requirement(void **state)
+{
+	struct ct_requirement r;
+
+	(void)state;
+	assert_true(ct_requirement_parse("nvidia-cudnn-cu13==9.26.0.51; platform_system == \"Linux\"", &r));
+	assert_string_equal(r.name, "nvidia-cudnn-cu13");
+	assert_string_equal(r.spec, "==9.26.0.51");
+	assert_string_equal(r.extras, "");
+	assert_string_equal(r.extra, "");
+	assert_true(ct_requirement_parse(
+		"cuda-toolkit[cublas,cudart,cufft]==12.*; extra == \"ctk\"", &r));
+	assert_string_equal(r.name, "cuda-toolkit");
+	assert_string_equal(r.extras, "cublas,cudart,cufft");
+	assert_string_equal(r.spec, "==12.*");
+	assert_string_equal(r.extra, "ctk");
+	/* The old way, (spec), and single quotes in the marker. */
+	assert_true(ct_requirement_parse("torch (>=2.4,<3) ; extra == 'gpu'", &r));
+	assert_string_equal(r.name, "torch");
+	assert_string_equal(r.spec, ">=2.4,<3");
+	assert_string_equal(r.extra, "gpu");
+	assert_true(ct_requirement_parse("numpy", &r));
+	assert_string_equal(r.spec, "");
+	assert_false(ct_requirement_parse("  ; extra == \"x\"", &r));
+}
+
+/*
+ * Two distributions listing one file (nvidia-cudnn-cu12 and -cu13 both
+ * install nvidia/cudnn/lib/libcudnn.so.9): the one whose RECORD gives the
+ * file's size wrote it last; the other's entry says so.
+ */
+static void test_replaced(void **state)
+{
+	struct ct_site s;
+	const struct ct_dist *a, *b;
+
+	(void)state;
+	put("r/nvidia/cudnn/lib/libcudnn.so.9", "twelve", 0644); /* 6 bytes: cu12's */
+	put("r/nvidia/cudnn/lib/libcudnn_ops.so.9", "xx", 0644);
+	put("r/nvidia_cudnn_cu13-9.26.dist-info/METADATA",
+	    "Name: nvidia-cudnn-cu13\nVersion: 9.26\nRequires-Dist: nvidia-cublas\n", 0644);
+	put("r/nvidia_cudnn_cu13-9.26.dist-info/RECORD",
+	    "nvidia/cudnn/lib/libcudnn.so.9,sha256=a,9\n"
+	    "nvidia/cudnn/lib/libcudnn_ops.so.9,sha256=a,2\n", 0644);
+	put("r/nvidia_cudnn_cu12-9.28.dist-info/METADATA", "Name: nvidia-cudnn-cu12\nVersion: 9.28\n",
+	    0644);
+	put("r/nvidia_cudnn_cu12-9.28.dist-info/RECORD", "nvidia/cudnn/lib/libcudnn.so.9,sha256=b,6\n",
+	    0644);
+	assert_int_equal(ct_site_read(&s, at("r")), 0);
+	a = dist(&s, "nvidia-cudnn-cu13");
+	b = dist(&s, "nvidia-cudnn-cu12");
+	assert_int_equal(a->nfiles, 2);
+	assert_non_null(a->replaced_by);
+	assert_string_equal(a->files[0], at("r/nvidia/cudnn/lib/libcudnn.so.9"));
+	assert_string_equal(a->replaced_by[0], "nvidia-cudnn-cu12 9.28");
+	assert_null(a->replaced_by[1]);
+	assert_int_equal(a->size_ok[1], 1);
+	assert_null(b->replaced_by);
+	assert_int_equal(a->nreqs, 1);
+	assert_string_equal(a->reqs[0].name, "nvidia-cublas");
+	ct_site_release(&s);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -348,7 +412,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_shared_object_names), T(test_normal_name), T(test_prefix),
 		T(test_version_unknown),     T(test_venv),	   T(test_bad_program),
-		T(test_find),		     T(test_site),
+		T(test_find),		     T(test_site),	   T(test_requirement),
+		T(test_replaced),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -336,11 +336,22 @@ static void test_dlopen_requests(void **state)
 		"{'ev':'dlopen','t':161,'tid':207,'api':'dlopen','name':'libx2.so','flags':1}\n"
 		"{'ev':'dlerror','t':162,'tid':207,'text':'libx2.so: nope'}\n"
 		/* A dlerror on a thread that asked for nothing goes nowhere. */
-		"{'ev':'dlerror','t':170,'tid':999,'text':'stray'}\n");
+		"{'ev':'dlerror','t':170,'tid':999,'text':'stray'}\n"
+		/* A dlopen that kept its object, then a dlsym's failure: not the dlopen's. */
+		"{'ev':'dlopen','t':180,'tid':208,'api':'dlopen','name':'/l/libkept.so','flags':2}\n"
+		"{'ev':'open','t':181,'tid':208,'path':'/l/libkept.so','name':'/l/libkept.so','via':'direct'}\n"
+		"{'ev':'dlerror','t':182,'tid':208,'text':'/l/libkept.so: undefined symbol: get_context'}\n"
+		/* One that failed on a symbol: mapped, unmapped, its text kept. */
+		"{'ev':'dlopen','t':190,'tid':209,'api':'dlopen','name':'/l/libgone.so','flags':2}\n"
+		"{'ev':'open','t':191,'tid':209,'path':'/l/libgone.so','name':'/l/libgone.so','via':'direct'}\n"
+		"{'ev':'close','t':192,'tid':209,'path':'/l/libgone.so'}\n"
+		"{'ev':'dlerror','t':193,'tid':209,'text':'/l/libgone.so: undefined symbol: f'}\n");
 	read_trace(d, &t);
 	assert_int_equal(t.nprocs, 1);
 	p = &t.procs[0];
-	assert_int_equal(p->nrequests, 7);
+	assert_int_equal(p->nrequests, 9);
+	assert_null(request_named(p, "/l/libkept.so")->error);
+	assert_string_equal(request_named(p, "/l/libgone.so")->error, "/l/libgone.so: undefined symbol: f");
 	assert_int_equal(p->nsearches, 5);
 
 	q = request_named(p, "libbar.so");
