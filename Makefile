@@ -211,7 +211,7 @@ $(B)/libcudatrace.so: $(SHIM_OBJ) $(B)/shim/exports.map
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
-$(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h tests/unit/world.h $(B)/libct.a $(B)/libelfscan.a
+$(B)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.h tests/unit/scratch.h tests/unit/world.h $(B)/libct.a $(B)/libelfscan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(INC_CLI) $(CMOCKA_CFLAGS) -Itests/unit -o $@ $< \
 		$(B)/libct.a $(B)/libelfscan.a $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(DEPS_LIBS)

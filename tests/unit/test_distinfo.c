@@ -7,46 +7,24 @@
  * the description after the headers left out).
  */
 #include "helpers.h"
+#include "scratch.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <unistd.h>
 
 #include "distinfo.h"
 
-static char top[256];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(top, sizeof(top), "%s/ct-distinfo.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(top) ? 0 : -1;
+	return scratch_make("distinfo");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(top, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	scratch_remove();
 	return 0;
-}
-
-static char *at(const char *rel)
-{
-	static char bufs[4][1024];
-	static int n;
-	char *b = bufs[n++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", top, rel);
-	return b;
 }
 
 /* top/rel with text, its folders made. */
@@ -106,27 +84,27 @@ static void test_owner(void **state)
 
 	(void)state;
 	make_site();
-	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/libtorch_python.so"), &d), 0);
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "torch/lib/libtorch_python.so"), &d), 0);
 	assert_string_equal(d.name, "torch");
 	assert_string_equal(d.version, "2.15.0+cu132");
-	assert_string_equal(d.meta, at(SITE "torch-2.15.0.dist-info"));
-	assert_int_equal(ct_dist_info_of(at(SITE "nvidia/cudnn/lib/libcudnn.so.9"), &d), 0);
+	assert_string_equal(d.meta, scratch_at(SITE "torch-2.15.0.dist-info"));
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "nvidia/cudnn/lib/libcudnn.so.9"), &d), 0);
 	assert_string_equal(d.name, "nvidia_cudnn_cu13");
 	assert_string_equal(d.version, "9.26.0.51");
-	assert_int_equal(ct_dist_info_of(at(SITE "xformers/_C.so"), &d), 0);
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "xformers/_C.so"), &d), 0);
 	assert_string_equal(d.name, "xformers");
 	assert_string_equal(d.version, "0.0.29.post3");
 	/* A path through a symlink and ../ is the file's. */
 	snprintf(link, sizeof(link), "%s/alias", top);
-	assert_int_equal(symlink(at(SITE "torch"), link), 0);
-	assert_int_equal(ct_dist_info_of(at("alias/lib/../lib/libtorch_python.so"), &d), 0);
+	assert_int_equal(symlink(scratch_at(SITE "torch"), link), 0);
+	assert_int_equal(ct_dist_info_of(scratch_at("alias/lib/../lib/libtorch_python.so"), &d), 0);
 	assert_string_equal(d.name, "torch");
 	/* Listed by no RECORD, outside any site folder, not there: none. */
-	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/unlisted.so"), &d), -ENOENT);
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "torch/lib/unlisted.so"), &d), -ENOENT);
 	assert_string_equal(d.name, "");
 	put("elsewhere/libx.so", "elf");
-	assert_int_equal(ct_dist_info_of(at("elsewhere/libx.so"), &d), -ENOENT);
-	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/gone.so"), &d), -ENOENT);
+	assert_int_equal(ct_dist_info_of(scratch_at("elsewhere/libx.so"), &d), -ENOENT);
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "torch/lib/gone.so"), &d), -ENOENT);
 	assert_int_equal(ct_dist_info_of(NULL, &d), -ENOENT);
 }
 
@@ -137,7 +115,7 @@ static void test_pins(void **state)
 
 	(void)state;
 	make_site();
-	assert_int_equal(ct_dist_info_of(at(SITE "torch/lib/libtorch_python.so"), &d), 0);
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "torch/lib/libtorch_python.so"), &d), 0);
 	assert_true(ct_dist_info_pin(&d, "nvidia-cudnn-cu13", v, sizeof(v)));
 	assert_string_equal(v, "9.26.0.51");
 	/* Names in any spelling; extras in brackets; a version in parentheses. */
@@ -157,7 +135,7 @@ static void test_pins(void **state)
 	assert_false(ct_dist_info_pin(&d, "fsspec", v, sizeof(v)));
 	assert_false(ct_dist_info_pin(&d, "nvidia-cudnn", v, sizeof(v)));
 	/* No METADATA: no pin. */
-	assert_int_equal(ct_dist_info_of(at(SITE "xformers/_C.so"), &d), 0);
+	assert_int_equal(ct_dist_info_of(scratch_at(SITE "xformers/_C.so"), &d), 0);
 	assert_false(ct_dist_info_pin(&d, "torch", v, sizeof(v)));
 }
 
@@ -179,7 +157,7 @@ static void test_would_replace(void **state)
 	put(SITE "nvidia_cusparse-12.7.10.12.dist-info/RECORD",
 	    "nvidia/cu13/lib/libcusparse.so.12,sha256=a,3\n");
 	put(SITE "onnxruntime/capi/libonnxruntime_providers_cuda.so", "elf");
-	near = at(SITE "onnxruntime/capi/libonnxruntime_providers_cuda.so");
+	near = scratch_at(SITE "onnxruntime/capi/libonnxruntime_providers_cuda.so");
 	assert_true(ct_pip_would_replace(near, "nvidia-cudnn-cu12", "libcudnn.so.9", &o, path));
 	assert_string_equal(o.name, "nvidia_cudnn_cu13");
 	assert_string_equal(o.version, "9.26.0.51");
@@ -196,7 +174,7 @@ static void test_would_replace(void **state)
 	assert_false(ct_pip_would_replace(near, "nvidia-curand-cu12", "libcurand.so.10", &o, path));
 	assert_false(ct_pip_would_replace(near, "cudnn", "libcudnn.so.9", &o, path));
 	put("elsewhere/libx.so", "elf");
-	assert_false(ct_pip_would_replace(at("elsewhere/libx.so"), "nvidia-cudnn-cu12",
+	assert_false(ct_pip_would_replace(scratch_at("elsewhere/libx.so"), "nvidia-cudnn-cu12",
 					  "libcudnn.so.9", &o, path));
 }
 
@@ -220,19 +198,19 @@ static void test_claims(void **state)
 	put(SITE "tensorflow-2.21.0.dist-info/METADATA",
 	    "Name: tensorflow\nVersion: 2.21.0\n"
 	    "Requires-Dist: nvidia-cudnn-cu12<10,>=9.3; extra == \"and-cuda\"\n");
-	n = ct_dist_claims(at(SITE "nvidia/cudnn/lib/libcudnn.so.9"), c, 4, &owner);
+	n = ct_dist_claims(scratch_at(SITE "nvidia/cudnn/lib/libcudnn.so.9"), c, 4, &owner);
 	assert_int_equal(n, 2);
 	assert_true(owner < n);
 	assert_string_equal(c[owner].name, "nvidia_cudnn_cu12");
 	assert_string_equal(c[owner].version, "9.28.0.42");
-	assert_int_equal(ct_dist_claims(at(SITE "torch/lib/libtorch_python.so"), c, 4, &owner), 1);
+	assert_int_equal(ct_dist_claims(scratch_at(SITE "torch/lib/libtorch_python.so"), c, 4, &owner), 1);
 	assert_int_equal(owner, 0);
-	assert_int_equal(ct_dist_claims(at("nowhere.so"), c, 4, &owner), 0);
-	assert_true(ct_dist_requirer(at(SITE "torch/lib/libtorch_python.so"), "nvidia_cudnn_cu13", &r));
+	assert_int_equal(ct_dist_claims(scratch_at("nowhere.so"), c, 4, &owner), 0);
+	assert_true(ct_dist_requirer(scratch_at(SITE "torch/lib/libtorch_python.so"), "nvidia_cudnn_cu13", &r));
 	assert_string_equal(r.name, "torch");
-	assert_true(ct_dist_requirer(at(SITE "torch/lib/libtorch_python.so"), "nvidia-cudnn-cu12", &r));
+	assert_true(ct_dist_requirer(scratch_at(SITE "torch/lib/libtorch_python.so"), "nvidia-cudnn-cu12", &r));
 	assert_string_equal(r.name, "tensorflow");
-	assert_false(ct_dist_requirer(at(SITE "torch/lib/libtorch_python.so"), "jax", &r));
+	assert_false(ct_dist_requirer(scratch_at(SITE "torch/lib/libtorch_python.so"), "jax", &r));
 	assert_int_equal(ct_dist_cuda("nvidia-cudnn-cu12"), 12);
 	assert_int_equal(ct_dist_cuda("nvidia_nccl_cu13"), 13);
 	assert_int_equal(ct_dist_cuda("nvidia-cublas"), 0);

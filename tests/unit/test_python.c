@@ -11,28 +11,17 @@
  * bad input (no such program, a folder, metadata without a name).
  */
 #include "helpers.h"
+#include "scratch.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <unistd.h>
 
 #include "python.h"
 
-static char top[256];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(top, sizeof(top), "%s/ct-python.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(top))
+	if (scratch_make("python") != 0)
 		return -1;
 	setenv("HOME", top, 1);
 	unsetenv("PYTHONNOUSERSITE");
@@ -42,22 +31,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(top, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	scratch_remove();
 	return 0;
-}
-
-/* mkdir -p top/rel */
-static void mkdirs(const char *rel)
-{
-	char path[1024], *p;
-
-	snprintf(path, sizeof(path), "%s/%s", top, rel);
-	for (p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	mkdir(path, 0755);
 }
 
 /* top/rel with text (folders made), mode. */
@@ -69,23 +44,13 @@ static void put(const char *rel, const char *text, mode_t mode)
 	snprintf(dir, sizeof(dir), "%s", rel);
 	if ((slash = strrchr(dir, '/'))) {
 		*slash = '\0';
-		mkdirs(dir);
+		scratch_mkdirs(dir);
 	}
 	snprintf(path, sizeof(path), "%s/%s", top, rel);
 	assert_non_null(f = fopen(path, "w"));
 	fputs(text, f);
 	fclose(f);
 	chmod(path, mode);
-}
-
-static char *at(const char *rel)
-{
-	static char bufs[4][1024];
-	static int n;
-	char *b = bufs[n++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", top, rel);
-	return b;
 }
 
 static void test_shared_object_names(void **state)
@@ -118,22 +83,22 @@ static void test_prefix(void **state)
 
 	(void)state;
 	put("p/bin/python3.12", "#!/bin/sh\n", 0755);
-	mkdirs("p/lib/python3.12/site-packages");
-	mkdirs("p/lib/python3.11/site-packages"); /* another version's: not listed */
-	mkdirs(".local/lib/python3.12/site-packages");
-	assert_int_equal(ct_python_open(&py, at("p/bin/python3.12"), "PATH"), 0);
+	scratch_mkdirs("p/lib/python3.12/site-packages");
+	scratch_mkdirs("p/lib/python3.11/site-packages"); /* another version's: not listed */
+	scratch_mkdirs(".local/lib/python3.12/site-packages");
+	assert_int_equal(ct_python_open(&py, scratch_at("p/bin/python3.12"), "PATH"), 0);
 	assert_string_equal(py.version, "3.12");
-	assert_string_equal(py.prefix, at("p"));
+	assert_string_equal(py.prefix, scratch_at("p"));
 	assert_false(py.venv);
 	assert_int_equal(py.nsites, 2);
 	/* The user's site first, as site.py puts it. */
-	assert_string_equal(py.sites[0], at(".local/lib/python3.12/site-packages"));
-	assert_string_equal(py.sites[1], at("p/lib/python3.12/site-packages"));
+	assert_string_equal(py.sites[0], scratch_at(".local/lib/python3.12/site-packages"));
+	assert_string_equal(py.sites[1], scratch_at("p/lib/python3.12/site-packages"));
 	ct_python_release(&py);
 
 	/* PYTHONNOUSERSITE drops it. */
 	setenv("PYTHONNOUSERSITE", "1", 1);
-	assert_int_equal(ct_python_open(&py, at("p/bin/python3.12"), "PATH"), 0);
+	assert_int_equal(ct_python_open(&py, scratch_at("p/bin/python3.12"), "PATH"), 0);
 	assert_int_equal(py.nsites, 1);
 	ct_python_release(&py);
 	unsetenv("PYTHONNOUSERSITE");
@@ -146,16 +111,16 @@ static void test_version_unknown(void **state)
 	(void)state;
 	/* A program named python3 (a wrapper): every pythonX.Y of its prefix. */
 	put("w/bin/python3", "#!/bin/sh\n", 0755);
-	mkdirs("w/lib/python3.10/site-packages");
-	mkdirs("w/lib/python3.13/site-packages");
-	mkdirs("w/home/.local/lib/python3.13/site-packages");
-	setenv("HOME", at("w/home"), 1);
-	assert_int_equal(ct_python_open(&py, at("w/bin/python3"), "PATH"), 0);
+	scratch_mkdirs("w/lib/python3.10/site-packages");
+	scratch_mkdirs("w/lib/python3.13/site-packages");
+	scratch_mkdirs("w/home/.local/lib/python3.13/site-packages");
+	setenv("HOME", scratch_at("w/home"), 1);
+	assert_int_equal(ct_python_open(&py, scratch_at("w/bin/python3"), "PATH"), 0);
 	assert_string_equal(py.version, "");
 	assert_int_equal(py.nsites, 3);
-	assert_string_equal(py.sites[0], at("w/home/.local/lib/python3.13/site-packages"));
-	assert_string_equal(py.sites[1], at("w/lib/python3.10/site-packages"));
-	assert_string_equal(py.sites[2], at("w/lib/python3.13/site-packages"));
+	assert_string_equal(py.sites[0], scratch_at("w/home/.local/lib/python3.13/site-packages"));
+	assert_string_equal(py.sites[1], scratch_at("w/lib/python3.10/site-packages"));
+	assert_string_equal(py.sites[2], scratch_at("w/lib/python3.13/site-packages"));
 	ct_python_release(&py);
 	setenv("HOME", top, 1);
 }
@@ -167,32 +132,32 @@ static void test_venv(void **state)
 
 	(void)state;
 	put("base/bin/python3.11", "#!/bin/sh\n", 0755);
-	mkdirs("base/lib/python3.11/site-packages");
-	mkdirs(".local/lib/python3.11/site-packages");
-	mkdirs("venv/bin");
-	mkdirs("venv/lib/python3.11/site-packages");
-	assert_int_equal(symlink(at("base/bin/python3.11"), at("venv/bin/python3")), 0);
+	scratch_mkdirs("base/lib/python3.11/site-packages");
+	scratch_mkdirs(".local/lib/python3.11/site-packages");
+	scratch_mkdirs("venv/bin");
+	scratch_mkdirs("venv/lib/python3.11/site-packages");
+	assert_int_equal(symlink(scratch_at("base/bin/python3.11"), scratch_at("venv/bin/python3")), 0);
 	snprintf(cfg, sizeof(cfg), "home = %s/base/bin/\ninclude-system-site-packages = false\n"
 				   "version = 3.11.9\n", top);
 	put("venv/pyvenv.cfg", cfg, 0644);
-	assert_int_equal(ct_python_open(&py, at("venv/bin/python3"), "VIRTUAL_ENV"), 0);
+	assert_int_equal(ct_python_open(&py, scratch_at("venv/bin/python3"), "VIRTUAL_ENV"), 0);
 	assert_true(py.venv);
 	assert_string_equal(py.from, "VIRTUAL_ENV");
-	assert_string_equal(py.real, at("base/bin/python3.11"));
+	assert_string_equal(py.real, scratch_at("base/bin/python3.11"));
 	assert_string_equal(py.version, "3.11");
-	assert_string_equal(py.prefix, at("venv"));
+	assert_string_equal(py.prefix, scratch_at("venv"));
 	assert_int_equal(py.nsites, 1);
-	assert_string_equal(py.sites[0], at("venv/lib/python3.11/site-packages"));
+	assert_string_equal(py.sites[0], scratch_at("venv/lib/python3.11/site-packages"));
 	ct_python_release(&py);
 
 	/* With the base's: the venv's, the user's, the base's. */
 	snprintf(cfg, sizeof(cfg), "home = %s/base/bin\ninclude-system-site-packages = True\n", top);
 	put("venv/pyvenv.cfg", cfg, 0644);
-	assert_int_equal(ct_python_open(&py, at("venv/bin/python3"), "PATH"), 0);
+	assert_int_equal(ct_python_open(&py, scratch_at("venv/bin/python3"), "PATH"), 0);
 	assert_int_equal(py.nsites, 3);
-	assert_string_equal(py.sites[0], at("venv/lib/python3.11/site-packages"));
-	assert_string_equal(py.sites[1], at(".local/lib/python3.11/site-packages"));
-	assert_string_equal(py.sites[2], at("base/lib/python3.11/site-packages"));
+	assert_string_equal(py.sites[0], scratch_at("venv/lib/python3.11/site-packages"));
+	assert_string_equal(py.sites[1], scratch_at(".local/lib/python3.11/site-packages"));
+	assert_string_equal(py.sites[2], scratch_at("base/lib/python3.11/site-packages"));
 	ct_python_release(&py);
 }
 
@@ -201,12 +166,12 @@ static void test_bad_program(void **state)
 	struct ct_python py;
 
 	(void)state;
-	assert_int_equal(ct_python_open(&py, at("nothing/python3"), "--python"), -ENOENT);
-	mkdirs("adir");
-	assert_int_equal(ct_python_open(&py, at("adir"), "--python"), -EISDIR);
+	assert_int_equal(ct_python_open(&py, scratch_at("nothing/python3"), "--python"), -ENOENT);
+	scratch_mkdirs("adir");
+	assert_int_equal(ct_python_open(&py, scratch_at("adir"), "--python"), -EISDIR);
 	put("noexec/python3", "", 0644);
 	/* root may run anything with an x bit; none here. */
-	assert_int_equal(ct_python_open(&py, at("noexec/python3"), "--python"), -EACCES);
+	assert_int_equal(ct_python_open(&py, scratch_at("noexec/python3"), "--python"), -EACCES);
 }
 
 static void test_find(void **state)
@@ -216,37 +181,37 @@ static void test_find(void **state)
 
 	(void)state;
 	put("conda/bin/python3.12", "#!/bin/sh\n", 0755);
-	assert_int_equal(symlink("python3.12", at("conda/bin/python3")), 0);
-	mkdirs("conda/lib/python3.12/site-packages");
+	assert_int_equal(symlink("python3.12", scratch_at("conda/bin/python3")), 0);
+	scratch_mkdirs("conda/lib/python3.12/site-packages");
 	put("onpath/python3", "#!/bin/sh\n", 0755);
-	mkdirs("lib/python3.9/site-packages"); /* onpath's prefix is top */
+	scratch_mkdirs("lib/python3.9/site-packages"); /* onpath's prefix is top */
 	{
 		char path[2048];
 
-		snprintf(path, sizeof(path), "%s:%s", at("nothing"), at("onpath"));
+		snprintf(path, sizeof(path), "%s:%s", scratch_at("nothing"), scratch_at("onpath"));
 		setenv("PATH", path, 1);
 	}
-	setenv("CONDA_PREFIX", at("conda"), 1);
-	setenv("VIRTUAL_ENV", at("conda"), 1); /* the same interpreter: listed once */
+	setenv("CONDA_PREFIX", scratch_at("conda"), 1);
+	setenv("VIRTUAL_ENV", scratch_at("conda"), 1); /* the same interpreter: listed once */
 	assert_int_equal(ct_pythons_find(NULL, &v, &n), 0);
 	assert_int_equal(n, 2);
-	assert_string_equal(v[0].exe, at("onpath/python3"));
+	assert_string_equal(v[0].exe, scratch_at("onpath/python3"));
 	assert_string_equal(v[0].from, "PATH");
-	assert_string_equal(v[1].exe, at("conda/bin/python3"));
+	assert_string_equal(v[1].exe, scratch_at("conda/bin/python3"));
 	assert_string_equal(v[1].from, "VIRTUAL_ENV");
-	assert_string_equal(v[1].real, at("conda/bin/python3.12"));
-	assert_string_equal(v[1].sites[v[1].nsites - 1], at("conda/lib/python3.12/site-packages"));
+	assert_string_equal(v[1].real, scratch_at("conda/bin/python3.12"));
+	assert_string_equal(v[1].sites[v[1].nsites - 1], scratch_at("conda/lib/python3.12/site-packages"));
 	for (i = 0; i < n; i++)
 		ct_python_release(&v[i]);
 	free(v);
 
 	/* --python alone, whatever the environment says. */
-	assert_int_equal(ct_pythons_find(at("conda/bin/python3.12"), &v, &n), 0);
+	assert_int_equal(ct_pythons_find(scratch_at("conda/bin/python3.12"), &v, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].from, "--python");
 	ct_python_release(&v[0]);
 	free(v);
-	assert_int_equal(ct_pythons_find(at("conda/bin/none"), &v, &n), -ENOENT);
+	assert_int_equal(ct_pythons_find(scratch_at("conda/bin/none"), &v, &n), -ENOENT);
 	assert_int_equal(n, 0);
 	assert_null(v);
 	unsetenv("CONDA_PREFIX");
@@ -297,30 +262,30 @@ static void test_site(void **state)
 	put("s/mA/deep/er/k.so", "x", 0644);
 	put("s/mB/__pycache__/x.so", "x", 0644);
 	/* No metadata to read: the folder's name says it; files by the name. */
-	mkdirs("s/by_name-2.0.dist-info");
+	scratch_mkdirs("s/by_name-2.0.dist-info");
 	put("s/by_name/_b.so", "x", 0644);
 	/* An NVIDIA wheel without RECORD: nvidia/<component>. */
-	mkdirs("s/nvidia_cublas_cu12-12.4.5.8.dist-info");
+	scratch_mkdirs("s/nvidia_cublas_cu12-12.4.5.8.dist-info");
 	put("s/nvidia/cublas/lib/libcublas.so.12", "x", 0644);
 	/* Nobody's: grouped by top-level name, a module file by its stem. */
 	put("s/loose/sub/_l.so", "x", 0644);
 	put("s/single.cpython-311-x86_64-linux-gnu.so", "x", 0644);
 	put("s/nothing/readme.txt", "", 0644);
 
-	assert_int_equal(ct_site_read(&s, at("s")), 0);
+	assert_int_equal(ct_site_read(&s, scratch_at("s")), 0);
 	d = dist(&s, "torch");
 	assert_string_equal(d->version, "2.6.0");
 	assert_true(d->from_record);
 	assert_int_equal(d->nfiles, 3);
-	assert_string_equal(d->files[0], at("s/torch/_C.cpython-311-x86_64-linux-gnu.so"));
-	assert_string_equal(d->files[1], at("s/torch/lib/lib,odd.so"));
-	assert_string_equal(d->files[2], at("s/torch/lib/libc10.so"));
+	assert_string_equal(d->files[0], scratch_at("s/torch/_C.cpython-311-x86_64-linux-gnu.so"));
+	assert_string_equal(d->files[1], scratch_at("s/torch/lib/lib,odd.so"));
+	assert_string_equal(d->files[2], scratch_at("s/torch/lib/libc10.so"));
 	d = dist(&s, "egg");
 	assert_int_equal(d->nfiles, 1);
-	assert_string_equal(d->files[0], at("s/egg/_e.so"));
+	assert_string_equal(d->files[0], scratch_at("s/egg/_e.so"));
 	d = dist(&s, "multi");
 	assert_int_equal(d->nfiles, 1);
-	assert_string_equal(d->files[0], at("s/mA/deep/er/k.so"));
+	assert_string_equal(d->files[0], scratch_at("s/mA/deep/er/k.so"));
 	d = dist(&s, "by_name");
 	assert_string_equal(d->version, "2.0");
 	assert_int_equal(d->nfiles, 1);
@@ -333,12 +298,12 @@ static void test_site(void **state)
 	d = dist(&s, "nvidia_cublas_cu12");
 	assert_string_equal(d->version, "12.4.5.8");
 	assert_int_equal(d->nfiles, 1);
-	assert_string_equal(d->files[0], at("s/nvidia/cublas/lib/libcublas.so.12"));
+	assert_string_equal(d->files[0], scratch_at("s/nvidia/cublas/lib/libcublas.so.12"));
 	/* Claimed folders are nobody else's; a folder without .so is nothing. */
 	assert_int_equal(s.ndists, 7);
 	ct_site_release(&s);
 
-	assert_int_equal(ct_site_read(&s, at("no-such-site")), -ENOENT);
+	assert_int_equal(ct_site_read(&s, scratch_at("no-such-site")), -ENOENT);
 }
 
 
@@ -390,12 +355,12 @@ static void test_replaced(void **state)
 	    0644);
 	put("r/nvidia_cudnn_cu12-9.28.dist-info/RECORD", "nvidia/cudnn/lib/libcudnn.so.9,sha256=b,6\n",
 	    0644);
-	assert_int_equal(ct_site_read(&s, at("r")), 0);
+	assert_int_equal(ct_site_read(&s, scratch_at("r")), 0);
 	a = dist(&s, "nvidia-cudnn-cu13");
 	b = dist(&s, "nvidia-cudnn-cu12");
 	assert_int_equal(a->nfiles, 2);
 	assert_non_null(a->replaced_by);
-	assert_string_equal(a->files[0], at("r/nvidia/cudnn/lib/libcudnn.so.9"));
+	assert_string_equal(a->files[0], scratch_at("r/nvidia/cudnn/lib/libcudnn.so.9"));
 	assert_string_equal(a->replaced_by[0], "nvidia-cudnn-cu12 9.28");
 	assert_null(a->replaced_by[1]);
 	assert_int_equal(a->size_ok[1], 1);

@@ -8,33 +8,22 @@
  * missing library names the preload answers.
  */
 #include "helpers.h"
+#include "scratch.h"
 
-#include <ftw.h>
 #include <unistd.h>
 
 #include "torchinit.h"
 
-static char top[256];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(top, sizeof(top), "%s/ct-torchinit.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(top) ? 0 : -1;
+	return scratch_make("torchinit");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(top, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	scratch_remove();
 	return 0;
 }
 

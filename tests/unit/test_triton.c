@@ -8,57 +8,23 @@
  * (unchecked, then the link fails) and from LD_LIBRARY_PATH.
  */
 #include "helpers.h"
+#include "scratch.h"
 
-#include <ftw.h>
 #include <unistd.h>
 
 #include "triton.h"
 
-static char top[256];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(top, sizeof(top), "%s/ct-triton.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(top) ? 0 : -1;
+	return scratch_make("triton");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(top, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	scratch_remove();
 	return 0;
-}
-
-static char *at(const char *rel)
-{
-	static char bufs[4][1024];
-	static int n;
-	char *b = bufs[n++ % 4];
-
-	snprintf(b, sizeof(bufs[0]), "%s/%s", top, rel);
-	return b;
-}
-
-static void mkdirs(const char *rel)
-{
-	char path[1400], *p;
-
-	snprintf(path, sizeof(path), "%s/%s", top, rel);
-	for (p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(path, 0755);
-		*p = '/';
-	}
-	mkdir(path, 0755);
 }
 
 /* top/rel: pad bytes of zeros, then text; mode. */
@@ -71,14 +37,14 @@ static void put(const char *rel, size_t pad, const char *text, mode_t mode)
 	snprintf(dir, sizeof(dir), "%s", rel);
 	if ((slash = strrchr(dir, '/'))) {
 		*slash = '\0';
-		mkdirs(dir);
+		scratch_mkdirs(dir);
 	}
-	assert_non_null(f = fopen(at(rel), "w"));
+	assert_non_null(f = fopen(scratch_at(rel), "w"));
 	for (i = 0; i < pad; i++)
 		fputc(0, f);
 	fwrite(text, 1, strlen(text) + 1, f);
 	fclose(f);
-	chmod(at(rel), mode);
+	chmod(scratch_at(rel), mode);
 }
 
 static void test_release(void **state)
@@ -88,14 +54,14 @@ static void test_release(void **state)
 
 	(void)state;
 	put("t/a", 10, "Cuda compilation tools, release %d.%d, ", 0755);
-	assert_false(ct_cuda_tool_release(at("t/a"), r, sizeof(r), &runs));
+	assert_false(ct_cuda_tool_release(scratch_at("t/a"), r, sizeof(r), &runs));
 	assert_true(runs);
 	/* Across the first 1 MiB read. */
 	put("t/b", (1 << 20) - 20, "Cuda compilation tools, release 12.4, V12.4.131", 0644);
-	assert_true(ct_cuda_tool_release(at("t/b"), r, sizeof(r), &runs));
+	assert_true(ct_cuda_tool_release(scratch_at("t/b"), r, sizeof(r), &runs));
 	assert_string_equal(r, "12.4");
 	assert_false(runs);
-	assert_false(ct_cuda_tool_release(at("t/none"), r, sizeof(r), &runs));
+	assert_false(ct_cuda_tool_release(scratch_at("t/none"), r, sizeof(r), &runs));
 	assert_false(ct_cuda_tool_release(top, r, sizeof(r), &runs)); /* a folder */
 }
 
@@ -123,20 +89,20 @@ static void test_ptxas(void **state)
 	(void)state;
 	tree();
 	ct_loader_init(&L, 0, 0, &env);
-	assert_int_equal(ct_triton_read(&t, at("s"), &L), 0);
+	assert_int_equal(ct_triton_read(&t, scratch_at("s"), &L), 0);
 	assert_true(t.blackwell);
 	assert_true(t.link_versioned);
 	unsetenv("TRITON_PTXAS_PATH");
 	unsetenv("TRITON_PTXAS_BLACKWELL_PATH");
 	ct_triton_ptxas(&t, 8, 0, true, &x);
-	assert_string_equal(x.path, at("s/triton/backends/nvidia/bin/ptxas"));
+	assert_string_equal(x.path, scratch_at("s/triton/backends/nvidia/bin/ptxas"));
 	assert_string_equal(x.release, "12.9");
 	assert_null(x.variable);
 	ct_triton_ptxas(&t, 12, 0, true, &x);
 	assert_string_equal(x.release, "13.4");
-	setenv("TRITON_PTXAS_BLACKWELL_PATH", at("old/ptxas"), 1);
+	setenv("TRITON_PTXAS_BLACKWELL_PATH", scratch_at("old/ptxas"), 1);
 	ct_triton_ptxas(&t, 12, 0, true, &x);
-	assert_string_equal(x.path, at("old/ptxas"));
+	assert_string_equal(x.path, scratch_at("old/ptxas"));
 	assert_string_equal(x.release, "12.4");
 	assert_string_equal(x.variable, "TRITON_PTXAS_BLACKWELL_PATH");
 	ct_triton_ptxas(&t, 12, 0, false, &x);
@@ -144,15 +110,15 @@ static void test_ptxas(void **state)
 	/* Below sm_90 the other variable; one that cannot run is passed over. */
 	ct_triton_ptxas(&t, 8, 6, true, &x);
 	assert_string_equal(x.release, "12.9");
-	setenv("TRITON_PTXAS_PATH", at("noexec/ptxas"), 1);
+	setenv("TRITON_PTXAS_PATH", scratch_at("noexec/ptxas"), 1);
 	ct_triton_ptxas(&t, 8, 6, true, &x);
-	assert_string_equal(x.refused, at("noexec/ptxas"));
+	assert_string_equal(x.refused, scratch_at("noexec/ptxas"));
 	assert_string_equal(x.release, "12.9");
 	unsetenv("TRITON_PTXAS_PATH");
 	unsetenv("TRITON_PTXAS_BLACKWELL_PATH");
 	ct_triton_release(&t);
 	ct_loader_release(&L);
-	assert_int_equal(ct_triton_read(&t, at("no-site"), &L), -ENOENT);
+	assert_int_equal(ct_triton_read(&t, scratch_at("no-site"), &L), -ENOENT);
 }
 
 static void test_libcuda(void **state)
@@ -165,9 +131,9 @@ static void test_libcuda(void **state)
 	(void)state;
 	tree();
 	/* TRITON_LIBCUDA_PATH: taken unchecked; a stubs folder links nothing. */
-	setenv("TRITON_LIBCUDA_PATH", at("stubs"), 1);
+	setenv("TRITON_LIBCUDA_PATH", scratch_at("stubs"), 1);
 	ct_loader_init(&L, 0, 0, &env);
-	ct_triton_read(&t, at("s"), &L);
+	ct_triton_read(&t, scratch_at("s"), &L);
 	assert_string_equal(t.dirs_from, "TRITON_LIBCUDA_PATH");
 	assert_int_equal(t.ndirs, 1);
 	assert_string_equal(t.found, "");
@@ -175,10 +141,10 @@ static void test_libcuda(void **state)
 	ct_loader_release(&L);
 	unsetenv("TRITON_LIBCUDA_PATH");
 	/* No cache entry: LD_LIBRARY_PATH's folders that hold it. */
-	snprintf(lp, sizeof(lp), "%s:%s", at("stubs"), at("drv"));
+	snprintf(lp, sizeof(lp), "%s:%s", scratch_at("stubs"), scratch_at("drv"));
 	env.library_path = lp;
 	ct_loader_init(&L, 0, 0, &env);
-	ct_triton_read(&t, at("s"), &L);
+	ct_triton_read(&t, scratch_at("s"), &L);
 	if (t.dirs_from && strcmp(t.dirs_from, "ld.so.cache") == 0) {
 		/* This machine's ld.so.cache has a driver: LD_LIBRARY_PATH is not asked. */
 		ct_triton_release(&t);
@@ -187,7 +153,7 @@ static void test_libcuda(void **state)
 	}
 	assert_string_equal(t.dirs_from, "LD_LIBRARY_PATH");
 	assert_int_equal(t.ndirs, 1);
-	assert_string_equal(t.found, at("drv/libcuda.so.1"));
+	assert_string_equal(t.found, scratch_at("drv/libcuda.so.1"));
 	assert_string_equal(t.link_file, t.found);
 	ct_triton_release(&t);
 	ct_loader_release(&L);
