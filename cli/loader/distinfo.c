@@ -186,29 +186,36 @@ size_t ct_dist_claims(const char *path, struct ct_dist_info *out, size_t max, si
 	return n;
 }
 
+/*
+ * One header line of a METADATA (cut in place): is it a Requires-Dist of
+ * want (a normalized name)? Then *r is that requirement
+ * (ct_requirement_parse: its spec, and its extra when only an extra of
+ * this distribution asks for it).
+ */
+static bool requirement_of(char *line, const char *want, struct ct_requirement *r)
+{
+	char *v = strchr(line, ':'), have[256];
+
+	if (!v)
+		return false;
+	*v++ = '\0';
+	return strcasecmp(line, "Requires-Dist") == 0 && ct_requirement_parse(v, r) &&
+	       strcmp(ct_python_normal_name(r->name, have, sizeof(have)), want) == 0;
+}
+
 /* Does meta's METADATA require dist? *extra: only within an extra. */
 static bool requires(const char *meta, const char *want, bool *extra)
 {
-	char *text = metadata_headers(meta), *line, *save = NULL, name[256], have[256];
+	char *text = metadata_headers(meta), *line, *save = NULL;
+	struct ct_requirement r;
 	bool found = false;
 
 	*extra = false;
 	for (line = text ? strtok_r(text, "\r\n", &save) : NULL; line && (!found || *extra);
 	     line = strtok_r(NULL, "\r\n", &save)) {
-		char *v = strchr(line, ':');
-		size_t n;
-
-		if (!v)
+		if (!requirement_of(line, want, &r))
 			continue;
-		*v++ = '\0';
-		if (strcasecmp(line, "Requires-Dist") != 0)
-			continue;
-		v += strspn(v, " \t");
-		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-		snprintf(name, sizeof(name), "%.*s", (int)n, v);
-		if (strcmp(ct_python_normal_name(name, have, sizeof(have)), want) != 0)
-			continue;
-		*extra = strchr(v, ';') && strstr(strchr(v, ';'), "extra");
+		*extra = r.extra[0] != '\0';
 		found = true;
 	}
 	free(text);
@@ -292,39 +299,19 @@ bool ct_pip_would_replace(const char *near, const char *pkg, const char *soname,
 
 bool ct_dist_info_pin(const struct ct_dist_info *d, const char *dist, char *buf, size_t size)
 {
-	char *text = metadata_headers(d->meta), *line, *save = NULL, want[256], have[256];
+	char *text = metadata_headers(d->meta), *line, *save = NULL, *spec, want[256];
+	struct ct_requirement r;
 	bool found = false;
+	size_t n;
 
 	if (!text)
 		return false;
 	ct_python_normal_name(dist, want, sizeof(want));
 	for (line = strtok_r(text, "\r\n", &save); line && !found;
 	     line = strtok_r(NULL, "\r\n", &save)) {
-		char *v = strchr(line, ':'), *marker, *spec, name[256];
-		size_t n;
-
-		if (!v)
+		if (!requirement_of(line, want, &r) || r.extra[0])
 			continue;
-		*v++ = '\0';
-		if (strcasecmp(line, "Requires-Dist") != 0)
-			continue;
-		v += strspn(v, " \t");
-		/* "NAME[extras] SPEC; MARKER": an extra's requirement is optional. */
-		if ((marker = strchr(v, ';'))) {
-			*marker++ = '\0';
-			if (strstr(marker, "extra"))
-				continue;
-		}
-		n = strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-");
-		snprintf(name, sizeof(name), "%.*s", (int)n, v);
-		if (strcmp(ct_python_normal_name(name, have, sizeof(have)), want) != 0)
-			continue;
-		spec = v + n;
-		if (*spec == '[' && (spec = strchr(spec, ']')))
-			spec++;
-		if (!spec)
-			continue;
-		spec += strspn(spec, " \t(");
+		spec = r.spec;
 		/* One "==" pin alone: not "===", a wildcard, nor a range. */
 		if (strncmp(spec, "==", 2) != 0 || spec[2] == '=')
 			continue;
