@@ -754,7 +754,8 @@ static void order_modules(struct ct_pkg *p)
 	ct_pkg_dependency_order(names, p->nmods, order);
 	for (i = 0; i < p->nmods; i++)
 		sorted[i] = p->mods[order[i]];
-	memcpy(p->mods, sorted, p->nmods * sizeof(*sorted));
+	if (p->nmods) /* a package without objects has no array at all */
+		memcpy(p->mods, sorted, p->nmods * sizeof(*sorted));
 	free(sorted);
 	free(order);
 	free(names);
