@@ -87,7 +87,7 @@ void ct_findings_release(struct ct_findings *fs)
 	ct_findings_init(fs);
 }
 
-__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
+__attribute__((format(__printf__, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
 	char *s = NULL;
 
