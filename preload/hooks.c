@@ -167,12 +167,16 @@ static bool lists_shim(const char *list, const char *shim)
 	return false;
 }
 
-/* Reads the ELF header and program headers: static when no PT_INTERP. */
+/*
+ * Reads the ELF header and program headers: static when no PT_INTERP. Only
+ * a regular file is read (ct_open_regular): the program may exec a path a
+ * link makes a device's.
+ */
 static bool static_elf(const char *path)
 {
 	unsigned char h[64];
 	unsigned char ph[56];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ct_open_regular(path);
 	uint64_t phoff;
 	unsigned phnum, phentsize, i;
 	bool dynamic = false;
@@ -362,17 +366,9 @@ CT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	int (*fn)(int, char *const[], char *const[]);
 	int e = errno, rc;
-	char fdpath[64] = "/proc/self/fd/";
-	int k = 14, d = fd, n = 0;
-	char digits[16];
+	char fdpath[40];
 
-	do {
-		digits[n++] = (char)('0' + d % 10);
-		d /= 10;
-	} while (d > 0 && n < 15);
-	while (n)
-		fdpath[k++] = digits[--n];
-	fdpath[k] = '\0';
+	ct_fd_path(fd, fdpath);
 	*(void **)&fn = real(R_fexecve);
 	note_exec("fexecve", fdpath, envp, false);
 	errno = e;

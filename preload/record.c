@@ -618,7 +618,7 @@ static int create_at(int dfd, const char *name, int flags, const struct start *s
  */
 static int create_trace(int dfd, const char *name, int pid, int flags)
 {
-	char self[40] = "/proc/self/fd/";
+	char self[40];
 	struct start s;
 	int fd, err;
 
@@ -627,17 +627,8 @@ static int create_trace(int dfd, const char *name, int pid, int flags)
 	fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_APPEND | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		struct stat st;
-		size_t k = 14;
-		char digits[12];
-		int d = fd, nd = 0;
 
-		do {
-			digits[nd++] = (char)('0' + d % 10);
-			d /= 10;
-		} while (d);
-		while (nd)
-			self[k++] = digits[--nd];
-		self[k] = '\0';
+		ct_fd_path(fd, self);
 		if (fstat_fd(fd, &st) == 0 && (st.st_mode & 07777) != 0600)
 			fchmod(fd, 0600);
 		if (!room(fd, s.rec->n, FSIZE_SPARE) ||

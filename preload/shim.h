@@ -111,6 +111,15 @@ bool ct_has_prefix(const char *s, const char *prefix);
  */
 char *ct_map_file(const char *path, size_t *len, size_t *mapped);
 void ct_unmap(char *buf, size_t mapped);
+/* "/proc/self/fd/N" for descriptor fd into out. */
+void ct_fd_path(int fd, char out[40]);
+/*
+ * A file the program names (an exec's target), opened for reading only
+ * when it is a regular file: looked at with O_PATH and fstat first, then
+ * reopened through /proc/self/fd, so that a link to a device is never
+ * opened (opening one is a side effect). -1 otherwise, or without /proc.
+ */
+int ct_open_regular(const char *path);
 /*
  * The process's own environment value of name, as it was at exec, copied
  * into out (size bytes); returns its length, or -1 when it is not set or

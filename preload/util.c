@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -213,4 +215,39 @@ void ct_memcpy(void *dst, const void *src, size_t n)
 
 	while (n--)
 		*d++ = *s++;
+}
+
+void ct_fd_path(int fd, char out[40])
+{
+	static const char prefix[] = "/proc/self/fd/";
+	char digits[12];
+	size_t k = sizeof(prefix) - 1;
+	int n = 0;
+	unsigned d = fd < 0 ? 0 : (unsigned)fd;
+
+	ct_memcpy(out, prefix, k);
+	do {
+		digits[n++] = (char)('0' + d % 10);
+		d /= 10;
+	} while (d);
+	while (n)
+		out[k++] = digits[--n];
+	out[k] = '\0';
+}
+
+int ct_open_regular(const char *path)
+{
+	int pfd = open(path, O_PATH | O_CLOEXEC), fd = -1;
+	char self[40];
+	struct stat st;
+
+	if (pfd < 0)
+		return -1;
+	/* Not fstat(): glibc 2.33 made it a symbol of that version. */
+	if (syscall(SYS_fstat, pfd, &st) == 0 && S_ISREG(st.st_mode)) {
+		ct_fd_path(pfd, self);
+		fd = open(self, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	}
+	close(pfd);
+	return fd;
 }
