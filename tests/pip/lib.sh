@@ -83,49 +83,20 @@ inns() {
 		exec "$@"' inns "$MACHINE_FILES/$MACHINE" "$@"
 }
 
-# ct_exec NAME TRACE VAR=VALUE... -- ARG...: ct and ctx.
-ct_exec() {
-	local name=$1 trace=$2 vars=() shown
-	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		vars+=("$1")
-		shift
-	done
-	shift
-	if [ "$trace" = yes ]; then
-		inns env "${vars[@]}" "$CT" -o "$T/$name" -- "$@" >"$T/out" 2>"$T/err"
-	else
-		inns env "${vars[@]}" "$CT" "$@" >"$T/out" 2>"$T/err"
-	fi
-	rc=$?
-	[ "$trace" = yes ] || json_keep "$CT" "$@"
-	shown=$(for a in "$@"; do
-		case $a in
-		*[!A-Za-z0-9_./:=,+@%-]* | '') printf " '%s'" "${a//\'/\'\\\'\'}" ;;
-		*) printf ' %s' "$a" ;;
-		esac
-	done)
-	{
-		echo "== $name (machine: $MACHINE)"
-		echo "\$ ${vars[*]:+${vars[*]} }cudatrace${shown}"
-		cat "$T/out" "$T/err"
-		echo "(exit $rc)"
-		echo "=="
-	} | sed 's/^/    /'
+# ct, ctx and findings (tests/bed.sh), on the machine MACHINE; ctx's
+# JSON documents are kept to be checked against their schemas.
+bed_run() {
+	inns "$@"
 }
-
-ct() {
-	ct_exec "$1" yes "${@:2}"
+bed_label() {
+	echo "machine: $MACHINE"
 }
-
-ctx() {
-	ct_exec "$1" no "${@:2}"
+bed_after_untraced() {
+	json_keep "$CT" "$@"
 }
-
-findings() {
-	awk -v c="$1" '$0 ~ "^(error|warning|info) " c ":" { on = 1 }
-		on { print } on && /^$/ { on = 0 }' "$T/err" >"$T/finding"
-}
+BED_CT=$CT
+BED_TRACES=$T
+. "$CUDATRACE_SRCDIR/tests/bed.sh"
 
 # The first finding of the report (its severity, code and message).
 first_finding() {

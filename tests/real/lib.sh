@@ -61,48 +61,13 @@ need_cudnn13() {
 		skip "the root has no cuDNN for CUDA 13 in $CUDNN13 (no $CUDA13/lib64 when it was built)"
 }
 
-# ct_exec NAME TRACE VAR=VALUE... -- ARG...: ct and ctx.
-ct_exec() {
-	local name=$1 trace=$2 vars=() shown
-	shift 2
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		vars+=("$1")
-		shift
-	done
-	shift
-	if [ "$trace" = yes ]; then
-		inroot env "${vars[@]}" "$CT_IN" -o "$RT/$name" -- "$@" >"$T/out" 2>"$T/err"
-	else
-		inroot env "${vars[@]}" "$CT_IN" "$@" >"$T/out" 2>"$T/err"
-	fi
-	rc=$?
-	shown=$(for a in "$@"; do
-		case $a in
-		*[!A-Za-z0-9_./:=,+@%-]* | '') printf " '%s'" "${a//\'/\'\\\'\'}" ;;
-		*) printf ' %s' "$a" ;;
-		esac
-	done)
-	{
-		echo "== $name"
-		echo "\$ ${vars[*]:+${vars[*]} }cudatrace${shown}"
-		cat "$T/out" "$T/err"
-		echo "(exit $rc)"
-		echo "=="
-	} | sed 's/^/    /'
+# ct, ctx and findings (tests/bed.sh), in the root.
+bed_run() {
+	inroot "$@"
 }
-
-ct() {
-	ct_exec "$1" yes "${@:2}"
-}
-
-ctx() {
-	ct_exec "$1" no "${@:2}"
-}
-
-findings() {
-	awk -v c="$1" '$0 ~ "^(error|warning|info) " c ":" { on = 1 }
-		on { print } on && /^$/ { on = 0 }' "$T/err" >"$T/finding"
-}
+BED_CT=$CT_IN
+BED_TRACES=$RT
+. "$CUDATRACE_SRCDIR/tests/bed.sh"
 
 # build_old_ext: the extension of src/oldtorch_ext.cpp, built in the root
 # against the old libc10_cuda of src/old_c10_cuda.cpp, as $RT/ext/oldtorch_ext.so.
