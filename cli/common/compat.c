@@ -350,8 +350,10 @@ static const char *package_of(const struct soname_row *r, int cuda_major, char *
 {
 	if (!r->component)
 		return NULL;
+	if (r->component[0] == '=') /* not NVIDIA's nvidia-* family (cuTENSOR) */
+		snprintf(buf, size, "%s-cu%d", r->component + 1, cuda_major);
 	/* CUDA 13's toolkit wheels dropped the -cuNN suffix; cuDNN's and NCCL's kept it. */
-	if (cuda_major >= 13 && !r->release)
+	else if (cuda_major >= 13 && !r->release)
 		snprintf(buf, size, "nvidia-%s", r->component);
 	else
 		snprintf(buf, size, "nvidia-%s-cu%d", r->component, cuda_major);

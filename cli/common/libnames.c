@@ -104,11 +104,28 @@ bool ct_cuda_library(const char *path)
 	return family_of(path) >= 0;
 }
 
+/*
+ * NVIDIA's libraries outside the toolkit that pick kernels per GPU too,
+ * for check's verdict only (not CUDA libraries to the loader's
+ * diagnoses): cuTENSOR (PyPI's cutensor-cu12 2.8.1: 910 of
+ * libcutensor.so.2's 1331 fatbins hold code for other GPUs than 9.0 only;
+ * tests/pip/cutensor-check).
+ */
+static const char *const per_gpu_others[] = { "libcutensor" };
+
 bool ct_cuda_library_per_gpu(const char *name)
 {
 	long i = family_of(name);
+	const char *b = strrchr(name, '/');
+	size_t k;
 
-	return i >= 0 && families[i].per_gpu;
+	if (i >= 0)
+		return families[i].per_gpu;
+	b = b ? b + 1 : name;
+	for (k = 0; k < sizeof(per_gpu_others) / sizeof(per_gpu_others[0]); k++)
+		if (strncmp(b, per_gpu_others[k], strlen(per_gpu_others[k])) == 0)
+			return true;
+	return false;
 }
 
 const char *ct_library_version(const char *path, char *buf, size_t size)

@@ -14,6 +14,7 @@
 #include "compat.h"
 #include "copies.h"
 #include "diag_internal.h"
+#include "distinfo.h"
 #include "libnames.h"
 #include "resolve.h"
 #include "util.h"
@@ -48,13 +49,15 @@ static bool same_major(const char *name, const struct ct_loaded *o)
 
 /*
  * The CUDA major of a requester's build, for a library that several
- * majors ship (libcurand.so.10): the runtime it needs, else the one major
- * of its other CUDA libraries, else the runtime the process loaded; 0
- * when none says.
+ * majors ship (libcurand.so.10, libcutensor.so.2): the runtime it needs,
+ * else the one major of its other CUDA libraries, else the one its pip
+ * distribution's name says (cupy-cuda12x), else the runtime the process
+ * loaded; 0 when none says.
  */
 static int context_cuda(const struct ctx *c, const char *requester)
 {
 	const struct ct_elfinfo *e = requester ? ct_dx_elfinfo(c, requester) : NULL;
+	struct ct_dist_info d;
 	size_t i;
 	int m;
 
@@ -64,6 +67,9 @@ static int context_cuda(const struct ctx *c, const char *requester)
 	for (i = 0; e && i < e->nneeded; i++)
 		if ((m = ct_cuda_mask_major(ct_soname_cuda(e->needed[i], NULL))) > 0)
 			return m;
+	/* The pip distribution it came with: cupy-cuda12x's modules link no runtime. */
+	if (requester && ct_dist_info_of(requester, &d) == 0 && (m = ct_dist_cuda(d.name)) > 0)
+		return m;
 	for (i = 0; i < c->nmapped; i++) {
 		const struct ct_loaded *o = c->mapped[i];
 

@@ -260,7 +260,13 @@ int ct_dist_cuda(const char *name)
 
 	ct_python_normal_name(name, n, sizeof(n));
 	s = strrchr(n, '-');
-	return s && strncmp(s, "-cu", 3) == 0 && isdigit((unsigned char)s[3]) ? atoi(s + 3) : 0;
+	if (s && strncmp(s, "-cu", 3) == 0 && isdigit((unsigned char)s[3]))
+		return atoi(s + 3);
+	/* CuPy's: cupy-cuda12x. */
+	if (s && strncmp(s, "-cuda", 5) == 0 && isdigit((unsigned char)s[5]) &&
+	    isdigit((unsigned char)s[6]) && s[7] == 'x' && !s[8])
+		return atoi(s + 5);
+	return 0;
 }
 
 bool ct_pip_would_replace(const char *near, const char *pkg, const char *soname,

@@ -57,7 +57,7 @@ size_t ct_dist_claims(const char *path, struct ct_dist_info *out, size_t max, si
  */
 bool ct_dist_requirer(const char *near, const char *dist, struct ct_dist_info *d);
 
-/* The CUDA major a distribution's name says ("nvidia-cudnn-cu12": 12), or 0. */
+/* The CUDA major a distribution's name says ("nvidia-cudnn-cu12", "cupy-cuda12x": 12), or 0. */
 int ct_dist_cuda(const char *name);
 
 /*

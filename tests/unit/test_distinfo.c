@@ -214,7 +214,11 @@ static void test_claims(void **state)
 	assert_int_equal(ct_dist_cuda("nvidia-cudnn-cu12"), 12);
 	assert_int_equal(ct_dist_cuda("nvidia_nccl_cu13"), 13);
 	assert_int_equal(ct_dist_cuda("nvidia-cublas"), 0);
-	assert_int_equal(ct_dist_cuda("cupy-cuda12x"), 0);
+	/* CuPy's names (the CUDA of a miss's fix: tests/pip/cupy-cuda12-in-cuda13). */
+	assert_int_equal(ct_dist_cuda("cupy-cuda12x"), 12);
+	assert_int_equal(ct_dist_cuda("cupy_cuda11x"), 11);
+	assert_int_equal(ct_dist_cuda("cupy-cuda12"), 0);
+	assert_int_equal(ct_dist_cuda("cupy-cuda117"), 0);
 }
 
 #define T(f) cmocka_unit_test(f)

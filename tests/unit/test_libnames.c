@@ -33,6 +33,10 @@ static void test_per_gpu(void **state)
 	for (i = 0; i < ARRAY_LEN(not_per_gpu); i++)
 		if (ct_cuda_library_per_gpu(not_per_gpu[i]))
 			fail_msg("'%s' taken for a per-GPU library", not_per_gpu[i]);
+	/* cuTENSOR picks kernels per GPU, for check; the loader's diagnoses leave it be. */
+	assert_true(ct_cuda_library_per_gpu("libcutensor.so.2"));
+	assert_true(ct_cuda_library_per_gpu("/w/cutensor/lib/libcutensorMp.so.2"));
+	assert_false(ct_cuda_library("libcutensor.so.2"));
 	assert_true(ct_cuda_library("libcudart.so.13"));
 	assert_true(ct_cuda_library("libnvrtc.so.13"));
 	assert_false(ct_cuda_library("libtorch_cuda.so"));

@@ -144,6 +144,10 @@ static void test_packages(void **state)
 		{ "libnvToolsExt.so.1", 12, "nvidia-nvtx-cu12" },
 		{ "libnvtx3interop.so.1", 13, "nvidia-nvtx" },
 		{ "libcupti.so.12", 12, "nvidia-cuda-cupti-cu12" },
+		/* cuTENSOR: no toolkit's, and no nvidia- prefix. */
+		{ "libcutensor.so.2", 12, "cutensor-cu12" },
+		{ "libcutensor.so.2", 13, "cutensor-cu13" },
+		{ "libcutensorMg.so.2", 11, "cutensor-cu11" },
 		/* Another major's build of the same library (a fix that swaps builds). */
 		{ "libcublas.so.13", 12, "nvidia-cublas-cu12" },
 	};
