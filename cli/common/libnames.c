@@ -14,10 +14,17 @@
  * design. Measured on the CUDA 13.0 and Debian's 12.4 libraries: at sm_90,
  * cuBLASLt 13 has 1568 of 3165 modules without a 9.0 image, cuFFT 12 2732
  * of 11256, cuDNN's precompiled engines 919 of 1501 (docs/scan-and-check.md).
+ * CHECK_ONLY: per_gpu too, and known to check alone, not a CUDA library
+ * to the loader's diagnoses (CuPy probes cuTENSOR with ctypes and does
+ * without it): cuTENSOR, in no toolkit (PyPI's cutensor-cu12 2.8.1: 910
+ * of libcutensor.so.2's 1331 fatbins hold code for GPUs other than 9.0
+ * only; tests/pip/cutensor-check).
  */
+#define CHECK_ONLY 2
+
 static const struct {
 	const char *prefix;
-	bool per_gpu;
+	unsigned char per_gpu;
 } families[] = {
 	{ "libcuda.so", false },       { "libcudart.so", false },
 	{ "libcublas.so", true },      { "libcublasLt.so", true },
@@ -34,6 +41,7 @@ static const struct {
 	{ "libnvidia-ptxjitcompiler.so", false },
 	{ "libcudla", false },         { "libnvperf", false },
 	{ "libcheckpoint.so", false },
+	{ "libcutensor", CHECK_ONLY },
 };
 
 /*
@@ -101,31 +109,16 @@ const char *ct_driver_soname(enum ct_driver_lib lib)
 
 bool ct_cuda_library(const char *path)
 {
-	return family_of(path) >= 0;
-}
+	long i = family_of(path);
 
-/*
- * NVIDIA's libraries outside the toolkit that pick kernels per GPU too,
- * for check's verdict only (not CUDA libraries to the loader's
- * diagnoses): cuTENSOR (PyPI's cutensor-cu12 2.8.1: 910 of
- * libcutensor.so.2's 1331 fatbins hold code for other GPUs than 9.0 only;
- * tests/pip/cutensor-check).
- */
-static const char *const per_gpu_others[] = { "libcutensor" };
+	return i >= 0 && families[i].per_gpu != CHECK_ONLY;
+}
 
 bool ct_cuda_library_per_gpu(const char *name)
 {
 	long i = family_of(name);
-	const char *b = strrchr(name, '/');
-	size_t k;
 
-	if (i >= 0)
-		return families[i].per_gpu;
-	b = b ? b + 1 : name;
-	for (k = 0; k < sizeof(per_gpu_others) / sizeof(per_gpu_others[0]); k++)
-		if (strncmp(b, per_gpu_others[k], strlen(per_gpu_others[k])) == 0)
-			return true;
-	return false;
+	return i >= 0 && families[i].per_gpu != 0;
 }
 
 const char *ct_library_version(const char *path, char *buf, size_t size)

@@ -36,6 +36,7 @@ static void test_per_gpu(void **state)
 	/* cuTENSOR picks kernels per GPU, for check; the loader's diagnoses leave it be. */
 	assert_true(ct_cuda_library_per_gpu("libcutensor.so.2"));
 	assert_true(ct_cuda_library_per_gpu("/w/cutensor/lib/libcutensorMp.so.2"));
+	assert_true(ct_cuda_library_per_gpu("libcutensor-0a1b2c3d.so.2"));
 	assert_false(ct_cuda_library("libcutensor.so.2"));
 	assert_true(ct_cuda_library("libcudart.so.13"));
 	assert_true(ct_cuda_library("libnvrtc.so.13"));
