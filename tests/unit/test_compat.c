@@ -27,6 +27,7 @@ static void test_isa_table(void **state)
 		{ 8, 5, 12050, "555.42.02" }, { 8, 6, 12070, "565.57.01" },
 		{ 8, 7, 12080, "570.26" },    { 8, 8, 12090, "575.51.03" },
 		{ 9, 0, 13000, "580.65.06" }, { 9, 1, 13010, "590.44.01" },
+		{ 9, 2, 13020, "595.45.04" }, { 9, 3, 13030, "610.43.02" },
 	};
 	size_t i;
 	int newer;
@@ -45,7 +46,7 @@ static void test_isa_table(void **state)
 	assert_int_equal(ct_ptx_isa_cuda(8, 9), 13000);
 	assert_int_equal(ct_ptx_isa_cuda(7, 12), 12000);
 	assert_int_equal(ct_ptx_isa_cuda(6, 5), 10000);
-	assert_int_equal(ct_ptx_isa_cuda(9, 2), -1);
+	assert_int_equal(ct_ptx_isa_cuda(9, 4), -1);
 }
 
 static void test_ptx_driver_reads(void **state)
@@ -61,9 +62,12 @@ static void test_ptx_driver_reads(void **state)
 	assert_false(ct_ptx_driver_reads(9, 0, 12090));
 	assert_true(ct_ptx_driver_reads(9, 0, 13000));
 	assert_true(ct_ptx_driver_reads(6, 4, 11000));
-	/* Past the table: refused by a driver in it, not by a newer one. */
+	/* CUDA 13.2's wheels (torch 2.15's) write ISA 9.2. */
 	assert_false(ct_ptx_driver_reads(9, 2, 13010));
 	assert_true(ct_ptx_driver_reads(9, 2, 13020));
+	/* Past the table: refused by a driver in it, not by a newer one. */
+	assert_false(ct_ptx_driver_reads(9, 4, 13030));
+	assert_true(ct_ptx_driver_reads(9, 4, 13040));
 }
 
 static void test_driver_parse(void **state)
@@ -91,8 +95,12 @@ static void test_driver_parse(void **state)
 	assert_int_equal(ct_driver_parse("540", &cuda), 0);
 	assert_int_equal(cuda, 12020);
 	/* Past the table: newer than every CUDA in it. */
+	assert_int_equal(ct_driver_parse("595.58.03", &cuda), 0);
+	assert_int_equal(cuda, 13020);
 	assert_int_equal(ct_driver_parse("610.10", &cuda), 0);
-	assert_true(cuda > 13010);
+	assert_int_equal(cuda, 13030);
+	assert_int_equal(ct_driver_parse("620.70.06", &cuda), 0);
+	assert_true(cuda > 13030);
 	assert_true(ct_ptx_driver_reads(9, 1, cuda));
 	assert_int_equal(ct_driver_parse("590.44.01", &cuda), 0);
 	assert_int_equal(cuda, 13010);
@@ -186,8 +194,9 @@ static void test_cuda_branch(void **state)
 	assert_int_equal(ct_cuda_branch(12000), 525);
 	/* Older than the table; newer than it. */
 	assert_int_equal(ct_cuda_branch(10020), 0);
-	assert_true(ct_cuda_branch(13020) > 590);
-	assert_int_equal(ct_newest_cuda(), 13010);
+	assert_int_equal(ct_cuda_branch(13020), 595);
+	assert_true(ct_cuda_branch(13040) > 610);
+	assert_int_equal(ct_newest_cuda(), 13030);
 	assert_string_equal(ct_branch_driver(570), "570.26");
 	assert_string_equal(ct_branch_driver(580), "580.65.06");
 	assert_null(ct_branch_driver(540));
