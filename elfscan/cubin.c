@@ -140,6 +140,73 @@ static int symtab_has_entry(const unsigned char *p, uint64_t n, uint64_t entsize
 	return 0;
 }
 
+/* The kernels one symbol table defines, named through its string table. */
+static int symtab_entries(const unsigned char *buf, size_t len, const unsigned char *sh,
+			  const unsigned char *shdrs, unsigned shnum, unsigned shentsize,
+			  int (*each)(const char *name, size_t len, void *arg), void *arg)
+{
+	uint64_t off = rd64(sh + 0x18), n = rd64(sh + 0x20), entsize = rd64(sh + 0x38);
+	uint32_t link = rd32(sh + 0x28);
+	uint64_t str_off, str_size, pos;
+	const unsigned char *strsh;
+
+	if (entsize < ELF64_SYM_SIZE || link >= shnum)
+		return 0;
+	strsh = shdrs + (uint64_t)link * shentsize;
+	str_off = rd64(strsh + 0x18);
+	str_size = rd64(strsh + 0x20);
+	if (!in_range(str_off, str_size, len))
+		return 0;
+	for (pos = 0; n - pos >= ELF64_SYM_SIZE; pos += entsize) {
+		const unsigned char *sym = buf + off + pos;
+		uint32_t name = rd32(sym);
+		size_t nlen;
+		int rc;
+
+		if ((sym[4] & 0xf) == STT_FUNC_ && (sym[5] & STO_CUDA_ENTRY) &&
+		    rd16(sym + 6) != 0 && name < str_size) {
+			nlen = strnlen((const char *)buf + str_off + name, str_size - name);
+			if (nlen && nlen < str_size - name &&
+			    (rc = each((const char *)buf + str_off + name, nlen, arg)) != 0)
+				return rc;
+		}
+		if (n - pos < entsize)
+			break;
+	}
+	return 0;
+}
+
+int es_cubin_kernels(const unsigned char *buf, size_t len,
+		     int (*each)(const char *name, size_t len, void *arg), void *arg)
+{
+	uint64_t shoff;
+	unsigned shnum, shentsize, i;
+	int symtabs = 0;
+
+	if (len < 64 || memcmp(buf, "\177ELF", 4) != 0 || buf[4] != 2 ||
+	    buf[5] != 1 || rd16(buf + 18) != EM_CUDA)
+		return -EBADMSG;
+	shoff = rd64(buf + 0x28);
+	shentsize = rd16(buf + 0x3a);
+	shnum = rd16(buf + 0x3c);
+	if (shnum == 0 || shentsize < 64 ||
+	    !in_range(shoff, (uint64_t)shnum * shentsize, len))
+		return -EBADMSG;
+	for (i = 0; i < shnum; i++) {
+		const unsigned char *sh = buf + shoff + (uint64_t)i * shentsize;
+		int rc;
+
+		if (rd32(sh + 4) != SHT_SYMTAB_ || !in_range(rd64(sh + 0x18), rd64(sh + 0x20), len))
+			continue;
+		symtabs++;
+		rc = symtab_entries(buf, len, sh, buf + shoff, shnum, shentsize, each, arg);
+		if (rc)
+			return rc;
+	}
+	/* Stripped of its symbols: its kernels have no names to tell. */
+	return symtabs ? 0 : -ENODATA;
+}
+
 int es_cubin_has_kernel(const unsigned char *buf, size_t len)
 {
 	uint64_t shoff, strtab_off = 0, strtab_size = 0;

@@ -295,6 +295,16 @@ int elfscan_image_has_kernel(const struct elfscan_file *f, size_t i);
  * there is none, -EINVAL, -ENOMEM.
  */
 int elfscan_container_has_kernel(const struct elfscan_file *f, size_t c);
+/*
+ * The kernels SASS image i of f defines: each(name, len, arg) for every
+ * defined STT_FUNC marked STO_CUDA_ENTRY in its symbol tables (name is not
+ * NUL-terminated past len; a nonzero return stops the walk and is
+ * returned). Returns 0, -ENODATA (not SASS, opaque, a payload that does
+ * not decompress or parse, or no symbol table), -EINVAL, -ENOMEM. Reads
+ * f only.
+ */
+int elfscan_image_kernels(const struct elfscan_file *f, size_t i,
+			  int (*each)(const char *name, size_t len, void *arg), void *arg);
 /* The same for a device ELF or PTX text in a buffer (-EBADMSG: no cubin). */
 int elfscan_cubin_has_kernel(const void *buf, size_t len);
 int elfscan_ptx_has_kernel(const char *text, size_t len);

@@ -168,6 +168,9 @@ void es_payload_release(struct elfscan_file *f);
  * -EBADMSG when it is no device ELF.
  */
 int es_cubin_has_kernel(const unsigned char *buf, size_t len);
+/* Each kernel a cubin defines, by name (elfscan_image_kernels). */
+int es_cubin_kernels(const unsigned char *buf, size_t len,
+		     int (*each)(const char *name, size_t len, void *arg), void *arg);
 
 /* Whether PTX text declares an .entry; 1 or 0. */
 int es_ptx_has_kernel(const char *text, size_t len);

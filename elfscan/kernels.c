@@ -89,3 +89,32 @@ int elfscan_container_has_kernel(const struct elfscan_file *f, size_t c)
 	}
 	return unknown || !any ? -ENODATA : 0;
 }
+
+int elfscan_image_kernels(const struct elfscan_file *f, size_t i,
+			  int (*each)(const char *name, size_t len, void *arg), void *arg)
+{
+	const struct elfscan_image *img;
+	unsigned char *owned = NULL;
+	const unsigned char *view;
+	size_t len;
+	int rc;
+
+	if (i >= f->nimages)
+		return -EINVAL;
+	img = &f->images[i];
+	if (img->kind != ELFSCAN_KIND_SASS || (img->flags & ELFSCAN_FLAG_OPAQUE))
+		return -ENODATA;
+	if (f->type == ELFSCAN_FILE_CUBIN) {
+		view = f->buf;
+		len = f->len;
+	} else {
+		rc = es_payload(f, img, &owned, &view, &len);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc)
+			return -ENODATA;
+	}
+	rc = es_cubin_kernels(view, len, each, arg);
+	free(owned);
+	return rc == -EBADMSG ? -ENODATA : rc;
+}

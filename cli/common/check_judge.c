@@ -259,16 +259,35 @@ static void explain_fatbins(struct ct_check_result *r, const struct ct_summary *
 	if (!v->other_gpus)
 		return;
 	counts_words(v->other, v->nother, 0, list, sizeof(list));
-	if (r->per_gpu)
+	if (r->per_gpu) {
 		detail(r, "%zu of %zu fatbins %s code for other GPUs only (%s), which the "
 			  "library selects per GPU (--every-module fails on %s)",
 		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
 		       verb(v->other_gpus, "it", "them"));
-	else
+		if (v->other_ptx)
+			detail(r, "%zu of them %s that GPU's PTX too, which the library need not "
+				  "JIT-compile for %u.%u: its build for %u.%u has SASS of the same "
+				  "kernel templates (--every-module judges %s as the driver would "
+				  "load %s)",
+			       v->other_ptx, verb(v->other_ptx, "holds", "hold"), t->major,
+			       t->minor, t->major, t->minor,
+			       verb(v->other_ptx, "it", "them"), verb(v->other_ptx, "it", "them"));
+	} else if (v->other_specific == v->other_gpus)
 		detail(r, "%zu of %zu fatbins %s only 'a'/'f' code for other GPUs (%s), which "
 			  "the program must select per GPU (--every-module fails on %s)",
 		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
 		       verb(v->other_gpus, "it", "them"));
+	else if (v->other_loaded == v->other_gpus)
+		detail(r, "%zu of %zu fatbins %s code for other GPUs only (%s), found outside "
+			  ".nv_fatbin and registered by no wrapper, which the program loads itself "
+			  "per GPU (--every-module fails on %s)",
+		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
+		       verb(v->other_gpus, "it", "them"));
+	else
+		detail(r, "%zu of %zu fatbins hold code for other GPUs only (%s): %zu only 'a'/'f' "
+			  "code, %zu outside .nv_fatbin that the program loads itself; it must "
+			  "select them per GPU (--every-module fails on them)",
+		       v->other_gpus, v->modules, list, v->other_specific, v->other_loaded);
 }
 
 /*

@@ -92,7 +92,7 @@ struct ct_check_result {
 	int torch;               /* it links PyTorch (archs.h: ct_arch_build_words) */
 	const char *name;        /* its file name */
 	char reason[1024];       /* why, in one sentence */
-	char details[5][512];    /* consequences and the other fatbins, one line each; "" unused */
+	char details[6][512];    /* consequences and the other fatbins, one line each; "" unused */
 	char fix[768];           /* "" when none */
 	char left_out[256];      /* the fatbins left out, and why; "" when none */
 };

@@ -1,4 +1,5 @@
 /* check's verdict, fatbin by fatbin; see verdict.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +117,223 @@ static bool linked(const struct elfscan_container *ct)
 }
 
 /*
+ * A container the program loads itself: found by the magic scan outside
+ * the fatbin sections (.rodata, .lrodata, .ldata), and no .nvFatBinSegment
+ * wrapper points at it, so the CUDA runtime never registers it. Code
+ * handed to cuModuleLoadData or cuLibraryLoadData by the program's own
+ * calls, which choose it per GPU: PyTorch 2.15's libtorch_cuda.so keeps
+ * its CuTe DSL top-k kernels so, 29 containers of sm_90 only and 29 of
+ * sm_100 only in .lrodata, and on any GPU one set has no image.
+ */
+static bool program_loaded(const struct elfscan_file *f, const struct elfscan_container *ct)
+{
+	return f->type == ELFSCAN_FILE_ELF && ct->found == ELFSCAN_FOUND_MAGIC && !ct->registered;
+}
+
+/*
+ * Is the image picked PTX of an arch the container holds SASS for: the
+ * build for another GPU (-gencode arch=compute_90,code=[sm_90,compute_90]),
+ * its PTX kept for GPUs to come?
+ */
+static bool ptx_beside_its_sass(const struct elfscan_file *f, size_t first, size_t end, long pick)
+{
+	size_t k;
+
+	if (f->images[pick].kind != ELFSCAN_KIND_PTX)
+		return false;
+	for (k = first; k < end; k++)
+		if (f->images[k].kind == ELFSCAN_KIND_SASS && f->images[k].arch == f->images[pick].arch)
+			return true;
+	return false;
+}
+
+/*
+ * Kernels by what they instantiate: a mangled name up to its template
+ * arguments ("_Z12geqr4_kernelI6float2Li1024ELi10E..." is "geqr4_kernel",
+ * "_ZN3cub6detail6kernelI..." "cub::detail::kernel"), any other name
+ * whole. A per-GPU library tunes one template per GPU: cuSOLVER 12.2's
+ * sm_90 fatbin instantiates geqr4_kernel<float2, 1024, 10, 2, ...>, its
+ * sm_100 one <float2, 1024, 12, 4, ...>.
+ */
+struct bases {
+	char **v;
+	size_t n, cap;
+};
+
+static bool bases_has(const struct bases *b, const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (strlen(b->v[i]) == len && memcmp(b->v[i], name, len) == 0)
+			return true;
+	return false;
+}
+
+/* Bases kept per fatbin read, at most: past it the fatbin is not matched. */
+#define BASES_MAX 4096
+
+/* Keep copy (owned) in b unless b has it; -E2BIG when b is full. */
+static int bases_keep(struct bases *b, char *copy)
+{
+	if (bases_has(b, copy, strlen(copy))) {
+		free(copy);
+		return 0;
+	}
+	if (b->n == BASES_MAX) {
+		free(copy);
+		return -E2BIG;
+	}
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 16;
+		b->v = ct_xrealloc(b->v, b->cap * sizeof(*b->v));
+	}
+	b->v[b->n++] = copy;
+	return 0;
+}
+
+static int add_base(const char *name, size_t len, void *arg)
+{
+	size_t i = 2, parts = 0, k, n;
+	char *copy, *o;
+
+	if (len > 2 && name[0] == '_' && name[1] == 'Z') {
+		bool nested = name[2] == 'N';
+
+		/* Each part of n bytes was read from n + 1 at least: 2 len bounds it. */
+		copy = ct_xmalloc(2 * len + 1);
+		o = copy;
+		i += nested;
+		while (i < len && name[i] >= '1' && name[i] <= '9') {
+			for (n = 0; i < len && name[i] >= '0' && name[i] <= '9' && n < len; i++)
+				n = n * 10 + (size_t)(name[i] - '0');
+			if (n > len - i)
+				break;
+			if (parts++) {
+				*o++ = ':';
+				*o++ = ':';
+			}
+			for (k = 0; k < n; k++)
+				*o++ = name[i + k];
+			i += n;
+		}
+		*o = 0;
+		/*
+		 * A nested name read to its template arguments or its end; else
+		 * (a substitution, a constructor) the name whole.
+		 */
+		if (parts && (!nested || (i < len && (name[i] == 'I' || name[i] == 'E'))))
+			return bases_keep(arg, copy);
+		free(copy);
+	}
+	copy = ct_xmalloc(len + 1);
+	memcpy(copy, name, len);
+	copy[len] = 0;
+	return bases_keep(arg, copy);
+}
+
+static void bases_free(struct bases *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		free(b->v[i]);
+	free(b->v);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The kernel bases of container c's first SASS image; false when unread. */
+static bool kernel_bases(const struct elfscan_file *f, size_t c, struct bases *out)
+{
+	const struct elfscan_container *ct = &f->containers[c];
+	size_t k;
+
+	for (k = ct->first_image; k < ct->first_image + ct->nimages; k++)
+		if (f->images[k].kind == ELFSCAN_KIND_SASS)
+			return elfscan_image_kernels(f, k, add_base, out) == 0 && out->n > 0;
+	return false;
+}
+
+/*
+ * Is container c a build for one GPU: SASS and PTX of one arch, nothing
+ * else loadable (sm_100 + compute_100; not cuSOLVER's fatbins of SASS for
+ * every arch and the newest one's PTX)?
+ */
+static bool one_gpu_build(const struct elfscan_file *f, size_t c)
+{
+	const struct elfscan_container *ct = &f->containers[c];
+	size_t k, end = ct->first_image + ct->nimages, sass = 0, ptx = 0;
+	unsigned arch = 0;
+
+	for (k = ct->first_image; k < end; k++) {
+		const struct elfscan_image *img = &f->images[k];
+
+		if (img->kind != ELFSCAN_KIND_SASS && img->kind != ELFSCAN_KIND_PTX)
+			continue;
+		if (arch && img->arch != arch)
+			return false;
+		arch = img->arch;
+		sass += img->kind == ELFSCAN_KIND_SASS;
+		ptx += img->kind == ELFSCAN_KIND_PTX;
+	}
+	return sass && ptx;
+}
+
+/* Builds for one GPU read for their kernels, at most, per judgement. */
+#define SIBLINGS_MAX 64
+
+/*
+ * The kernel bases of f's builds for one GPU that run SASS on t (the
+ * siblings of another GPU's build), into out; false when none was read.
+ */
+static bool sibling_bases(const struct elfscan_file *f, const struct elfscan_target *t,
+			  struct bases *out)
+{
+	size_t c, read = 0;
+
+	for (c = 0; c < f->ncontainers && read < SIBLINGS_MAX; c++) {
+		const struct elfscan_container *ct = &f->containers[c];
+		long pick;
+
+		if (ct->first_image > f->nimages || ct->nimages > f->nimages - ct->first_image)
+			continue;
+		pick = elfscan_pick_image(f->images + ct->first_image, ct->nimages, t);
+		if (pick < 0 || f->images[ct->first_image + (size_t)pick].kind != ELFSCAN_KIND_SASS ||
+		    !one_gpu_build(f, c))
+			continue;
+		read++;
+		kernel_bases(f, c, out);
+	}
+	return out->n > 0;
+}
+
+/*
+ * Is container c, a build for another GPU, one the library tuned per GPU:
+ * every kernel it defines instantiates a template that a build of the
+ * library for t instantiates too? siblings: those builds' bases, read once
+ * (*read: 0 not yet, 1 read, -1 none).
+ */
+static bool tuned_per_gpu(const struct elfscan_file *f, size_t c, const struct elfscan_target *t,
+			  struct bases *siblings, int *read)
+{
+	struct bases mine = { 0 };
+	bool all;
+	size_t i;
+
+	if (!*read)
+		*read = sibling_bases(f, t, siblings) ? 1 : -1;
+	if (*read < 0 || !kernel_bases(f, c, &mine)) {
+		bases_free(&mine);
+		return false;
+	}
+	all = true;
+	for (i = 0; i < mine.n && all; i++)
+		all = bases_has(siblings, mine.v[i], strlen(mine.v[i]));
+	bases_free(&mine);
+	return all;
+}
+
+/*
  * A linked container without an image for t: cudart hands the driver its
  * prelinked fatbins (the wrapper's second pointer: every translation
  * unit's __nv_relfatbin container) to JIT-link instead, which works when
@@ -197,6 +415,8 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 	struct seen *missing = ct_xmalloc(n * sizeof(*missing));
 	struct seen *other = ct_xmalloc(n * sizeof(*other));
 	bool device_code = false, has_linked = false;
+	struct bases siblings = { 0 };
+	int siblings_read = 0; /* tuned_per_gpu's */
 	size_t c, k;
 
 	memset(v, 0, sizeof(*v));
@@ -210,7 +430,7 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 	for (c = 0; c < f->ncontainers; c++) {
 		const struct elfscan_container *ct = &f->containers[c];
 		size_t first = ct->first_image, end = first + ct->nimages, loadable = 0;
-		bool specific = true;
+		bool specific = true, by_design;
 		long pick;
 
 		if (first > f->nimages || ct->nimages > f->nimages - first)
@@ -230,6 +450,7 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 			v->link_inputs++;
 			continue;
 		}
+		by_design = specific || per_gpu_library || program_loaded(f, ct);
 		pick = elfscan_pick_image(f->images + first, ct->nimages, t);
 		if (pick >= 0)
 			pick += (long)first;
@@ -241,12 +462,32 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 		 * (reading kernels decompresses): without an image, and not
 		 * for other GPUs by design unless those fail too.
 		 */
-		if (pick < 0 && (o->kernels_of_other_gpus || !(specific || per_gpu_library)) &&
+		if (pick < 0 && (o->kernels_of_other_gpus || !by_design) &&
 		    elfscan_container_has_kernel(f, c) == 0) {
 			v->without_kernels++;
 			continue;
 		}
 		v->modules++;
+		/*
+		 * One of a per-GPU library's fatbins for another GPU, its SASS
+		 * and that GPU's PTX (cuSOLVER 12.2's sm_90 + compute_90 beside
+		 * its sm_100 + compute_100 one), whose every kernel instantiates
+		 * a template that the library's build for t instantiates too
+		 * (geqr4_kernel, tuned per GPU): on t the library runs that
+		 * build, and this PTX is no JIT it needs (on a driver older
+		 * than the PTX, no failure). Kernels only this fatbin holds
+		 * (cuTENSOR's cutlass_sm75_simt_* in sm_75 + compute_75) run on
+		 * t by JIT, and PTX of another arch than the fatbin's SASS
+		 * (cuTENSOR's sm_75 + compute_100, on 10.0) is how the library
+		 * runs there: both judged as any. With --every-module it counts
+		 * as what the driver would do.
+		 */
+		if (pick >= 0 && per_gpu_library && !o->kernels_of_other_gpus &&
+		    f->images[pick].container == c && ptx_beside_its_sass(f, first, end, pick) &&
+		    tuned_per_gpu(f, c, t, &siblings, &siblings_read)) {
+			pick = -1;
+			v->other_ptx++;
+		}
 		if (pick >= 0) {
 			/* A JIT link compiles, even of relocatable SASS. */
 			if (f->images[pick].kind == ELFSCAN_KIND_SASS &&
@@ -257,15 +498,16 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 			add(picks, &npicks, f->images, pick, c);
 			continue;
 		}
-		if (specific || per_gpu_library) {
+		if (by_design) {
 			v->other_gpus++;
 			v->other_specific += specific;
+			v->other_loaded += !specific && program_loaded(f, ct);
 		} else {
 			v->no_image++;
 		}
 		for (k = first; k < end; k++)
 			if (f->images[k].kind != ELFSCAN_KIND_LTOIR) {
-				if (specific || per_gpu_library)
+				if (by_design)
 					add(other, &nother, f->images, (long)k, c);
 				else
 					add(missing, &nmissing, f->images, (long)k, c);
@@ -286,6 +528,7 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 		free(picks);
 		free(missing);
 		free(other);
+		bases_free(&siblings);
 		ct_verdict_judge_opts(v, f, t, &again);
 		return;
 	}
@@ -309,6 +552,7 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 	free(picks);
 	free(missing);
 	free(other);
+	bases_free(&siblings);
 }
 
 void ct_verdict_release(struct ct_verdict *v)

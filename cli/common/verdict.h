@@ -59,6 +59,11 @@ struct ct_verdict {
 	size_t no_image;     /* ... with no usable image: their launches fail */
 	size_t other_gpus;   /* ... with none, by design: code for other GPUs only */
 	size_t other_specific; /* of other_gpus: holding only 'a'/'f' code */
+	size_t other_loaded; /* of other_gpus, the rest: the program's own
+				loads, registered by no wrapper */
+	size_t other_ptx;    /* of other_gpus: a per-GPU library's builds for
+				another GPU (SASS and PTX) of kernels its
+				build for the target tunes too */
 	size_t without_kernels; /* fatbins left out: no usable image, and no
 				   kernel that could fail (not counted in
 				   modules) */
@@ -79,9 +84,18 @@ struct ct_verdict {
  * images. A fatbin without a usable image counts in other_gpus when its
  * code is recognisably for other GPUs: every image in it is 'a' or 'f'
  * code (which runs only on the GPUs it names, so the program must pick
- * it per GPU), or per_gpu_library is set (the file is one of NVIDIA's
- * libraries that load kernels per GPU, ct_cuda_library_per_gpu);
- * otherwise in no_image. When no fatbin runs and all of those are for
+ * it per GPU), or the program loads it itself (found by the magic scan
+ * outside the fatbin sections and registered by no wrapper: what it
+ * hands cuModuleLoadData it picks per GPU), or per_gpu_library is set
+ * (the file is one of NVIDIA's libraries that load kernels per GPU,
+ * ct_cuda_library_per_gpu); otherwise in no_image. In such a library a
+ * fatbin that runs on t only by JIT from its PTX, beside SASS of the same
+ * arch for another GPU, counts in other_gpus too (other_ptx) when every
+ * kernel in it instantiates a template that a build of the library for
+ * t (a fatbin of SASS for t and PTX of its arch) instantiates too, read
+ * from their payloads: the library's build tuned for another GPU, not
+ * what it runs on t (unless kernels_of_other_gpus: then as the driver
+ * would load it). When no fatbin runs and all of those are for
  * other GPUs, their kernels are read too (as kernels_of_other_gpus):
  * a file whose only code defines no kernel is no-device-code. A fatbin without a usable image whose images
  * define no kernel (elfscan_container_has_kernel says 0; CUDA 13's

@@ -26,6 +26,20 @@ __attribute__((constructor)) static void small_windows(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A kernel's name must be readable to its length, and not empty. */
+static int each_kernel(const char *name, size_t len, void *arg)
+{
+	volatile char sum = 0;
+	size_t k;
+
+	(void)arg;
+	if (!len)
+		__builtin_trap();
+	for (k = 0; k < len; k++)
+		sum ^= name[k];
+	return 0;
+}
+
 static const char *const targets[] = { "7.5", "8.0", "8.6", "9.0", "10.0", "10.3", "12.1" };
 
 /* A borrowed view must lie inside the scanned bytes. */
@@ -101,8 +115,12 @@ static void scan(const uint8_t *data, size_t size,
 		/* The kernels check asks of fatbins without an image. */
 		for (size_t c = 0; c < f.ncontainers; c++)
 			(void)elfscan_container_has_kernel(&f, c);
+		/* And the names of a per-GPU library's builds for one GPU. */
+		for (size_t i = 0; i < f.nimages; i++)
+			(void)elfscan_image_kernels(&f, i, each_kernel, (void *)data);
 	}
 	(void)elfscan_cubin_has_kernel(data, size);
+	(void)es_cubin_kernels(data, size, each_kernel, (void *)data);
 	(void)elfscan_ptx_has_kernel((const char *)data, size);
 	elfscan_file_release(&f);
 }

@@ -333,6 +333,116 @@ static void test_without_kernels(void **state)
 	free(b);
 }
 
+
+/*
+ * A per-GPU library's fatbin for another GPU, its SASS and that GPU's PTX
+ * (cuSOLVER 12.2 of CUDA 13.2: sm_90 + compute_90 beside sm_100 +
+ * compute_100) is that GPU's build only when its kernels are templates the
+ * build for 10.0 instantiates too, read from the payloads: these files have
+ * none to read, so the driver JIT-compiles it, as in any other object
+ * (the case with kernels: tests/e2e/check-fatbins, fatbins-tuned.so).
+ */
+static const struct spec per_arch[] = {
+	{ SASS, 90, N }, { PTX, 90, N }, { 0 },
+	{ SASS, 100, N }, { PTX, 100, N }, { 0 },
+	{ 0 },
+};
+static const struct spec per_arch_alone[] = {
+	{ SASS, 90, N }, { PTX, 90, N }, { 0 },
+	{ 0 },
+};
+
+static void test_per_gpu_ptx(void **state)
+{
+	struct elfscan_file *f = make_file(per_arch), *alone = make_file(per_arch_alone);
+	struct elfscan_target t;
+	struct ct_verdict_opts every = { .per_gpu_library = true, .kernels_of_other_gpus = true };
+	struct ct_verdict v;
+
+	(void)state;
+	judge(&v, f, "sm_100", true);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 2, 1, 1, 0, 0);
+	assert_int_equal(v.other_ptx, 0);
+	ct_verdict_release(&v);
+
+	/* Not one of the per-GPU libraries: the driver JIT-compiles it. */
+	judge(&v, f, "sm_100", false);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 2, 1, 1, 0, 0);
+	assert_int_equal(v.other_ptx, 0);
+	ct_verdict_release(&v);
+
+	/* --every-module: as the driver would load it. */
+	assert_int_equal(elfscan_target_parse("sm_100", &t), 0);
+	ct_verdict_judge_opts(&v, f, &t, &every);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 2, 1, 1, 0, 0);
+	ct_verdict_release(&v);
+
+	/* No SASS for 10.0 anywhere: JIT is how the library runs there. */
+	judge(&v, alone, "sm_100", true);
+	expect_counts(&v, CT_VERDICT_PTX_JIT, 1, 0, 1, 0, 0);
+	ct_verdict_release(&v);
+	free_file(f);
+	free_file(alone);
+}
+
+/*
+ * A container the program loads itself: found by the magic scan outside
+ * the fatbin sections and registered by no wrapper (PyTorch 2.15's CuTe
+ * DSL kernels in .lrodata, one set for sm_90 and one for sm_100). Without
+ * an image it holds code for other GPUs, as 'a' code does; registered, or
+ * walked in .nv_fatbin, it fails as any fatbin.
+ */
+static const struct spec loaded[] = {
+	{ SASS, 80, N }, { SASS, 90, N }, { 0 },
+	{ SASS, 100, N }, { 0 },
+	{ SASS, 100, A }, { 0 },
+	{ 0 },
+};
+
+static void test_program_loaded(void **state)
+{
+	struct elfscan_file *f = make_file(loaded);
+	struct ct_verdict v;
+
+	(void)state;
+	f->type = ELFSCAN_FILE_ELF;
+	f->containers[0].registered = true;
+	f->containers[1].found = ELFSCAN_FOUND_MAGIC;
+	f->containers[2].found = ELFSCAN_FOUND_MAGIC;
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_SASS, 3, 1, 0, 0, 2);
+	assert_int_equal(v.other_specific, 1); /* sm_100a: 'a' code first */
+	assert_int_equal(v.other_loaded, 1);
+	ct_verdict_release(&v);
+
+	/* A wrapper points at it: cudart loads it on every GPU. */
+	f->containers[1].registered = true;
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 1, 0, 1, 1);
+	assert_int_equal(v.other_loaded, 0);
+	ct_verdict_release(&v);
+
+	/* In .nv_fatbin without a wrapper: not the program's own either. */
+	f->containers[1].registered = false;
+	f->containers[1].found = ELFSCAN_FOUND_SECTION;
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 1, 0, 1, 1);
+	ct_verdict_release(&v);
+
+	/* A standalone fatbin file is what the program loads: judged whole. */
+	f->containers[1].found = ELFSCAN_FOUND_MAGIC;
+	f->type = ELFSCAN_FILE_FATBIN;
+	judge(&v, f, "sm_90", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 1, 0, 1, 1);
+	ct_verdict_release(&v);
+
+	/* On 10.0 the registered fatbin has nothing: that fails. */
+	f->type = ELFSCAN_FILE_ELF;
+	judge(&v, f, "sm_100", false);
+	expect_counts(&v, CT_VERDICT_NO_IMAGE, 3, 2, 0, 1, 0);
+	ct_verdict_release(&v);
+	free_file(f);
+}
 /*
  * -rdc: the linked container (wrapper v2) is the module; the
  * __nv_relfatbin ones are what cudart JIT-links when it has no image.
@@ -383,6 +493,8 @@ int main(void)
 		cmocka_unit_test(test_driver),
 		cmocka_unit_test(test_without_kernels),
 		cmocka_unit_test(test_rdc),
+		cmocka_unit_test(test_program_loaded),
+		cmocka_unit_test(test_per_gpu_ptx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
