@@ -283,11 +283,32 @@ static void explain_fatbins(struct ct_check_result *r, const struct ct_summary *
 			  "per GPU (--every-module fails on %s)",
 		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
 		       verb(v->other_gpus, "it", "them"));
-	else
-		detail(r, "%zu of %zu fatbins hold code for other GPUs only (%s): %zu only 'a'/'f' "
-			  "code, %zu outside .nv_fatbin that the program loads itself; it must "
-			  "select them per GPU (--every-module fails on them)",
-		       v->other_gpus, v->modules, list, v->other_specific, v->other_loaded);
+	else if (v->other_tuned == v->other_gpus)
+		detail(r, "%zu of %zu fatbins %s code for other GPUs only (%s), %s of kernel "
+			  "templates that fatbins for %u.%u build too, which the program must "
+			  "select per GPU (--every-module fails on %s)",
+		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
+		       verb(v->other_gpus, "a build", "builds"), t->major, t->minor,
+		       verb(v->other_gpus, "it", "them"));
+	else {
+		char parts[256] = "";
+		size_t len = 0;
+
+		if (v->other_specific)
+			len += (size_t)snprintf(parts + len, sizeof(parts) - len,
+						"%zu only 'a'/'f' code", v->other_specific);
+		if (v->other_loaded && len < sizeof(parts))
+			len += (size_t)snprintf(parts + len, sizeof(parts) - len,
+						"%s%zu outside .nv_fatbin that the program loads "
+						"itself", len ? ", " : "", v->other_loaded);
+		if (v->other_tuned && len < sizeof(parts))
+			snprintf(parts + len, sizeof(parts) - len,
+				 "%s%zu of kernel templates that fatbins for %u.%u build too",
+				 len ? ", " : "", v->other_tuned, t->major, t->minor);
+		detail(r, "%zu of %zu fatbins hold code for other GPUs only (%s): %s; the program "
+			  "must select them per GPU (--every-module fails on them)",
+		       v->other_gpus, v->modules, list, parts);
+	}
 }
 
 /*

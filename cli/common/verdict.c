@@ -279,15 +279,17 @@ static bool one_gpu_build(const struct elfscan_file *f, size_t c)
 	return sass && ptx;
 }
 
-/* Builds for one GPU read for their kernels, at most, per judgement. */
-#define SIBLINGS_MAX 64
+/* Fatbins read for their kernels, at most, per set of siblings. */
+#define SIBLINGS_MAX 256
 
 /*
- * The kernel bases of f's builds for one GPU that run SASS on t (the
- * siblings of another GPU's build), into out; false when none was read.
+ * The kernel bases of f's fatbins that run on t, into out (names from
+ * their cubins, whatever the arch); with one_gpu, only builds for one GPU
+ * that run SASS on t: the siblings of another GPU's build in a per-GPU
+ * library. False when none was read.
  */
 static bool sibling_bases(const struct elfscan_file *f, const struct elfscan_target *t,
-			  struct bases *out)
+			  bool one_gpu, struct bases *out)
 {
 	size_t c, read = 0;
 
@@ -298,8 +300,9 @@ static bool sibling_bases(const struct elfscan_file *f, const struct elfscan_tar
 		if (ct->first_image > f->nimages || ct->nimages > f->nimages - ct->first_image)
 			continue;
 		pick = elfscan_pick_image(f->images + ct->first_image, ct->nimages, t);
-		if (pick < 0 || f->images[ct->first_image + (size_t)pick].kind != ELFSCAN_KIND_SASS ||
-		    !one_gpu_build(f, c))
+		if (pick < 0 || (one_gpu && (f->images[ct->first_image + (size_t)pick].kind !=
+						     ELFSCAN_KIND_SASS ||
+					     !one_gpu_build(f, c))))
 			continue;
 		read++;
 		kernel_bases(f, c, out);
@@ -307,28 +310,33 @@ static bool sibling_bases(const struct elfscan_file *f, const struct elfscan_tar
 	return out->n > 0;
 }
 
+/* Kernel bases of the fatbins that run on t, read once, when first asked. */
+struct siblings {
+	struct bases bases;
+	int read; /* 0 not yet, 1 read, -1 none */
+};
+
 /*
- * Is container c, a build for another GPU, one the library tuned per GPU:
- * every kernel it defines instantiates a template that a build of the
- * library for t instantiates too? siblings: those builds' bases, read once
- * (*read: 0 not yet, 1 read, -1 none).
+ * Does every kernel container c defines instantiate a template that the
+ * siblings (sibling_bases, one_gpu as there) instantiate too: a build for
+ * other GPUs of kernels that are built for t as well?
  */
-static bool tuned_per_gpu(const struct elfscan_file *f, size_t c, const struct elfscan_target *t,
-			  struct bases *siblings, int *read)
+static bool same_templates(const struct elfscan_file *f, size_t c, const struct elfscan_target *t,
+			   bool one_gpu, struct siblings *sib)
 {
 	struct bases mine = { 0 };
 	bool all;
 	size_t i;
 
-	if (!*read)
-		*read = sibling_bases(f, t, siblings) ? 1 : -1;
-	if (*read < 0 || !kernel_bases(f, c, &mine)) {
+	if (!sib->read)
+		sib->read = sibling_bases(f, t, one_gpu, &sib->bases) ? 1 : -1;
+	if (sib->read < 0 || !kernel_bases(f, c, &mine)) {
 		bases_free(&mine);
 		return false;
 	}
 	all = true;
 	for (i = 0; i < mine.n && all; i++)
-		all = bases_has(siblings, mine.v[i], strlen(mine.v[i]));
+		all = bases_has(&sib->bases, mine.v[i], strlen(mine.v[i]));
 	bases_free(&mine);
 	return all;
 }
@@ -415,8 +423,7 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 	struct seen *missing = ct_xmalloc(n * sizeof(*missing));
 	struct seen *other = ct_xmalloc(n * sizeof(*other));
 	bool device_code = false, has_linked = false;
-	struct bases siblings = { 0 };
-	int siblings_read = 0; /* tuned_per_gpu's */
+	struct siblings builds = { 0 }, running = { 0 }; /* same_templates' */
 	size_t c, k;
 
 	memset(v, 0, sizeof(*v));
@@ -484,7 +491,7 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 		 */
 		if (pick >= 0 && per_gpu_library && !o->kernels_of_other_gpus &&
 		    f->images[pick].container == c && ptx_beside_its_sass(f, first, end, pick) &&
-		    tuned_per_gpu(f, c, t, &siblings, &siblings_read)) {
+		    same_templates(f, c, t, true, &builds)) {
 			pick = -1;
 			v->other_ptx++;
 		}
@@ -497,6 +504,19 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 				count_pick(v, &f->images[pick], o->driver);
 			add(picks, &npicks, f->images, pick, c);
 			continue;
+		}
+		/*
+		 * A build for other GPUs of kernel templates that fatbins running
+		 * on t build too (vLLM's Marlin MoE kernels: five translation
+		 * units for sm_75 only, marlin_moe_wna16::Marlin<...> with two
+		 * stages, beside the sm_80 and sm_90 ones): the program picks
+		 * the instantiation per GPU. Kernels no fatbin for t has (an
+		 * extension's .cu file built for too few GPUs) fail.
+		 */
+		if (!by_design && !o->kernels_of_other_gpus &&
+		    same_templates(f, c, t, false, &running)) {
+			by_design = true;
+			v->other_tuned++;
 		}
 		if (by_design) {
 			v->other_gpus++;
@@ -528,7 +548,8 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 		free(picks);
 		free(missing);
 		free(other);
-		bases_free(&siblings);
+		bases_free(&builds.bases);
+		bases_free(&running.bases);
 		ct_verdict_judge_opts(v, f, t, &again);
 		return;
 	}
@@ -552,7 +573,8 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 	free(picks);
 	free(missing);
 	free(other);
-	bases_free(&siblings);
+	bases_free(&builds.bases);
+	bases_free(&running.bases);
 }
 
 void ct_verdict_release(struct ct_verdict *v)

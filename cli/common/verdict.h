@@ -61,6 +61,9 @@ struct ct_verdict {
 	size_t other_specific; /* of other_gpus: holding only 'a'/'f' code */
 	size_t other_loaded; /* of other_gpus, the rest: the program's own
 				loads, registered by no wrapper */
+	size_t other_tuned;  /* of other_gpus, the rest: builds for other GPUs
+				of kernel templates that fatbins running on the
+				target build too */
 	size_t other_ptx;    /* of other_gpus: a per-GPU library's builds for
 				another GPU (SASS and PTX) of kernels its
 				build for the target tunes too */
@@ -86,7 +89,11 @@ struct ct_verdict {
  * code (which runs only on the GPUs it names, so the program must pick
  * it per GPU), or the program loads it itself (found by the magic scan
  * outside the fatbin sections and registered by no wrapper: what it
- * hands cuModuleLoadData it picks per GPU), or per_gpu_library is set
+ * hands cuModuleLoadData it picks per GPU), or every kernel in it
+ * instantiates a template that a fatbin running on t instantiates too
+ * (other_tuned: a build for other GPUs of kernels the program picks per
+ * GPU, read from the payloads of those fatbins only when asked), or
+ * per_gpu_library is set
  * (the file is one of NVIDIA's libraries that load kernels per GPU,
  * ct_cuda_library_per_gpu); otherwise in no_image. In such a library a
  * fatbin that runs on t only by JIT from its PTX, beside SASS of the same
