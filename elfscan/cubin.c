@@ -176,6 +176,22 @@ static int symtab_entries(const unsigned char *buf, size_t len, const unsigned c
 	return 0;
 }
 
+/* A device ELF's section headers: their offset, count and size, or -EBADMSG. */
+static int cubin_sections(const unsigned char *buf, size_t len, uint64_t *shoff,
+			  unsigned *shnum, unsigned *shentsize)
+{
+	if (len < 64 || memcmp(buf, "\177ELF", 4) != 0 || buf[4] != 2 ||
+	    buf[5] != 1 || rd16(buf + 18) != EM_CUDA)
+		return -EBADMSG;
+	*shoff = rd64(buf + 0x28);
+	*shentsize = rd16(buf + 0x3a);
+	*shnum = rd16(buf + 0x3c);
+	if (*shnum == 0 || *shentsize < 64 ||
+	    !in_range(*shoff, (uint64_t)*shnum * *shentsize, len))
+		return -EBADMSG;
+	return 0;
+}
+
 int es_cubin_kernels(const unsigned char *buf, size_t len,
 		     int (*each)(const char *name, size_t len, void *arg), void *arg)
 {
@@ -183,14 +199,7 @@ int es_cubin_kernels(const unsigned char *buf, size_t len,
 	unsigned shnum, shentsize, i;
 	int symtabs = 0;
 
-	if (len < 64 || memcmp(buf, "\177ELF", 4) != 0 || buf[4] != 2 ||
-	    buf[5] != 1 || rd16(buf + 18) != EM_CUDA)
-		return -EBADMSG;
-	shoff = rd64(buf + 0x28);
-	shentsize = rd16(buf + 0x3a);
-	shnum = rd16(buf + 0x3c);
-	if (shnum == 0 || shentsize < 64 ||
-	    !in_range(shoff, (uint64_t)shnum * shentsize, len))
+	if (cubin_sections(buf, len, &shoff, &shnum, &shentsize))
 		return -EBADMSG;
 	for (i = 0; i < shnum; i++) {
 		const unsigned char *sh = buf + shoff + (uint64_t)i * shentsize;
@@ -213,16 +222,9 @@ int es_cubin_has_kernel(const unsigned char *buf, size_t len)
 	unsigned shnum, shentsize, shstrndx, i;
 	int symtabs = 0, text = 0;
 
-	if (len < 64 || memcmp(buf, "\177ELF", 4) != 0 || buf[4] != 2 ||
-	    buf[5] != 1 || rd16(buf + 18) != EM_CUDA)
+	if (cubin_sections(buf, len, &shoff, &shnum, &shentsize))
 		return -EBADMSG;
-	shoff = rd64(buf + 0x28);
-	shentsize = rd16(buf + 0x3a);
-	shnum = rd16(buf + 0x3c);
 	shstrndx = rd16(buf + 0x3e);
-	if (shnum == 0 || shentsize < 64 ||
-	    !in_range(shoff, (uint64_t)shnum * shentsize, len))
-		return -EBADMSG;
 	if (shstrndx < shnum) {
 		const unsigned char *sh = buf + shoff + (uint64_t)shstrndx * shentsize;
 

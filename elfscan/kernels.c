@@ -20,6 +20,25 @@ int elfscan_ptx_has_kernel(const char *text, size_t len)
 	return es_ptx_has_kernel(text, strnlen(text, len));
 }
 
+/*
+ * Image img's payload, decompressed where it is (*owned, to free) or the
+ * whole file for a standalone cubin or PTX file: 0, -ENODATA or -ENOMEM.
+ */
+static int image_view(const struct elfscan_file *f, const struct elfscan_image *img,
+		      unsigned char **owned, const unsigned char **view, size_t *len)
+{
+	int rc;
+
+	*owned = NULL;
+	if (f->type == ELFSCAN_FILE_CUBIN || f->type == ELFSCAN_FILE_PTX) {
+		*view = f->buf;
+		*len = f->len;
+		return 0;
+	}
+	rc = es_payload(f, img, owned, view, len);
+	return rc == -ENOMEM ? rc : rc ? -ENODATA : 0;
+}
+
 int elfscan_image_has_kernel(const struct elfscan_file *f, size_t i)
 {
 	const struct elfscan_image *img;
@@ -34,18 +53,8 @@ int elfscan_image_has_kernel(const struct elfscan_file *f, size_t i)
 	if ((img->kind != ELFSCAN_KIND_SASS && img->kind != ELFSCAN_KIND_PTX) ||
 	    (img->flags & ELFSCAN_FLAG_OPAQUE))
 		return -ENODATA;
-	/* A standalone cubin or PTX file: the image is the file. */
-	if (f->type == ELFSCAN_FILE_CUBIN || f->type == ELFSCAN_FILE_PTX) {
-		owned = NULL;
-		view = f->buf;
-		len = f->len;
-	} else {
-		rc = es_payload(f, img, &owned, &view, &len);
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc)
-			return -ENODATA;
-	}
+	if ((rc = image_view(f, img, &owned, &view, &len)))
+		return rc;
 	if (img->kind == ELFSCAN_KIND_SASS) {
 		rc = es_cubin_has_kernel(view, len);
 		if (rc < 0)
@@ -94,7 +103,7 @@ int elfscan_image_kernels(const struct elfscan_file *f, size_t i,
 			  int (*each)(const char *name, size_t len, void *arg), void *arg)
 {
 	const struct elfscan_image *img;
-	unsigned char *owned = NULL;
+	unsigned char *owned;
 	const unsigned char *view;
 	size_t len;
 	int rc;
@@ -104,16 +113,8 @@ int elfscan_image_kernels(const struct elfscan_file *f, size_t i,
 	img = &f->images[i];
 	if (img->kind != ELFSCAN_KIND_SASS || (img->flags & ELFSCAN_FLAG_OPAQUE))
 		return -ENODATA;
-	if (f->type == ELFSCAN_FILE_CUBIN) {
-		view = f->buf;
-		len = f->len;
-	} else {
-		rc = es_payload(f, img, &owned, &view, &len);
-		if (rc == -ENOMEM)
-			return rc;
-		if (rc)
-			return -ENODATA;
-	}
+	if ((rc = image_view(f, img, &owned, &view, &len)))
+		return rc;
 	rc = es_cubin_kernels(view, len, each, arg);
 	free(owned);
 	return rc == -EBADMSG ? -ENODATA : rc;
