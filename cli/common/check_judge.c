@@ -284,11 +284,12 @@ static void explain_fatbins(struct ct_check_result *r, const struct ct_summary *
 		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
 		       verb(v->other_gpus, "it", "them"));
 	else if (v->other_tuned == v->other_gpus)
-		detail(r, "%zu of %zu fatbins %s code for other GPUs only (%s), %s of kernel "
-			  "templates that fatbins for %u.%u build too, which the program must "
-			  "select per GPU (--every-module fails on %s)",
+		detail(r, "%zu of %zu fatbins %s code for other GPUs only (%s), %s of the same "
+			  "kernel templates as %s for %u.%u, which the program must select per GPU "
+			  "(--every-module fails on %s)",
 		       v->other_gpus, v->modules, verb(v->other_gpus, "holds", "hold"), list,
-		       verb(v->other_gpus, "a build", "builds"), t->major, t->minor,
+		       verb(v->other_gpus, "a build", "builds"),
+		       verb(v->other_gpus, "a fatbin", "fatbins"), t->major, t->minor,
 		       verb(v->other_gpus, "it", "them"));
 	else {
 		char parts[256] = "";
@@ -303,7 +304,7 @@ static void explain_fatbins(struct ct_check_result *r, const struct ct_summary *
 						"itself", len ? ", " : "", v->other_loaded);
 		if (v->other_tuned && len < sizeof(parts))
 			snprintf(parts + len, sizeof(parts) - len,
-				 "%s%zu of kernel templates that fatbins for %u.%u build too",
+				 "%s%zu of the same kernel templates as fatbins for %u.%u",
 				 len ? ", " : "", v->other_tuned, t->major, t->minor);
 		detail(r, "%zu of %zu fatbins hold code for other GPUs only (%s): %s; the program "
 			  "must select them per GPU (--every-module fails on them)",

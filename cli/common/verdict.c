@@ -283,18 +283,26 @@ static bool one_gpu_build(const struct elfscan_file *f, size_t c)
 #define SIBLINGS_MAX 256
 
 /*
- * The kernel bases of f's fatbins that run on t, into out (names from
- * their cubins, whatever the arch); with one_gpu, only builds for one GPU
- * that run SASS on t: the siblings of another GPU's build in a per-GPU
- * library. False when none was read.
+ * The fatbins of f that run on t, each's kernel bases read once, when
+ * first asked (names from their cubins, whatever the arch); with one_gpu,
+ * only builds for one GPU that run SASS on t: the siblings of another
+ * GPU's build in a per-GPU library.
  */
-static bool sibling_bases(const struct elfscan_file *f, const struct elfscan_target *t,
-			  bool one_gpu, struct bases *out)
-{
-	size_t c, read = 0;
+struct siblings {
+	struct bases *each;
+	size_t n;
+	bool read;
+};
 
-	for (c = 0; c < f->ncontainers && read < SIBLINGS_MAX; c++) {
+static void siblings_read(const struct elfscan_file *f, const struct elfscan_target *t,
+			  bool one_gpu, struct siblings *sib)
+{
+	size_t c;
+
+	sib->read = true;
+	for (c = 0; c < f->ncontainers && sib->n < SIBLINGS_MAX; c++) {
 		const struct elfscan_container *ct = &f->containers[c];
+		struct bases b = { 0 };
 		long pick;
 
 		if (ct->first_image > f->nimages || ct->nimages > f->nimages - ct->first_image)
@@ -304,41 +312,52 @@ static bool sibling_bases(const struct elfscan_file *f, const struct elfscan_tar
 						     ELFSCAN_KIND_SASS ||
 					     !one_gpu_build(f, c))))
 			continue;
-		read++;
-		kernel_bases(f, c, out);
+		if (!kernel_bases(f, c, &b)) {
+			bases_free(&b);
+			continue;
+		}
+		if (!(sib->n & (sib->n - 1)))
+			sib->each = ct_xrealloc(sib->each, (sib->n ? 2 * sib->n : 1) * sizeof(*sib->each));
+		sib->each[sib->n++] = b;
 	}
-	return out->n > 0;
 }
 
-/* Kernel bases of the fatbins that run on t, read once, when first asked. */
-struct siblings {
-	struct bases bases;
-	int read; /* 0 not yet, 1 read, -1 none */
-};
+static void siblings_free(struct siblings *sib)
+{
+	size_t i;
+
+	for (i = 0; i < sib->n; i++)
+		bases_free(&sib->each[i]);
+	free(sib->each);
+	memset(sib, 0, sizeof(*sib));
+}
 
 /*
- * Does every kernel container c defines instantiate a template that the
- * siblings (sibling_bases, one_gpu as there) instantiate too: a build for
- * other GPUs of kernels that are built for t as well?
+ * Does container c instantiate the same kernel templates as one of the
+ * siblings, no more and no fewer: the same source built for other GPUs
+ * in a translation unit of its own (vLLM's Marlin for sm_75, cuSOLVER's
+ * geqr4_kernel for 9.0)? One fatbin's set, not the union of all: an
+ * extension's .cu file built for too few GPUs whose kernels are all cub,
+ * thrust or at::native templates that other files instantiate too still
+ * fails.
  */
 static bool same_templates(const struct elfscan_file *f, size_t c, const struct elfscan_target *t,
 			   bool one_gpu, struct siblings *sib)
 {
 	struct bases mine = { 0 };
-	bool all;
-	size_t i;
+	bool same = false;
+	size_t i, k;
 
 	if (!sib->read)
-		sib->read = sibling_bases(f, t, one_gpu, &sib->bases) ? 1 : -1;
-	if (sib->read < 0 || !kernel_bases(f, c, &mine)) {
-		bases_free(&mine);
-		return false;
-	}
-	all = true;
-	for (i = 0; i < mine.n && all; i++)
-		all = bases_has(&sib->bases, mine.v[i], strlen(mine.v[i]));
+		siblings_read(f, t, one_gpu, sib);
+	if (sib->n && kernel_bases(f, c, &mine))
+		for (i = 0; i < sib->n && !same; i++) {
+			same = sib->each[i].n == mine.n;
+			for (k = 0; k < mine.n && same; k++)
+				same = bases_has(&sib->each[i], mine.v[k], strlen(mine.v[k]));
+		}
 	bases_free(&mine);
-	return all;
+	return same;
 }
 
 /*
@@ -478,9 +497,9 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 		/*
 		 * One of a per-GPU library's fatbins for another GPU, its SASS
 		 * and that GPU's PTX (cuSOLVER 12.2's sm_90 + compute_90 beside
-		 * its sm_100 + compute_100 one), whose every kernel instantiates
-		 * a template that the library's build for t instantiates too
-		 * (geqr4_kernel, tuned per GPU): on t the library runs that
+		 * its sm_100 + compute_100 one), whose kernels instantiate the
+		 * same templates as the library's build for t (geqr4_kernel,
+		 * tuned per GPU): on t the library runs that
 		 * build, and this PTX is no JIT it needs (on a driver older
 		 * than the PTX, no failure). Kernels only this fatbin holds
 		 * (cuTENSOR's cutlass_sm75_simt_* in sm_75 + compute_75) run on
@@ -506,11 +525,11 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 			continue;
 		}
 		/*
-		 * A build for other GPUs of kernel templates that fatbins running
-		 * on t build too (vLLM's Marlin MoE kernels: five translation
+		 * A build for other GPUs of the kernel templates a fatbin running
+		 * on t builds too (vLLM's Marlin MoE kernels: five translation
 		 * units for sm_75 only, marlin_moe_wna16::Marlin<...> with two
-		 * stages, beside the sm_80 and sm_90 ones): the program picks
-		 * the instantiation per GPU. Kernels no fatbin for t has (an
+		 * stages, beside the sm_80 ones): the program picks the
+		 * instantiation per GPU. Kernels no fatbin for t builds (an
 		 * extension's .cu file built for too few GPUs) fail.
 		 */
 		if (!by_design && !o->kernels_of_other_gpus &&
@@ -548,8 +567,8 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 		free(picks);
 		free(missing);
 		free(other);
-		bases_free(&builds.bases);
-		bases_free(&running.bases);
+		siblings_free(&builds);
+		siblings_free(&running);
 		ct_verdict_judge_opts(v, f, t, &again);
 		return;
 	}
@@ -573,8 +592,8 @@ void ct_verdict_judge_opts(struct ct_verdict *v, const struct elfscan_file *f,
 	free(picks);
 	free(missing);
 	free(other);
-	bases_free(&builds.bases);
-	bases_free(&running.bases);
+	siblings_free(&builds);
+	siblings_free(&running);
 }
 
 void ct_verdict_release(struct ct_verdict *v)

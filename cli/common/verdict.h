@@ -62,8 +62,8 @@ struct ct_verdict {
 	size_t other_loaded; /* of other_gpus, the rest: the program's own
 				loads, registered by no wrapper */
 	size_t other_tuned;  /* of other_gpus, the rest: builds for other GPUs
-				of kernel templates that fatbins running on the
-				target build too */
+				of the kernel templates a fatbin running on
+				the target builds */
 	size_t other_ptx;    /* of other_gpus: a per-GPU library's builds for
 				another GPU (SASS and PTX) of kernels its
 				build for the target tunes too */
@@ -89,17 +89,17 @@ struct ct_verdict {
  * code (which runs only on the GPUs it names, so the program must pick
  * it per GPU), or the program loads it itself (found by the magic scan
  * outside the fatbin sections and registered by no wrapper: what it
- * hands cuModuleLoadData it picks per GPU), or every kernel in it
- * instantiates a template that a fatbin running on t instantiates too
- * (other_tuned: a build for other GPUs of kernels the program picks per
- * GPU, read from the payloads of those fatbins only when asked), or
+ * hands cuModuleLoadData it picks per GPU), or its kernels instantiate
+ * the same templates, no more and no fewer, as one fatbin running on t
+ * (other_tuned: the same source built for other GPUs, which the program
+ * picks per GPU; read from the payloads only when asked), or
  * per_gpu_library is set
  * (the file is one of NVIDIA's libraries that load kernels per GPU,
  * ct_cuda_library_per_gpu); otherwise in no_image. In such a library a
  * fatbin that runs on t only by JIT from its PTX, beside SASS of the same
- * arch for another GPU, counts in other_gpus too (other_ptx) when every
- * kernel in it instantiates a template that a build of the library for
- * t (a fatbin of SASS for t and PTX of its arch) instantiates too, read
+ * arch for another GPU, counts in other_gpus too (other_ptx) when its
+ * kernels instantiate the same templates as a build of the library for
+ * t (a fatbin of SASS for t and PTX of its arch), read
  * from their payloads: the library's build tuned for another GPU, not
  * what it runs on t (unless kernels_of_other_gpus: then as the driver
  * would load it). When no fatbin runs and all of those are for
