@@ -10,13 +10,74 @@
 
 #include "internal.h"
 
+/*
+ * A zstd stream decoded into a buffer that grows with what comes out, up
+ * to cap bytes: the header's size is a claim, and a few bytes of RLE
+ * blocks can claim 2 GiB. Returns the bytes decoded into *out (which the
+ * caller frees), or -1 when the stream is corrupt or holds more than cap;
+ * *out is NULL with -ENOMEM in *err.
+ */
+static long long zstd_grow(const unsigned char *src, size_t srclen, size_t cap,
+			   unsigned char **out, int *err)
+{
+	ZSTD_DCtx *z = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { src, srclen, 0 };
+	ZSTD_outBuffer ob = { NULL, 0, 0 };
+	/* nvcc's cubins shrink 3 to 10 times: most fit the first buffer. */
+	size_t want = srclen < cap / 16 ? srclen * 16 : cap;
+	long long got = -1;
+
+	*out = NULL;
+	*err = 0;
+	if (want < 65536 && cap > want)
+		want = cap < 65536 ? cap : 65536;
+	if (!z) {
+		*err = -ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		size_t r;
+
+		if (ob.pos == ob.size) {
+			unsigned char *p;
+
+			if (ob.size == cap)
+				break; /* more than the header says */
+			p = realloc(ob.dst, want);
+			if (!p) {
+				*err = -ENOMEM;
+				break;
+			}
+			ob.dst = p;
+			ob.size = want;
+			want = want > cap / 2 ? cap : want * 2;
+		}
+		r = ZSTD_decompressStream(z, &ob, &in);
+		if (ZSTD_isError(r))
+			break;
+		if (in.pos == in.size && r == 0) {
+			got = (long long)ob.pos; /* the last frame ended */
+			break;
+		}
+		if (in.pos == in.size && ob.pos < ob.size)
+			break; /* cut short */
+	}
+	ZSTD_freeDCtx(z);
+	if (got < 0) {
+		free(ob.dst);
+		return -1;
+	}
+	*out = ob.dst;
+	return got;
+}
+
 int es_payload(const struct elfscan_file *f, const struct elfscan_image *img,
 	       unsigned char **owned, const unsigned char **view, size_t *len)
 {
 	uint64_t at = img->offset + img->header_size;
 	const unsigned char *src;
 	unsigned char *dst;
-	size_t got;
+	size_t got, cap;
 
 	*owned = NULL;
 	*view = NULL;
@@ -32,19 +93,30 @@ int es_payload(const struct elfscan_file *f, const struct elfscan_image *img,
 	if (img->codec == ELFSCAN_CODEC_UNKNOWN || img->size == 0 ||
 	    img->size > ES_PAYLOAD_MAX || img->stored_size > INT32_MAX)
 		return -EBADMSG;
-	dst = malloc(img->size);
-	if (!dst)
-		return -ENOMEM;
 	if (img->codec == ELFSCAN_CODEC_LZ4) {
-		int n = LZ4_decompress_safe((const char *)src, (char *)dst,
-					    (int)img->stored_size,
-					    img->size > INT32_MAX ? INT32_MAX
-								  : (int)img->size);
+		int n;
+
+		/*
+		 * An LZ4 block yields at most 255 bytes a byte (a match's
+		 * length bytes): a claim past that is not allocated.
+		 */
+		cap = img->size < img->stored_size * 255 + 255
+			      ? (size_t)img->size
+			      : (size_t)img->stored_size * 255 + 255;
+		if (!(dst = malloc(cap)))
+			return -ENOMEM;
+		n = LZ4_decompress_safe((const char *)src, (char *)dst,
+					(int)img->stored_size,
+					cap > INT32_MAX ? INT32_MAX : (int)cap);
 		got = n < 0 ? (size_t)-1 : (size_t)n;
 	} else {
-		got = ZSTD_decompress(dst, img->size, src, img->stored_size);
-		if (ZSTD_isError(got))
-			got = (size_t)-1;
+		int err;
+		long long n = zstd_grow(src, (size_t)img->stored_size,
+					(size_t)img->size, &dst, &err);
+
+		if (err)
+			return err;
+		got = n < 0 ? (size_t)-1 : (size_t)n;
 	}
 	if (got == (size_t)-1) {
 		free(dst);
