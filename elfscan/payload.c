@@ -25,12 +25,20 @@ static long long zstd_grow(const unsigned char *src, size_t srclen, size_t cap,
 	ZSTD_outBuffer ob = { NULL, 0, 0 };
 	/* nvcc's cubins shrink 3 to 10 times: most fit the first buffer. */
 	size_t want = srclen < cap / 16 ? srclen * 16 : cap;
+	unsigned long long says = ZSTD_getFrameContentSize(src, srclen);
 	long long got = -1;
 
 	*out = NULL;
 	*err = 0;
 	if (want < 65536 && cap > want)
 		want = cap < 65536 ? cap : 65536;
+	/*
+	 * A frame that states the size, as nvcc's do, is decoded in one pass
+	 * into a buffer of that size, as far as its bytes can hold it: a
+	 * 4-byte block yields at most 2 MiB.
+	 */
+	if (says == cap && cap / (1u << 19) <= srclen)
+		want = cap;
 	if (!z) {
 		*err = -ENOMEM;
 		return -1;
