@@ -67,22 +67,84 @@ static int is_known_fatbin_section(const char *name)
 	       strcmp(name, "__nv_relfatbin") == 0;
 }
 
-/* Map a virtual address to a file offset through the allocated sections. */
-static int vaddr_to_offset(Elf *elf, uint64_t va, uint64_t *off)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* An allocated section with bytes in the file: where the loader puts them. */
+struct alloc_range {
+	uint64_t addr, size, offset;
+};
+
+static int cmp_range_addr(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct alloc_range *)a)->addr,
+		       &((const struct alloc_range *)b)->addr);
+}
+
+/*
+ * The allocated sections with bytes in the file, in header order: looked
+ * up once per wrapper, which through libelf cost 2 million instructions
+ * on cuBLASLt's 2,782 wrappers and 38 sections (a fifth of its
+ * --known-sections scan). *n of them, *disjoint when no two share an
+ * address (every real file); NULL when out of memory.
+ */
+static struct alloc_range *alloc_ranges(Elf *elf, size_t *n, int *disjoint)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	size_t shnum, k = 0, i;
+	struct alloc_range *r, *by;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	*n = 0;
+	*disjoint = 0;
+	if (elf_getshdrnum(elf, &shnum) != 0)
+		shnum = 0;
+	if (!(r = calloc(shnum ? shnum : 1, sizeof(*r))))
+		return NULL;
+	while (k < shnum && (scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
 		    sh.sh_type == SHT_NOBITS)
 			continue;
-		if (va >= sh.sh_addr && va - sh.sh_addr < sh.sh_size) {
-			*off = sh.sh_offset + (va - sh.sh_addr);
-			return 0;
-		}
+		r[k].addr = sh.sh_addr;
+		r[k].size = sh.sh_size;
+		r[k].offset = sh.sh_offset;
+		k++;
 	}
-	return -ENOENT;
+	*n = k;
+	if (k && (by = malloc(k * sizeof(*by)))) {
+		memcpy(by, r, k * sizeof(*by));
+		qsort(by, k, sizeof(*by), cmp_range_addr);
+		*disjoint = 1;
+		for (i = 1; i < k && *disjoint; i++)
+			*disjoint = by[i].addr - by[i - 1].addr >= by[i - 1].size;
+		free(by);
+	}
+	return r;
+}
+
+/*
+ * Map a virtual address to a file offset: the first section that holds
+ * it. Where no two sections share an address, the one found last (*hint)
+ * is tried first: the wrappers point into one or two sections.
+ */
+static int vaddr_to_offset(const struct alloc_range *r, size_t n, int disjoint,
+			   size_t *hint, uint64_t va, uint64_t *off)
+{
+	size_t k = *hint;
+
+	if (!disjoint || k >= n || va < r[k].addr || va - r[k].addr >= r[k].size)
+		for (k = 0; k < n; k++)
+			if (va >= r[k].addr && va - r[k].addr < r[k].size)
+				break;
+	if (k >= n)
+		return -ENOENT;
+	*hint = k;
+	*off = r[k].offset + (va - r[k].addr);
+	return 0;
 }
 
 /*
@@ -179,13 +241,6 @@ static void relocate_rel(Elf *elf, size_t seg_index, struct wrapper *w,
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Index of the container starting at file offset off, or -1. */
 static long container_at(const struct elfscan_file *f, const uint64_t *sorted,
 			 const size_t *order, uint64_t off)
@@ -222,10 +277,11 @@ static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
 {
 	struct wrapper *w = NULL;
 	struct keyed *keys = NULL;
+	struct alloc_range *ranges = NULL;
 	uint64_t *sorted = NULL;
 	size_t *order = NULL;
-	size_t n, i;
-	int need_reloc = 0, rc = 0;
+	size_t n, i, nranges = 0, hint = 0;
+	int need_reloc = 0, rc = 0, in_order = 1, disjoint;
 
 	if (f->elf_class != 64 || !in_range(seg->sh_offset, seg->sh_size, f->len))
 		return 0;
@@ -258,11 +314,18 @@ static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
 			relocate_dyn(f, elf, seg->sh_addr, w, n);
 	}
 
+	if (!(ranges = alloc_ranges(elf, &nranges, &disjoint))) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < f->ncontainers; i++) {
 		keys[i].off = f->containers[i].offset;
 		keys[i].index = i;
+		in_order &= i == 0 || keys[i - 1].off <= keys[i].off;
 	}
-	if (f->ncontainers > 1)
+	/* The walks find them in file order: sorting them was 9% of the
+	 * instructions of cuBLASLt's scan. */
+	if (!in_order)
 		qsort(keys, f->ncontainers, sizeof(*keys), cmp_keyed);
 	for (i = 0; i < f->ncontainers; i++) {
 		sorted[i] = keys[i].off;
@@ -289,7 +352,8 @@ static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
 			continue;
 		}
 		if (!w[i].resolved &&
-		    vaddr_to_offset(elf, w[i].vaddr, &w[i].target) == 0)
+		    vaddr_to_offset(ranges, nranges, disjoint, &hint,
+				    w[i].vaddr, &w[i].target) == 0)
 			w[i].resolved = 1;
 		ci = w[i].resolved ? container_at(f, sorted, order, w[i].target)
 				   : -1;
@@ -313,6 +377,7 @@ static int check_wrappers(struct elfscan_file *f, Elf *elf, size_t seg_scn,
 out:
 	free(w);
 	free(keys);
+	free(ranges);
 	free(sorted);
 	free(order);
 	return rc;
@@ -467,6 +532,21 @@ static int merge_job(struct elfscan_file *f, struct elfscan_file *src)
 	size_t c0 = f->ncontainers, i0 = f->nimages, k;
 	int rc = 0;
 
+	/* Into nothing yet (a file with one section to walk): taken whole. */
+	if (c0 == 0 && i0 == 0) {
+		free(f->containers);
+		free(f->images);
+		f->containers = src->containers;
+		f->ncontainers = src->ncontainers;
+		f->cap_containers = src->cap_containers;
+		f->images = src->images;
+		f->nimages = src->nimages;
+		f->cap_images = src->cap_images;
+		src->containers = NULL;
+		src->images = NULL;
+		src->ncontainers = src->nimages = 0;
+		src->cap_containers = src->cap_images = 0;
+	}
 	for (k = 0; k < src->ncontainers && rc == 0; k++) {
 		struct elfscan_container c = src->containers[k];
 

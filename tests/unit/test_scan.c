@@ -452,6 +452,50 @@ static void test_magic_scan_option(void **state)
 	free(b);
 }
 
+/* The section header of sm80-ptx80.so at index i. */
+static unsigned char *shdr(unsigned char *b, unsigned i)
+{
+	return b + get_le(b + 0x28, 8) + (uint64_t)i * 64;
+}
+
+/*
+ * A wrapper's pointer is an address; the first section in header order
+ * that holds it says which file bytes it means. Sections that share
+ * addresses (no real file has them) are looked through in that order.
+ * In sm80-ptx80.so .rodata is section 14, .nv_fatbin 16 (address 0x2038,
+ * the wrapper's pointer), .eh_frame_hdr 17.
+ */
+static void test_wrapper_overlapping_sections(void **state)
+{
+	size_t len;
+	unsigned char *b = read_fixture("sm80-ptx80.so", &len);
+	struct elfscan_options opt = { .no_magic_scan = true };
+	struct scanned s;
+
+	(void)state;
+	assert_int_equal(get_le(shdr(b, 16) + 0x10, 8), 0x2038);
+	/* After .nv_fatbin: the wrapper still means .nv_fatbin's container. */
+	put64(shdr(b, 17) + 0x10, 0x2030);
+	put64(shdr(b, 17) + 0x20, 0x100);
+	scanned_open(&s, b, len, &opt);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.f.nproblems, 0);
+	assert_int_equal(s.f.ncontainers, 1);
+	assert_true(s.f.containers[0].registered);
+	scanned_close(&s);
+	/* Before it: the address means .rodata's bytes, where no container is. */
+	put64(shdr(b, 14) + 0x10, 0x2030);
+	put64(shdr(b, 14) + 0x20, 0x100);
+	scanned_open(&s, b, len, &opt);
+	assert_int_equal(s.rc, 0);
+	assert_has_problem(&s.f, ELFSCAN_P_WRAPPER_DANGLING);
+	assert_int_equal(find_problem(&s.f, ELFSCAN_P_WRAPPER_DANGLING)->value, 0x2038);
+	assert_has_problem(&s.f, ELFSCAN_P_CONTAINER_UNREFERENCED);
+	assert_false(s.f.containers[0].registered);
+	scanned_close(&s);
+	free(b);
+}
+
 static void test_problem_texts(void **state)
 {
 	size_t len;
@@ -659,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_packed_upx),
 		cmocka_unit_test(test_section_outside_file),
 		cmocka_unit_test(test_magic_scan_option),
+		cmocka_unit_test(test_wrapper_overlapping_sections),
 		cmocka_unit_test(test_problem_texts),
 		cmocka_unit_test(test_arch_names),
 		cmocka_unit_test(test_threads_same_results),
