@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "ldd_model.h"
 #include "ldd_out.h"
+#include "platform.h"
 #include "resolve.h"
 #include "text.h"
 
@@ -94,6 +95,8 @@ int ct_cmd_ldd(int argc, char **argv)
 		return CT_EXIT_BAD_INPUT;
 	/* -q's text shows neither device code nor copies: not worked out. */
 	build = (struct ct_ldd_options){ .verbose = view.verbose, .brief = view.quiet && !json };
+	/* Kept between runs, as the device-code summaries are (cache.h). */
+	ct_platform_keep_answers(true);
 	rc = ct_ldd_build(&m, argv[optind], &env, &build);
 	if (json)
 		ct_ldd_json(stdout, &m, &view);

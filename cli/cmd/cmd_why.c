@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "platform.h"
 #include "resolve.h"
 #include "text.h"
 #include "why_model.h"
@@ -103,6 +104,8 @@ int ct_cmd_why(int argc, char **argv)
 	if (from && ct_cmd_no_stdin("why --from", (char *const *)&from, 1) != 0)
 		return CT_EXIT_BAD_INPUT;
 	/* -q's text shows no device code: not worked out. */
+	/* Kept between runs, as the device-code summaries are (cache.h). */
+	ct_platform_keep_answers(true);
 	rc = ct_why_build(&m, argv[optind], from, &env, view.quiet && !json);
 	if (json)
 		ct_why_json(stdout, &m);

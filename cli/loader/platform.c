@@ -1,13 +1,18 @@
 /* The loader's own facts; see platform.h. */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "files.h"
 #include "util.h"
@@ -357,7 +362,220 @@ static const char *fixed_rtld(unsigned machine, int elf_class)
 	return NULL;
 }
 
+/*
+ * The loader's answers kept between runs (cache.h): asking takes two
+ * loader processes up to glibc 2.36 (2.2 ms of CPU, a quarter of ldd's on
+ * cuDNN's engines), the probe from 2.37 on. A record is the loader file's
+ * (device, inode, size, mtime, ctime) as written by this very cudatrace
+ * binary, and names the machine it holds for: the CPU's features and the
+ * kernel, which choose $PLATFORM, the hwcaps and the legacy subdirectories
+ * (the questions are asked with an environment of cudatrace's own, so the
+ * user's plays no part). Kept only when every question was answered.
+ */
+#define LOADER_CACHE_KIND "loader-1"
+
+/* This machine, as far as the loader's answers depend on it. */
+static void machine_identity(char *buf, size_t size)
+{
+	const char *plat = (const char *)getauxval(AT_PLATFORM);
+	struct utsname u;
+	int n;
+
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	n = snprintf(buf, size, "%lx %lx %s %s %s %s", getauxval(AT_HWCAP),
+		     getauxval(AT_HWCAP2), plat ? plat : "-", u.machine, u.release, u.version);
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		/* What glibc reads of the CPU: leaves 1 and 7, the extended
+		 * leaf 0x80000001, and the state the kernel enables (XCR0).
+		 * Not leaf 1's EBX, which holds the core's own APIC id. */
+		unsigned a = 0, b = 0, c = 0, d = 0, sig = 0, c1 = 0, d1 = 0;
+		unsigned b7 = 0, c7 = 0, d7 = 0, a71 = 0, ce = 0, de = 0;
+		unsigned max = __get_cpuid_max(0, NULL);
+		unsigned long long xcr0 = 0;
+
+		if (max >= 1 && __get_cpuid(1, &sig, &b, &c1, &d1) && (c1 & (1u << 27))) {
+			unsigned lo, hi;
+
+			__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+			xcr0 = ((unsigned long long)hi << 32) | lo;
+		}
+		if (max >= 7) {
+			__cpuid_count(7, 0, a, b7, c7, d7);
+			__cpuid_count(7, 1, a71, b, c, d);
+		}
+		if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u)
+			__get_cpuid(0x80000001u, &a, &b, &ce, &de);
+		if (n > 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n,
+				 " cpu %x %x %x %x %x %x %x %x %x %llx", max, sig, c1, d1, b7,
+				 c7, d7, a71, ce, xcr0);
+		(void)de;
+	}
+#else
+	(void)n;
+#endif
+}
+
+static bool one_line(const char *s)
+{
+	return s && *s && !strchr(s, '\n');
+}
+
+/* p as a record: a line each, "NAME VALUE"; -1 when it does not fit. */
+static int platform_record(const struct ct_platform *p, const char *machine, char *buf,
+			   size_t size)
+{
+	size_t at = 0, i;
+	int n;
+
+#define ADD(...)                                                             \
+	do {                                                                 \
+		n = snprintf(buf + at, size - at, __VA_ARGS__);              \
+		if (n < 0 || (size_t)n >= size - at)                         \
+			return -1;                                           \
+		at += (size_t)n;                                             \
+	} while (0)
+	if (!one_line(machine) || !one_line(p->version) || !one_line(p->lib) ||
+	    !one_line(p->platform) || !one_line(p->cache))
+		return -1;
+	ADD("machine %s\nversion %s\nlib %s\nplatform %s\ncache %s\n", machine, p->version,
+	    p->lib, p->platform, p->cache);
+	ADD("hwcap %llx\nmask %llx\n", (unsigned long long)p->hwcap,
+	    (unsigned long long)p->hwcap_mask);
+	for (i = 0; i < p->nsystem_dirs; i++) {
+		if (!one_line(p->system_dirs[i]))
+			return -1;
+		ADD("dir %s\n", p->system_dirs[i]);
+	}
+	for (i = 0; i < p->nsubdirs; i++) {
+		if (!one_line(p->subdirs[i]))
+			return -1;
+		ADD("sub %s\n", p->subdirs[i]);
+	}
+	for (i = 0; i < p->nhwcaps; i++) {
+		if (!one_line(p->hwcaps[i]))
+			return -1;
+		ADD("hwcaps %s\n", p->hwcaps[i]);
+	}
+#undef ADD
+	return (int)at;
+}
+
+/* A string field of a record, once. */
+static bool take(char **field, const char *v, size_t len)
+{
+	if (*field || !len)
+		return false;
+	*field = ct_xmalloc(len + 1);
+	memcpy(*field, v, len);
+	(*field)[len] = '\0';
+	return true;
+}
+
+static bool take_hex(uint64_t *out, const char *v, size_t len)
+{
+	char num[24], *end;
+
+	if (!len || len >= sizeof(num))
+		return false;
+	memcpy(num, v, len);
+	num[len] = '\0';
+	errno = 0;
+	*out = strtoull(num, &end, 16);
+	return !errno && !*end;
+}
+
+/* p from a record platform_record wrote for this machine; false otherwise. */
+static bool platform_from_record(struct ct_platform *p, const char *rec, const char *machine)
+{
+	const char *at = rec;
+	bool ok = true, same = false;
+
+	memset(p, 0, sizeof(*p));
+	while (ok && *at) {
+		const char *nl = strchr(at, '\n'), *v, *sp;
+		size_t klen, vlen;
+
+		if (!nl || !(sp = memchr(at, ' ', (size_t)(nl - at))))
+			break;
+		klen = (size_t)(sp - at);
+		v = sp + 1;
+		vlen = (size_t)(nl - v);
+#define IS(k) (klen == strlen(k) && memcmp(at, k, klen) == 0)
+		if (IS("machine"))
+			ok = same = !same && vlen == strlen(machine) && memcmp(v, machine, vlen) == 0;
+		else if (IS("version"))
+			ok = take(&p->version, v, vlen);
+		else if (IS("lib"))
+			ok = take(&p->lib, v, vlen);
+		else if (IS("platform"))
+			ok = take(&p->platform, v, vlen);
+		else if (IS("cache"))
+			ok = take(&p->cache, v, vlen);
+		else if (IS("hwcap"))
+			ok = take_hex(&p->hwcap, v, vlen);
+		else if (IS("mask"))
+			ok = take_hex(&p->hwcap_mask, v, vlen);
+		else if (IS("dir") && vlen)
+			push(&p->system_dirs, &p->nsystem_dirs, v, vlen);
+		else if (IS("sub") && vlen)
+			push(&p->subdirs, &p->nsubdirs, v, vlen);
+		else if (IS("hwcaps") && vlen)
+			push(&p->hwcaps, &p->nhwcaps, v, vlen);
+		else
+			ok = false;
+#undef IS
+		at = nl + 1;
+	}
+	if (!ok || *at || !same || !p->version || !p->lib || !p->platform || !p->cache ||
+	    !p->nsystem_dirs || !p->nsubdirs || sscanf(p->version, "%d.%d", &p->major, &p->minor) != 2) {
+		ct_platform_release(p);
+		return false;
+	}
+	p->from_loader = true;
+	return true;
+}
+
+/* The answers kept for q's loader on this machine, into q->kept; else q's key. */
+static bool kept_answers(struct ct_platform_question *q)
+{
+	struct ct_platform *k;
+	struct stat st;
+	char rec[3072];
+
+	if (stat(q->rtld_file, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	ct_cache_key_of(&q->key, &st);
+	q->keyed = true;
+	machine_identity(q->machine_id, sizeof(q->machine_id));
+	if (ct_cache_get(LOADER_CACHE_KIND, &q->key, rec, sizeof(rec)) < 0)
+		return false;
+	k = ct_xcalloc(1, sizeof(*k));
+	if (!platform_from_record(k, rec, q->machine_id)) {
+		free(k);
+		return false;
+	}
+	q->kept = k;
+	return true;
+}
+
+static bool keep_answers;
+
+void ct_platform_keep_answers(bool on)
+{
+	keep_answers = on;
+}
+
+static void ask(struct ct_platform_question *q, unsigned machine, int elf_class, bool kept_ok);
+
 void ct_platform_ask(struct ct_platform_question *q, unsigned machine, int elf_class)
+{
+	ask(q, machine, elf_class, keep_answers);
+}
+
+static void ask(struct ct_platform_question *q, unsigned machine, int elf_class, bool kept_ok)
 {
 	struct ct_elfinfo ei;
 	char real[PATH_MAX];
@@ -389,6 +607,8 @@ void ct_platform_ask(struct ct_platform_question *q, unsigned machine, int elf_c
 		q->elf_class = ei.elf_class;
 	}
 	ct_elfinfo_release(&ei);
+	if (kept_ok && kept_answers(q))
+		return;
 	/*
 	 * glibc 2.37 dropped the legacy hwcaps (tls/, haswell/, AT_HWCAP
 	 * bits), the one thing only --list-diagnostics tells; its x86 CPUID
@@ -465,7 +685,22 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 {
 	char *text = NULL;
 	int status = -1;
+	bool complete = false;
 
+	if (q->kept) {
+		*p = *q->kept;
+		free(q->kept);
+		q->kept = NULL;
+		p->rtld = q->rtld;
+		q->rtld = NULL;
+		p->machine = q->machine;
+		p->elf_class = q->elf_class;
+		free(q->version);
+		q->version = NULL;
+		free(q->rtld_file);
+		q->rtld_file = NULL;
+		return;
+	}
 	memset(p, 0, sizeof(*p));
 	p->rtld = q->rtld;
 	q->rtld = NULL;
@@ -476,6 +711,7 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 			p->from_loader = true;
 			p->version = q->version;
 			q->version = NULL;
+			complete = true;
 		} else {
 			/* Not all answered: what the probe told of the subdirectories stays. */
 			free_strings(&p->system_dirs, &p->nsystem_dirs);
@@ -490,11 +726,15 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 		text = ct_run_wait(&q->diag, &status);
 	}
 	if (p->rtld) {
-		if (text && status == 0 && strstr(text, "dl_dst_lib="))
+		bool told = text && status == 0 && strstr(text, "dl_dst_lib=");
+
+		if (told)
 			parse_diagnostics(p, text);
 		free(text);
-		if (!q->probe_only)
+		if (!q->probe_only) {
 			probe_finish(p, q);
+			complete = told && p->nsubdirs;
+		}
 	}
 	free(q->version);
 	q->version = NULL;
@@ -506,6 +746,14 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 		p->elf_class = 64;
 	}
 	sscanf(p->version, "%d.%d", &p->major, &p->minor);
+	if (complete && q->keyed && p->from_loader) {
+		char rec[3072];
+		int n = platform_record(p, q->machine_id, rec, sizeof(rec));
+
+		if (n > 0)
+			ct_cache_put(LOADER_CACHE_KIND, &q->key, rec, (size_t)n);
+	}
+	q->keyed = false;
 }
 
 bool ct_platform_load_probed(struct ct_platform *p)
@@ -514,7 +762,7 @@ bool ct_platform_load_probed(struct ct_platform *p)
 	int status;
 	bool ok;
 
-	ct_platform_ask(&q, 0, 0);
+	ask(&q, 0, 0, false);
 	if (q.asking) {
 		char *text = ct_run_wait(&q.diag, &status);
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "util.h"
 
 struct ct_platform {
@@ -77,6 +78,14 @@ struct ct_platform_question {
 	bool probe_only;
 	char *version;               /* read from the loader's file, or NULL */
 	char tmp[64];                /* the probe's empty folder */
+	/*
+	 * The answers kept from an earlier run (cache.h), asked of no
+	 * loader then; or, where none was, the key to keep these under.
+	 */
+	struct ct_platform *kept;
+	struct ct_cache_key key;
+	bool keyed;
+	char machine_id[640];        /* the CPU and kernel the answers hold for */
 };
 
 /*
@@ -86,6 +95,14 @@ struct ct_platform_question {
 bool ct_platform_load_probed(struct ct_platform *p);
 
 void ct_platform_ask(struct ct_platform_question *q, unsigned machine, int elf_class);
+
+/*
+ * Whether the answers are kept between runs and read back (platform.c):
+ * off until a command turns it on. ldd and why do, as they keep their
+ * device-code summaries; the other commands ask the loader every time
+ * and write nothing.
+ */
+void ct_platform_keep_answers(bool on);
 void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q);
 void ct_platform_release(struct ct_platform *p);
 /* A deep copy of src into dst, asking nothing of the loader. */
