@@ -212,6 +212,7 @@ static bool probe_finish(struct ct_platform *p, struct ct_platform_question *q)
 	snprintf(dir, sizeof(dir), q->probe_only ? "%s/a" : "%s", tmp);
 	tlen = strlen(dir);
 	if ((s = search_line(out, lp, &end))) {
+		q->probe_answered = true;
 		while ((e = next_entry(&s, end, &len))) {
 			if (len > tlen + 1 && strncmp(e, dir, tlen) == 0 && e[tlen] == '/')
 				push(&p->subdirs, &p->nsubdirs, e + tlen + 1, len - tlen - 1);
@@ -530,7 +531,7 @@ static bool platform_from_record(struct ct_platform *p, const char *rec, const c
 		at = nl + 1;
 	}
 	if (!ok || *at || !same || !p->version || !p->lib || !p->platform || !p->cache ||
-	    !p->nsystem_dirs || !p->nsubdirs || sscanf(p->version, "%d.%d", &p->major, &p->minor) != 2) {
+	    !p->nsystem_dirs || sscanf(p->version, "%d.%d", &p->major, &p->minor) != 2) {
 		ct_platform_release(p);
 		return false;
 	}
@@ -733,7 +734,7 @@ void ct_platform_answer(struct ct_platform *p, struct ct_platform_question *q)
 		free(text);
 		if (!q->probe_only) {
 			probe_finish(p, q);
-			complete = told && p->nsubdirs;
+			complete = told && q->probe_answered;
 		}
 	}
 	free(q->version);

@@ -71,6 +71,7 @@ struct ct_platform_question {
 	bool asking;
 	struct ct_capture probe;     /* ld.so --list, for the subdirectories */
 	bool probing;
+	bool probe_answered;         /* it printed the search path asked for */
 	/*
 	 * glibc 2.37 and later: the probe alone answers (see platform.c), and
 	 * --list-diagnostics is asked only when it cannot.
