@@ -393,7 +393,7 @@ static void machine_identity(char *buf, size_t size)
 		 * Not leaf 1's EBX, which holds the core's own APIC id. */
 		unsigned a = 0, b = 0, c = 0, d = 0, sig = 0, c1 = 0, d1 = 0;
 		unsigned b7 = 0, c7 = 0, d7 = 0, a71 = 0, ce = 0, de = 0;
-		unsigned max = __get_cpuid_max(0, NULL);
+		unsigned max = (unsigned)__get_cpuid_max(0, NULL);
 		unsigned long long xcr0 = 0;
 
 		if (max >= 1 && __get_cpuid(1, &sig, &b, &c1, &d1) && (c1 & (1u << 27))) {
@@ -406,7 +406,7 @@ static void machine_identity(char *buf, size_t size)
 			__cpuid_count(7, 0, a, b7, c7, d7);
 			__cpuid_count(7, 1, a71, b, c, d);
 		}
-		if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u)
+		if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u)
 			__get_cpuid(0x80000001u, &a, &b, &ce, &de);
 		if (n > 0 && (size_t)n < size)
 			snprintf(buf + n, size - (size_t)n,
